@@ -1,0 +1,264 @@
+/* policy/explain.c: see explain.h. */
+#include "policy/explain.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "common/log.h"
+
+static const char *net_mode_name(enum policy_net_mode m)
+{
+	switch (m) {
+	case POLICY_NET_NONE: return "none";
+	case POLICY_NET_POLICY: return "policy";
+	default: return "open";
+	}
+}
+
+static bool is_cover(enum policy_mount_kind k)
+{
+	return k == POLICY_MOUNT_COVER_DIR || k == POLICY_MOUNT_COVER_FILE;
+}
+
+static bool is_socket_cover(const struct policy_mount_step *m)
+{
+	return m->kind == POLICY_MOUNT_COVER_FILE && strcmp(m->reason, "credential socket") == 0;
+}
+
+static const char *mount_access(const struct policy_plan *plan, const struct policy_mount *m,
+				char *buf, size_t cap)
+{
+	(void)plan;
+	snprintf(buf, cap, "%.*s", (int)m->path_len, m->path);
+	return m->read_only ? "ro" : "rw";
+}
+
+static json_t *limits_json(const struct policy_options *o)
+{
+	json_t *l = json_object();
+	if (o->timeout_ms.set)
+		json_object_set_new(l, "timeout_ms", json_integer((json_int_t)o->timeout_ms.value));
+	if (o->max_cpu_s.set)
+		json_object_set_new(l, "max_cpu_s", json_integer((json_int_t)o->max_cpu_s.value));
+	if (o->max_procs.set)
+		json_object_set_new(l, "max_procs", json_integer((json_int_t)o->max_procs.value));
+	if (o->max_file_size_mib.set)
+		json_object_set_new(l, "max_file_size_mib",
+				    json_integer((json_int_t)o->max_file_size_mib.value));
+	if (o->max_memory_mib.set)
+		json_object_set_new(l, "max_memory_mib",
+				    json_integer((json_int_t)o->max_memory_mib.value));
+	return l;
+}
+
+static int explain_json(FILE *out, const struct policy_plan *plan, int argc, char *const argv[],
+			int abi)
+{
+	const struct policy_options *o = plan->opts;
+	json_t *root = json_object();
+	json_t *mounts = json_array(), *closed = json_array(), *prot = json_array();
+	json_t *socks = json_array(), *env = json_array(), *cmd = json_array();
+	json_t *notes = json_array(), *net = json_object(), *grants = json_array();
+	char path[4096];
+
+	for (size_t i = 0; i < o->n_mounts; i++) {
+		json_t *m = json_object();
+		const char *acc = mount_access(plan, &o->mounts[i], path, sizeof(path));
+		json_object_set_new(m, "path", json_string(path));
+		json_object_set_new(m, "access", json_string(acc));
+		json_array_append_new(mounts, m);
+	}
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct policy_mount_step *m = &plan->mounts[i];
+		if (is_socket_cover(m)) {
+			json_array_append_new(socks, json_string(m->path));
+		} else if (is_cover(m->kind)) {
+			json_t *c = json_object();
+			json_object_set_new(c, "path", json_string(m->path));
+			json_object_set_new(c, "kind", json_string(m->kind == POLICY_MOUNT_COVER_DIR
+								       ? "dir" : "file"));
+			json_object_set_new(c, "reason", json_string(m->reason));
+			json_array_append_new(closed, c);
+		} else if (m->kind == POLICY_MOUNT_READONLY && strcmp(m->reason, "protected") == 0) {
+			json_t *p = json_object();
+			json_object_set_new(p, "path", json_string(m->path));
+			json_object_set_new(p, "present", json_true());
+			json_array_append_new(prot, p);
+		}
+	}
+	for (size_t i = 0; i < plan->n_absent_protected; i++) {
+		json_t *p = json_object();
+		json_object_set_new(p, "path", json_string(plan->absent_protected[i]));
+		json_object_set_new(p, "present", json_false());
+		json_array_append_new(prot, p);
+	}
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct policy_rule *r = &plan->rules[i];
+		json_t *g = json_object();
+		json_object_set_new(g, "path", json_string(r->path));
+		json_object_set_new(g, "read", json_boolean(r->grant & POLICY_GRANT_READ));
+		json_object_set_new(g, "write", json_boolean(r->grant & POLICY_GRANT_WRITE));
+		json_object_set_new(g, "device", json_boolean(r->grant & POLICY_GRANT_DEV));
+		json_array_append_new(grants, g);
+	}
+	for (size_t i = 0; i < plan->n_env; i++) {
+		const char *eq = strchr(plan->envp[i], '=');
+		json_array_append_new(env, json_stringn(plan->envp[i], (size_t)(eq - plan->envp[i])));
+	}
+	for (int i = 0; i < argc; i++)
+		json_array_append_new(cmd, json_string(argv[i]));
+	for (size_t i = 0; i < plan->n_notes; i++)
+		json_array_append_new(notes, json_string(plan->notes[i]));
+	json_object_set_new(net, "mode", json_string(net_mode_name(o->net_mode)));
+
+	json_object_set_new(root, "mounts", mounts);
+	json_object_set_new(root, "read_policy",
+			    json_string(o->read_mode == POLICY_READ_STRICT ? "strict" : "open"));
+	json_object_set_new(root, "preset",
+			    json_string(o->preset == POLICY_PRESET_NONE ? "none" : "default"));
+	json_object_set_new(root, "tmp", json_string(o->share_tmp ? "shared" : "private"));
+	json_object_set_new(root, "grants", grants);
+	json_object_set_new(root, "closed_paths", closed);
+	json_object_set_new(root, "protected", prot);
+	json_object_set_new(root, "closed_sockets", socks);
+	json_object_set_new(root, "network", net);
+	json_object_set_new(root, "limits", limits_json(o));
+	json_object_set_new(root, "env", env);
+	json_object_set_new(root, "command", cmd);
+	json_object_set_new(root, "notes", notes);
+	json_object_set_new(root, "landlock_abi", json_integer(abi));
+	int rc = json_dumpf(root, out, JSON_INDENT(2)) == 0 ? 0 : -ENOMEM;
+	fputc('\n', out);
+	json_decref(root);
+	return rc;
+}
+
+static void esc_print(FILE *out, const char *prefix, const char *s, const char *suffix)
+{
+	char buf[8192];
+	fprintf(out, "%s%s%s", prefix, log_escape(s, strlen(s), buf, sizeof(buf)), suffix);
+}
+
+int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *const argv[],
+		   int abi, bool json)
+{
+	const struct policy_options *o = plan->opts;
+	char path[4096];
+
+	if (json)
+		return explain_json(out, plan, argc, argv, abi);
+
+	fprintf(out, "command:");
+	for (int i = 0; i < argc; i++)
+		esc_print(out, " ", argv[i], "");
+	fprintf(out, "%s\n", argc ? "" : " (none given)");
+
+	fprintf(out, "\nfiles (Landlock ABI %d):\n", abi);
+	if (o->n_mounts == 0)
+		fprintf(out, "  no -v mounts: nothing of the host is writable\n");
+	for (size_t i = 0; i < o->n_mounts; i++) {
+		const char *acc = mount_access(plan, &o->mounts[i], path, sizeof(path));
+		esc_print(out, "  mount ", path, strcmp(acc, "ro") == 0 ? "  read-only\n"
+									  : "  read-write\n");
+	}
+	fprintf(out, "  reads: %s\n",
+		o->read_mode == POLICY_READ_STRICT
+			? "strict (mounts, system directories and the /etc files programs need)"
+			: "open (everything but closed paths)");
+	fprintf(out, "  /tmp: %s; /dev: the usual devices writable, /dev/shm private\n",
+		o->share_tmp ? "the host's, shared and writable" : "private (empty tmpfs)");
+	fprintf(out, "  /proc: the sandbox's own processes only; /proc/sys read-only\n");
+	fprintf(out, "  preset: %s\n", o->preset == POLICY_PRESET_NONE ? "none" : "default");
+
+	fprintf(out, "\nclosed to reads (found now):\n");
+	size_t shown = 0;
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct policy_mount_step *m = &plan->mounts[i];
+		if (!is_cover(m->kind) || is_socket_cover(m))
+			continue;
+		esc_print(out, "  ", m->path, "");
+		fprintf(out, "  (%s, %s)\n", m->kind == POLICY_MOUNT_COVER_DIR ? "directory" : "file",
+			m->reason);
+		shown++;
+	}
+	if (!shown)
+		fprintf(out, "  none\n");
+
+	fprintf(out, "\nprotected (unwritable, unrenamable):\n");
+	shown = 0;
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct policy_mount_step *m = &plan->mounts[i];
+		if (m->kind == POLICY_MOUNT_READONLY && strcmp(m->reason, "protected") == 0) {
+			esc_print(out, "  ", m->path, "\n");
+			shown++;
+		} else if (m->kind == POLICY_MOUNT_PIN) {
+			esc_print(out, "  ", m->path, "");
+			fprintf(out, "  (pinned against rename: %s)\n", m->reason);
+			shown++;
+		}
+	}
+	if (!shown)
+		fprintf(out, "  none\n");
+	if (plan->n_absent_protected) {
+		fprintf(out, "  absent now, so they cannot be covered (the command could create them):\n");
+		for (size_t i = 0; i < plan->n_absent_protected; i++)
+			esc_print(out, "    ", plan->absent_protected[i], "\n");
+	}
+
+	fprintf(out, "\nUnix sockets closed (found now):\n");
+	shown = 0;
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		if (is_socket_cover(&plan->mounts[i])) {
+			esc_print(out, "  ", plan->mounts[i].path, "\n");
+			shown++;
+		}
+	}
+	if (!shown)
+		fprintf(out, "  none\n");
+
+	fprintf(out, "\nnetwork: ");
+	switch (o->net_mode) {
+	case POLICY_NET_NONE:
+		fprintf(out, "none (an empty network namespace: lo only, no DNS, not even the host's loopback)\n");
+		break;
+	case POLICY_NET_POLICY:
+		fprintf(out, "policy (only through porta's proxy and DNS)\n");
+		break;
+	default:
+		fprintf(out, "open (as the host has it)\n");
+		break;
+	}
+
+	fprintf(out, "\nprocesses: own PID, IPC and UTS namespaces; capabilities dropped; "
+		     "no_new_privs; seccomp filter\n");
+	fprintf(out, "limits:");
+	if (!o->timeout_ms.set && !o->max_cpu_s.set && !o->max_procs.set &&
+	    !o->max_file_size_mib.set && !o->max_memory_mib.set)
+		fprintf(out, " none");
+	if (o->timeout_ms.set)
+		fprintf(out, " timeout %llu.%03llus", (unsigned long long)o->timeout_ms.value / 1000,
+			(unsigned long long)o->timeout_ms.value % 1000);
+	if (o->max_cpu_s.set)
+		fprintf(out, " cpu %llus", (unsigned long long)o->max_cpu_s.value);
+	if (o->max_procs.set)
+		fprintf(out, " procs %llu", (unsigned long long)o->max_procs.value);
+	if (o->max_file_size_mib.set)
+		fprintf(out, " file-size %lluMiB", (unsigned long long)o->max_file_size_mib.value);
+	if (o->max_memory_mib.set)
+		fprintf(out, " memory %lluMiB", (unsigned long long)o->max_memory_mib.value);
+	fprintf(out, "\n");
+
+	fprintf(out, "environment:");
+	for (size_t i = 0; i < plan->n_env; i++) {
+		const char *eq = strchr(plan->envp[i], '=');
+		fprintf(out, " %.*s", (int)(eq - plan->envp[i]), plan->envp[i]);
+	}
+	fprintf(out, "\n");
+	if (plan->n_notes) {
+		fprintf(out, "\nnotes:\n");
+		for (size_t i = 0; i < plan->n_notes; i++)
+			esc_print(out, "  - ", plan->notes[i], "\n");
+	}
+	return 0;
+}

@@ -1,0 +1,516 @@
+/* policy/options.c: the command line of reference/cli.md (see options.h). */
+#include "policy/options.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+enum opt_id {
+	OPT_MOUNT,
+	OPT_READ_POLICY,
+	OPT_DENY_READ,
+	OPT_PROTECT,
+	OPT_ALLOW_UNIX,
+	OPT_DENY_UNIX,
+	OPT_PRESET,
+	OPT_SHARE_TMP,
+	OPT_NO_NET,
+	OPT_ALLOW_NET,
+	OPT_DENY_NET,
+	OPT_PROXY_ALLOW,
+	OPT_PROXY_DENY,
+	OPT_AUDIT,
+	OPT_DNS_UPSTREAM,
+	OPT_ENV,
+	OPT_ENV_PASS,
+	OPT_ENV_FILE,
+	OPT_TIMEOUT,
+	OPT_MAX_CPU,
+	OPT_MAX_PROCS,
+	OPT_MAX_FILE_SIZE,
+	OPT_MAX_MEMORY,
+	OPT_ALLOW_ROOT,
+	OPT_WHY,
+	OPT_QUIET,
+	OPT_JSON,
+};
+
+struct opt_spec {
+	const char *long_name; /* without "--" */
+	char short_name;       /* 0 when none */
+	bool takes_value;
+	enum opt_id id;
+	const char *value_hint; /* what would be accepted, for messages */
+};
+
+static const struct opt_spec opt_table[] = {
+	{ "mount", 'v', true, OPT_MOUNT, "PATH or PATH:ro" },
+	{ "read-policy", 0, true, OPT_READ_POLICY, "open or strict" },
+	{ "deny-read", 0, true, OPT_DENY_READ, "a PATH" },
+	{ "protect", 0, true, OPT_PROTECT, "a NAME relative to each mount, or an absolute path" },
+	{ "allow-unix", 0, true, OPT_ALLOW_UNIX, "the PATH of a Unix socket" },
+	{ "deny-unix", 0, true, OPT_DENY_UNIX, "a regular expression over socket paths" },
+	{ "preset", 0, true, OPT_PRESET, "default or none" },
+	{ "share-tmp", 0, false, OPT_SHARE_TMP, NULL },
+	{ "no-net", 0, false, OPT_NO_NET, NULL },
+	{ "allow-net", 0, true, OPT_ALLOW_NET, "HOST[:PORT]" },
+	{ "deny-net", 0, true, OPT_DENY_NET, "HOST[:PORT]" },
+	{ "proxy-allow", 0, true, OPT_PROXY_ALLOW, "HOST[:PORT]" },
+	{ "proxy-deny", 0, true, OPT_PROXY_DENY, "HOST[:PORT]" },
+	{ "audit", 0, true, OPT_AUDIT, "a FILE" },
+	{ "proxy-audit", 0, true, OPT_AUDIT, "a FILE" },
+	{ "dns-upstream", 0, true, OPT_DNS_UPSTREAM, "ADDR[:PORT]" },
+	{ "env", 'e', true, OPT_ENV, "KEY=VALUE" },
+	{ "env-pass", 0, true, OPT_ENV_PASS, "NAME[,NAME...]" },
+	{ "env-file", 0, true, OPT_ENV_FILE, "a FILE of KEY=VALUE lines" },
+	{ "timeout", 0, true, OPT_TIMEOUT, "seconds > 0, e.g. 30 or 2.5" },
+	{ "max-cpu", 0, true, OPT_MAX_CPU, "whole seconds > 0" },
+	{ "max-procs", 0, true, OPT_MAX_PROCS, "a count > 0" },
+	{ "max-file-size", 0, true, OPT_MAX_FILE_SIZE, "MiB > 0" },
+	{ "max-memory-mb", 0, true, OPT_MAX_MEMORY, "MiB > 0" },
+	{ "allow-root", 0, false, OPT_ALLOW_ROOT, NULL },
+	{ "why", 0, false, OPT_WHY, NULL },
+	{ "quiet", 'q', false, OPT_QUIET, NULL },
+	{ "json", 0, false, OPT_JSON, NULL },
+};
+
+static enum policy_parse_status fail(char err[POLICY_ERR_MAX], const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static enum policy_parse_status fail(char err[POLICY_ERR_MAX], const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, POLICY_ERR_MAX, fmt, ap);
+	va_end(ap);
+	return POLICY_PARSE_ERROR;
+}
+
+bool policy_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (n == 0 || n > 20)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		uint64_t d = (uint64_t)(s[i] - '0');
+		if (v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
+bool policy_env_name_valid(const char *name, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+		bool digit = c >= '0' && c <= '9';
+		if (!alpha && !(digit && i > 0))
+			return false;
+	}
+	return true;
+}
+
+bool policy_split_next(const char **cursor, const char **item, size_t *len)
+{
+	const char *s = *cursor;
+
+	if (s == NULL)
+		return false;
+	const char *comma = strchr(s, ',');
+	*item = s;
+	if (comma) {
+		*len = (size_t)(comma - s);
+		*cursor = comma + 1;
+	} else {
+		*len = strlen(s);
+		*cursor = NULL;
+	}
+	return true;
+}
+
+/* Seconds with up to three decimals, > 0, at most a year, as milliseconds. */
+static bool parse_seconds_ms(const char *s, uint64_t *ms)
+{
+	const char *dot = strchr(s, '.');
+	size_t int_len = dot ? (size_t)(dot - s) : strlen(s);
+	uint64_t whole = 0, frac = 0;
+
+	if (!policy_parse_u64(s, int_len, 31536000, &whole))
+		return false;
+	if (dot) {
+		size_t flen = strlen(dot + 1);
+		if (flen == 0 || flen > 3 || !policy_parse_u64(dot + 1, flen, 999, &frac))
+			return false;
+		for (size_t i = flen; i < 3; i++)
+			frac *= 10;
+	}
+	*ms = whole * 1000 + frac;
+	return *ms > 0;
+}
+
+static bool list_push(struct policy_strlist *l, const char *v)
+{
+	if (l->n >= POLICY_MAX_LIST)
+		return false;
+	l->v[l->n++] = v;
+	return true;
+}
+
+static enum policy_parse_status set_limit(struct policy_limit *l, const char *name,
+					  const char *value, uint64_t max,
+					  char err[POLICY_ERR_MAX])
+{
+	uint64_t v;
+
+	if (l->set)
+		return fail(err, "--%s given twice; give it once", name);
+	if (!policy_parse_u64(value, strlen(value), max, &v) || v == 0)
+		return fail(err, "--%s '%.64s': expected a whole number from 1 to %llu", name,
+			    value, (unsigned long long)max);
+	l->set = true;
+	l->value = v;
+	return POLICY_PARSE_OK;
+}
+
+/* Checks a comma-separated list of net rules for empty items; the rule
+ * grammar itself belongs to the network policy compiler. */
+static enum policy_parse_status check_rule_list(const char *name, const char *value,
+						char err[POLICY_ERR_MAX])
+{
+	const char *cur = value, *item;
+	size_t len;
+
+	while (policy_split_next(&cur, &item, &len)) {
+		if (len == 0)
+			return fail(err, "--%s '%.64s': empty rule; expected HOST[:PORT][,HOST[:PORT]...]",
+				    name, value);
+	}
+	return POLICY_PARSE_OK;
+}
+
+static enum policy_parse_status apply(struct policy_options *o, const struct opt_spec *spec,
+				      const char *value, char err[POLICY_ERR_MAX])
+{
+	const char *name = spec->long_name;
+	size_t vlen = value ? strlen(value) : 0;
+
+	if (spec->takes_value && vlen == 0)
+		return fail(err, "--%s: empty value; expected %s", name, spec->value_hint);
+
+	switch (spec->id) {
+	case OPT_MOUNT: {
+		struct policy_mount m = { value, vlen, false };
+		if (vlen >= 3 && strcmp(value + vlen - 3, ":ro") == 0) {
+			m.read_only = true;
+			m.path_len = vlen - 3;
+		} else if (vlen >= 3 && strcmp(value + vlen - 3, ":rw") == 0) {
+			m.path_len = vlen - 3;
+		}
+		if (m.path_len == 0)
+			return fail(err, "--mount '%.64s': empty path; expected %s", value,
+				    spec->value_hint);
+		if (o->n_mounts >= POLICY_MAX_LIST)
+			return fail(err, "--mount: at most %d mounts", POLICY_MAX_LIST);
+		o->mounts[o->n_mounts++] = m;
+		return POLICY_PARSE_OK;
+	}
+	case OPT_READ_POLICY: {
+		enum policy_read_mode m;
+		if (strcmp(value, "open") == 0)
+			m = POLICY_READ_OPEN;
+		else if (strcmp(value, "strict") == 0)
+			m = POLICY_READ_STRICT;
+		else
+			return fail(err, "--read-policy '%.64s': expected open or strict", value);
+		if (o->read_mode != m && o->read_mode_given)
+			return fail(err, "--read-policy given twice with different values");
+		o->read_mode = m;
+		o->read_mode_given = true;
+		return POLICY_PARSE_OK;
+	}
+	case OPT_PRESET: {
+		enum policy_preset p;
+		if (strcmp(value, "default") == 0)
+			p = POLICY_PRESET_DEFAULT;
+		else if (strcmp(value, "none") == 0)
+			p = POLICY_PRESET_NONE;
+		else
+			return fail(err, "--preset '%.64s': expected default or none", value);
+		if (o->preset != p && o->preset_given)
+			return fail(err, "--preset given twice with different values");
+		o->preset = p;
+		o->preset_given = true;
+		return POLICY_PARSE_OK;
+	}
+	case OPT_PROTECT: {
+		/* A relative name is joined to every writable mount: ".." would
+		 * name something outside it. */
+		const char *p = value;
+		while (*p) {
+			const char *slash = strchr(p, '/');
+			size_t l = slash ? (size_t)(slash - p) : strlen(p);
+			if (l == 2 && p[0] == '.' && p[1] == '.')
+				return fail(err, "--protect '%.64s': '..' is not allowed in a name",
+					    value);
+			p += l;
+			if (*p == '/')
+				p++;
+		}
+	}
+		/* fall through */
+	case OPT_DENY_READ:
+	case OPT_ALLOW_UNIX:
+	case OPT_DENY_UNIX:
+	case OPT_ENV_FILE: {
+		struct policy_strlist *l = spec->id == OPT_PROTECT ? &o->protect
+					   : spec->id == OPT_DENY_READ ? &o->deny_read
+					   : spec->id == OPT_ALLOW_UNIX ? &o->allow_unix
+					   : spec->id == OPT_DENY_UNIX ? &o->deny_unix
+								      : &o->env_files;
+		if (!list_push(l, value))
+			return fail(err, "--%s: given more than %d times", name, POLICY_MAX_LIST);
+		return POLICY_PARSE_OK;
+	}
+	case OPT_SHARE_TMP:
+		o->share_tmp = true;
+		return POLICY_PARSE_OK;
+	case OPT_NO_NET:
+		o->no_net = true;
+		return POLICY_PARSE_OK;
+	case OPT_ALLOW_NET:
+	case OPT_DENY_NET:
+	case OPT_PROXY_ALLOW:
+	case OPT_PROXY_DENY: {
+		struct policy_strlist *l = spec->id == OPT_ALLOW_NET ? &o->allow_net
+					   : spec->id == OPT_DENY_NET ? &o->deny_net
+					   : spec->id == OPT_PROXY_ALLOW ? &o->proxy_allow
+									 : &o->proxy_deny;
+		if (check_rule_list(name, value, err) != POLICY_PARSE_OK)
+			return POLICY_PARSE_ERROR;
+		if (!list_push(l, value))
+			return fail(err, "--%s: given more than %d times", name, POLICY_MAX_LIST);
+		return POLICY_PARSE_OK;
+	}
+	case OPT_AUDIT:
+		if (o->audit_path)
+			return fail(err, "--audit given twice; give it once");
+		o->audit_path = value;
+		return POLICY_PARSE_OK;
+	case OPT_DNS_UPSTREAM:
+		if (o->dns_upstream)
+			return fail(err, "--dns-upstream given twice; give it once");
+		o->dns_upstream = value;
+		return POLICY_PARSE_OK;
+	case OPT_ENV: {
+		const char *eq = strchr(value, '=');
+		if (!eq || !policy_env_name_valid(value, (size_t)(eq - value)))
+			return fail(err, "--env '%.64s': expected KEY=VALUE with KEY of letters, digits and _",
+				    value);
+		if (!list_push(&o->env_set, value))
+			return fail(err, "--env: given more than %d times", POLICY_MAX_LIST);
+		return POLICY_PARSE_OK;
+	}
+	case OPT_ENV_PASS: {
+		const char *cur = value, *item;
+		size_t len;
+		while (policy_split_next(&cur, &item, &len)) {
+			if (!policy_env_name_valid(item, len))
+				return fail(err, "--env-pass '%.64s': expected NAME[,NAME...] of letters, digits and _",
+					    value);
+		}
+		if (!list_push(&o->env_pass, value))
+			return fail(err, "--env-pass: given more than %d times", POLICY_MAX_LIST);
+		return POLICY_PARSE_OK;
+	}
+	case OPT_TIMEOUT: {
+		uint64_t ms;
+		if (o->timeout_ms.set)
+			return fail(err, "--timeout given twice; give it once");
+		if (!parse_seconds_ms(value, &ms))
+			return fail(err, "--timeout '%.64s': expected %s", value, spec->value_hint);
+		o->timeout_ms.set = true;
+		o->timeout_ms.value = ms;
+		return POLICY_PARSE_OK;
+	}
+	case OPT_MAX_CPU:
+		return set_limit(&o->max_cpu_s, name, value, 31536000, err);
+	case OPT_MAX_PROCS:
+		return set_limit(&o->max_procs, name, value, 4194304, err);
+	case OPT_MAX_FILE_SIZE:
+		return set_limit(&o->max_file_size_mib, name, value, 1ULL << 40, err);
+	case OPT_MAX_MEMORY:
+		return set_limit(&o->max_memory_mib, name, value, 1ULL << 40, err);
+	case OPT_ALLOW_ROOT:
+		o->allow_root = true;
+		return POLICY_PARSE_OK;
+	case OPT_WHY:
+		o->why = true;
+		return POLICY_PARSE_OK;
+	case OPT_QUIET:
+		o->quiet = true;
+		return POLICY_PARSE_OK;
+	case OPT_JSON:
+		o->json = true;
+		return POLICY_PARSE_OK;
+	}
+	return fail(err, "--%s: internal error: unhandled option", name);
+}
+
+static const struct opt_spec *find_long(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(opt_table) / sizeof(opt_table[0]); i++) {
+		if (strlen(opt_table[i].long_name) == len &&
+		    memcmp(opt_table[i].long_name, name, len) == 0)
+			return &opt_table[i];
+	}
+	return NULL;
+}
+
+static const struct opt_spec *find_short(char c)
+{
+	for (size_t i = 0; i < sizeof(opt_table) / sizeof(opt_table[0]); i++) {
+		if (opt_table[i].short_name == c)
+			return &opt_table[i];
+	}
+	return NULL;
+}
+
+/* Which options make sense for which command: check takes only --json; run
+ * does not take --json. */
+static bool allowed_for(enum policy_command cmd, enum opt_id id)
+{
+	if (cmd == POLICY_CMD_CHECK)
+		return id == OPT_JSON;
+	if (cmd == POLICY_CMD_RUN)
+		return id != OPT_JSON;
+	return true;
+}
+
+static const char *command_name(enum policy_command cmd)
+{
+	switch (cmd) {
+	case POLICY_CMD_RUN: return "run";
+	case POLICY_CMD_EXPLAIN: return "explain";
+	case POLICY_CMD_CHECK: return "check";
+	default: return "porta";
+	}
+}
+
+static enum policy_parse_status finish(struct policy_options *o, char err[POLICY_ERR_MAX])
+{
+	bool policy_rules = o->allow_net.n || o->deny_net.n || o->proxy_allow.n ||
+			    o->proxy_deny.n;
+
+	if (o->no_net && policy_rules)
+		return fail(err, "--no-net cannot be combined with --allow-net, --deny-net, "
+				 "--proxy-allow or --proxy-deny; choose one");
+	if (o->no_net && o->dns_upstream)
+		return fail(err, "--dns-upstream has no effect with --no-net; drop one of them");
+	o->net_mode = o->no_net ? POLICY_NET_NONE
+		      : policy_rules ? POLICY_NET_POLICY
+				     : POLICY_NET_OPEN;
+	if (o->dns_upstream && o->net_mode != POLICY_NET_POLICY)
+		return fail(err, "--dns-upstream needs a network rule (--allow-net or --proxy-allow)");
+	if (o->command == POLICY_CMD_RUN && o->cmd_argc == 0)
+		return fail(err, "porta run: missing COMMAND; usage: porta run [OPTIONS] [--] COMMAND [ARGS...]");
+	return POLICY_PARSE_OK;
+}
+
+enum policy_parse_status policy_parse_args(int argc, char *const argv[],
+					   struct policy_options *out,
+					   char err[POLICY_ERR_MAX])
+{
+	memset(out, 0, sizeof(*out));
+	err[0] = '\0';
+
+	if (argc < 2)
+		return fail(err, "missing command; try 'porta help'");
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "run") == 0)
+		out->command = POLICY_CMD_RUN;
+	else if (strcmp(cmd, "explain") == 0)
+		out->command = POLICY_CMD_EXPLAIN;
+	else if (strcmp(cmd, "check") == 0)
+		out->command = POLICY_CMD_CHECK;
+	else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 ||
+		 strcmp(cmd, "-h") == 0)
+		out->command = POLICY_CMD_HELP;
+	else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0)
+		out->command = POLICY_CMD_VERSION;
+	else
+		return fail(err, "unknown command '%.64s'; expected run, explain, check, help or --version",
+			    cmd);
+
+	if (out->command == POLICY_CMD_HELP || out->command == POLICY_CMD_VERSION) {
+		if (argc > 2)
+			return fail(err, "'%s' takes no arguments (got '%.64s')", cmd, argv[2]);
+		return POLICY_PARSE_OK;
+	}
+
+	int i = 2;
+	for (; i < argc; i++) {
+		const char *a = argv[i];
+		const struct opt_spec *spec;
+		const char *value = NULL;
+
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' || a[1] == '\0')
+			break; /* the first non-option word starts COMMAND */
+		if (a[1] == '-') {
+			const char *name = a + 2;
+			const char *eq = strchr(name, '=');
+			size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
+			spec = find_long(name, nlen);
+			if (!spec)
+				return fail(err, "unknown option '%.64s'; see 'porta help'", a);
+			if (eq) {
+				if (!spec->takes_value)
+					return fail(err, "--%s takes no value (got '%.64s')",
+						    spec->long_name, a);
+				value = eq + 1;
+			}
+		} else {
+			spec = find_short(a[1]);
+			if (!spec)
+				return fail(err, "unknown option '%.64s'; see 'porta help'", a);
+			if (a[2] != '\0') {
+				if (!spec->takes_value)
+					return fail(err, "-%c takes no value (got '%.64s')",
+						    spec->short_name, a);
+				value = a + 2;
+			}
+		}
+		if (!allowed_for(out->command, spec->id))
+			return fail(err, "--%s is not an option of 'porta %s'", spec->long_name,
+				    command_name(out->command));
+		if (spec->takes_value && !value) {
+			if (i + 1 >= argc)
+				return fail(err, "--%s needs a value: %s", spec->long_name,
+					    spec->value_hint);
+			value = argv[++i];
+		}
+		if (apply(out, spec, value, err) != POLICY_PARSE_OK)
+			return POLICY_PARSE_ERROR;
+	}
+
+	if (out->command == POLICY_CMD_CHECK) {
+		if (i < argc)
+			return fail(err, "'porta check' takes no command (got '%.64s')", argv[i]);
+		return POLICY_PARSE_OK;
+	}
+	out->cmd_index = i;
+	out->cmd_argc = argc - i;
+	return finish(out, err);
+}

@@ -1,0 +1,122 @@
+/* policy/options.h: the command line of reference/cli.md, parsed.
+ *
+ * ARCHITECTURE: policy_parse_args() is pure: it neither allocates, logs nor
+ * touches the filesystem.  Every string in struct policy_options points into
+ * the argv it was given, which must outlive the struct.  Syntax is checked
+ * here (numbers, KEY=VALUE, PATH[:ro], HOST[:PORT] shape, contradictions);
+ * whether paths exist is decided later by sandbox/ when it resolves the plan.
+ */
+#ifndef PORTA_POLICY_OPTIONS_H
+#define PORTA_POLICY_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define POLICY_MAX_LIST 128 /* per repeatable option */
+#define POLICY_ERR_MAX 512
+
+enum policy_command {
+	POLICY_CMD_NONE,
+	POLICY_CMD_RUN,
+	POLICY_CMD_EXPLAIN,
+	POLICY_CMD_CHECK,
+	POLICY_CMD_HELP,
+	POLICY_CMD_VERSION,
+};
+
+enum policy_read_mode { POLICY_READ_OPEN, POLICY_READ_STRICT };
+enum policy_net_mode { POLICY_NET_OPEN, POLICY_NET_NONE, POLICY_NET_POLICY };
+enum policy_preset { POLICY_PRESET_DEFAULT, POLICY_PRESET_NONE };
+
+struct policy_mount {
+	const char *path; /* as given, without the ":ro"/":rw" suffix */
+	size_t path_len;  /* bytes of path that belong to the path */
+	bool read_only;
+};
+
+struct policy_strlist {
+	const char *v[POLICY_MAX_LIST];
+	size_t n;
+};
+
+/* A limit given on the command line; set is false when the option is absent. */
+struct policy_limit {
+	bool set;
+	uint64_t value; /* seconds, count, MiB, or milliseconds for timeout_ms */
+};
+
+struct policy_options {
+	enum policy_command command;
+
+	/* files */
+	struct policy_mount mounts[POLICY_MAX_LIST];
+	size_t n_mounts;
+	enum policy_read_mode read_mode;
+	bool read_mode_given;
+	struct policy_strlist deny_read;
+	struct policy_strlist protect;
+	struct policy_strlist allow_unix;
+	struct policy_strlist deny_unix; /* POSIX extended regular expressions */
+	enum policy_preset preset;
+	bool preset_given;
+	bool share_tmp;
+
+	/* network */
+	enum policy_net_mode net_mode; /* derived once parsing is done */
+	bool no_net;
+	struct policy_strlist allow_net; /* one rule per entry, commas split */
+	struct policy_strlist deny_net;
+	struct policy_strlist proxy_allow;
+	struct policy_strlist proxy_deny;
+	const char *audit_path;
+	const char *dns_upstream;
+
+	/* process and environment */
+	struct policy_strlist env_set;  /* KEY=VALUE */
+	struct policy_strlist env_pass; /* NAME, commas split */
+	struct policy_strlist env_files;
+	struct policy_limit timeout_ms;
+	struct policy_limit max_cpu_s;
+	struct policy_limit max_procs;
+	struct policy_limit max_file_size_mib;
+	struct policy_limit max_memory_mib;
+	bool allow_root;
+	bool why;
+	bool quiet;
+	bool json; /* explain --json, check --json */
+
+	/* the command: argv[cmd_index .. argc-1]; cmd_argc == 0 when absent */
+	int cmd_index;
+	int cmd_argc;
+};
+
+enum policy_parse_status {
+	POLICY_PARSE_OK,
+	POLICY_PARSE_ERROR, /* err holds one line naming the option (exit 125) */
+};
+
+/* Parses argv[0..argc-1] (argv[0] is the program name) into *out.  On error
+ * writes one line (no "porta: " prefix, no newline) into err[POLICY_ERR_MAX]
+ * naming the option and what would be accepted.  Pure; the strings in *out
+ * point into argv.  Comma-separated list values (net rules, --env-pass) are
+ * stored whole here; policy_split_next() walks them. */
+enum policy_parse_status policy_parse_args(int argc, char *const argv[],
+					   struct policy_options *out,
+					   char err[POLICY_ERR_MAX]);
+
+/* Walks a comma-separated list: starting at *cursor (a NUL-terminated
+ * string), returns the next item's start and length through item/len and
+ * advances *cursor; returns false at the end.  Empty items are returned as
+ * len 0 so the caller can refuse them.  Pure. */
+bool policy_split_next(const char **cursor, const char **item, size_t *len);
+
+/* Parses a non-negative decimal integer of the whole string s[0..n) with an
+ * upper bound; false on anything else (sign, spaces, overflow, empty). */
+bool policy_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out);
+
+/* True when name[0..n) is a valid environment variable name:
+ * [A-Za-z_][A-Za-z0-9_]*. */
+bool policy_env_name_valid(const char *name, size_t n);
+
+#endif /* PORTA_POLICY_OPTIONS_H */

@@ -1,0 +1,29 @@
+/* policy/paths.h: lexical path arithmetic (pure).
+ *
+ * ARCHITECTURE: these functions never look at the filesystem; symlinks are
+ * resolved by sandbox/resolve.c with realpath(3) before a path is used for
+ * anything that matters.  They exist so that joining, normalising and
+ * "is this under that" are one tested implementation.
+ */
+#ifndef PORTA_POLICY_PATHS_H
+#define PORTA_POLICY_PATHS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Normalises path[0..len) lexically into out[cap]: a relative path is joined
+ * to base (absolute), "//" and "." collapse, ".." removes the previous
+ * component (never above "/").  Returns the length written, or 0 when the
+ * input is empty, base is not absolute, or the result does not fit. */
+size_t policy_path_normalize(const char *base, const char *path, size_t len, char *out,
+			     size_t cap);
+
+/* Joins dir and a relative name into out[cap] and normalises; returns the
+ * length or 0 (as policy_path_normalize). */
+size_t policy_path_join(const char *dir, const char *name, char *out, size_t cap);
+
+/* True when path equals dir or lies beneath it; both must be normalised
+ * absolute paths. */
+bool policy_path_is_under(const char *dir, const char *path);
+
+#endif /* PORTA_POLICY_PATHS_H */

@@ -1,0 +1,172 @@
+/* policy/plan.c: see plan.h. */
+#include "policy/plan.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct policy_plan *policy_plan_create(const struct policy_options *opts)
+{
+	struct policy_plan *plan = calloc(1, sizeof(*plan));
+	if (!plan)
+		return NULL;
+	plan->opts = opts;
+	plan->envp = calloc(1, sizeof(char *));
+	if (!plan->envp) {
+		free(plan);
+		return NULL;
+	}
+	return plan;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void policy_plan_destroy(struct policy_plan *plan)
+{
+	if (!plan)
+		return;
+	for (size_t i = 0; i < plan->n_rules; i++)
+		free(plan->rules[i].path);
+	free(plan->rules);
+	for (size_t i = 0; i < plan->n_mounts; i++)
+		free(plan->mounts[i].path);
+	free(plan->mounts);
+	free_strv(plan->absent_protected, plan->n_absent_protected);
+	free_strv(plan->notes, plan->n_notes);
+	free_strv(plan->envp, plan->n_env);
+	free(plan->home);
+	free(plan->cwd);
+	free(plan->exec_path);
+	free(plan);
+}
+
+/* Grows *arr (of elem-size items, *n used) by one and returns the new slot.
+ * The capacity is the next power of two of *n, so it is derived, not stored:
+ * reallocate exactly when *n is 0 or a power of two. */
+static void *grow(void *arr_ptr, size_t *n, size_t elem)
+{
+	void **arr = arr_ptr;
+
+	if ((*n & (*n - 1)) == 0) {
+		size_t ncap = *n == 0 ? 1 : *n * 2;
+		void *p = realloc(*arr, ncap * elem);
+		if (!p)
+			return NULL;
+		*arr = p;
+	}
+	return (char *)*arr + (*n)++ * elem;
+}
+
+int policy_plan_add_rule(struct policy_plan *plan, const char *path, unsigned grant,
+			 bool is_dir)
+{
+	/* The same path granted twice is one rule with both grants. */
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		if (strcmp(plan->rules[i].path, path) == 0) {
+			plan->rules[i].grant |= grant;
+			return 0;
+		}
+	}
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	struct policy_rule *r = grow(&plan->rules, &plan->n_rules, sizeof(*r));
+	if (!r) {
+		free(copy);
+		return -ENOMEM;
+	}
+	*r = (struct policy_rule){ copy, grant, is_dir };
+	return 0;
+}
+
+const struct policy_mount_step *policy_plan_find_mount(const struct policy_plan *plan,
+							 const char *path)
+{
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		if (strcmp(plan->mounts[i].path, path) == 0)
+			return &plan->mounts[i];
+	}
+	return NULL;
+}
+
+int policy_plan_add_mount(struct policy_plan *plan, enum policy_mount_kind kind,
+			  const char *path, const char *reason)
+{
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	struct policy_mount_step *m = grow(&plan->mounts, &plan->n_mounts, sizeof(*m));
+	if (!m) {
+		free(copy);
+		return -ENOMEM;
+	}
+	*m = (struct policy_mount_step){ kind, copy, reason };
+	return 0;
+}
+
+static int push_str(char ***v, size_t *n, char *s)
+{
+	if (!s)
+		return -ENOMEM;
+	char **slot = grow(v, n, sizeof(char *));
+	if (!slot) {
+		free(s);
+		return -ENOMEM;
+	}
+	*slot = s;
+	return 0;
+}
+
+int policy_plan_add_absent(struct policy_plan *plan, const char *path)
+{
+	return push_str(&plan->absent_protected, &plan->n_absent_protected, strdup(path));
+}
+
+int policy_plan_add_note(struct policy_plan *plan, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	int r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	return push_str(&plan->notes, &plan->n_notes, s);
+}
+
+int policy_plan_setenv(struct policy_plan *plan, const char *name, size_t name_len,
+		       const char *value, size_t value_len)
+{
+	char *entry = malloc(name_len + value_len + 2);
+	if (!entry)
+		return -ENOMEM;
+	memcpy(entry, name, name_len);
+	entry[name_len] = '=';
+	memcpy(entry + name_len + 1, value, value_len);
+	entry[name_len + 1 + value_len] = '\0';
+	for (size_t i = 0; i < plan->n_env; i++) {
+		if (strncmp(plan->envp[i], entry, name_len + 1) == 0) {
+			free(plan->envp[i]);
+			plan->envp[i] = entry;
+			return 0;
+		}
+	}
+	/* envp stays NULL-terminated: grow by one slot, then terminate. */
+	char **v = realloc(plan->envp, (plan->n_env + 2) * sizeof(char *));
+	if (!v) {
+		free(entry);
+		return -ENOMEM;
+	}
+	plan->envp = v;
+	v[plan->n_env++] = entry;
+	v[plan->n_env] = NULL;
+	return 0;
+}

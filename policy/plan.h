@@ -1,0 +1,87 @@
+/* policy/plan.h: the sandbox plan — what run will do, resolved against the host.
+ *
+ * ARCHITECTURE: options (policy/options.h) say what the user asked for; the
+ * plan says what that means on this host: absolute paths of every grant, the
+ * ordered list of mount steps init performs, the environment, and the notes a
+ * user should read.  sandbox/resolve.c fills it (it looks at the host),
+ * policy/explain.c renders it (pure), sandbox/ executes it.  The plan owns
+ * every string in it; policy_plan_destroy() frees them.
+ */
+#ifndef PORTA_POLICY_PLAN_H
+#define PORTA_POLICY_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "policy/options.h"
+
+/* Path grants, in words; policy/landlock.h turns them into access masks. */
+enum policy_grant {
+	POLICY_GRANT_READ = 1 << 0,  /* read files, list directories, execute */
+	POLICY_GRANT_WRITE = 1 << 1, /* create, write, remove, rename, truncate */
+	POLICY_GRANT_DEV = 1 << 2,   /* read, write and ioctl on device files */
+};
+
+struct policy_rule {
+	char *path; /* absolute, symlinks resolved */
+	unsigned grant;
+	bool is_dir;
+};
+
+enum policy_mount_kind {
+	POLICY_MOUNT_PROC,       /* a fresh procfs on /proc (the sandbox's PID namespace) */
+	POLICY_MOUNT_TMPFS,      /* a private, writable tmpfs (/tmp, /dev/shm) */
+	POLICY_MOUNT_REBIND,     /* a -v path under a private tmpfs, bound back at its own path */
+	POLICY_MOUNT_PIN,        /* a read-write self-bind: the path can no longer be renamed away */
+	POLICY_MOUNT_READONLY,   /* a read-only self-bind (protected names, /proc/sys, :ro mounts) */
+	POLICY_MOUNT_COVER_DIR,  /* an empty read-only tmpfs over a closed directory */
+	POLICY_MOUNT_COVER_FILE, /* /dev/null, read-only, over a closed file or socket */
+};
+
+struct policy_mount_step {
+	enum policy_mount_kind kind;
+	char *path;
+	const char *reason; /* static text for explain: "credential", "--deny-read", ... */
+};
+
+struct policy_plan {
+	const struct policy_options *opts; /* not owned */
+	char *home;                        /* the user's home, absolute, or NULL */
+	char *cwd;
+
+	struct policy_rule *rules;
+	size_t n_rules;
+	struct policy_mount_step *mounts;
+	size_t n_mounts;
+	char **absent_protected; /* protected names that do not exist, so cannot be covered */
+	size_t n_absent_protected;
+	char **notes; /* things the user should know, one sentence each */
+	size_t n_notes;
+	char **envp; /* NULL-terminated environment for the command */
+	size_t n_env;
+	char *exec_path; /* the command resolved against the sandbox's PATH, or NULL */
+};
+
+/* Returns an empty plan for opts (which must outlive it), or NULL on ENOMEM. */
+struct policy_plan *policy_plan_create(const struct policy_options *opts);
+
+/* Frees the plan and everything it owns.  destroy(NULL) is a no-op. */
+void policy_plan_destroy(struct policy_plan *plan);
+
+/* Appenders: copy path/text; return 0 or -ENOMEM. */
+int policy_plan_add_rule(struct policy_plan *plan, const char *path, unsigned grant,
+			 bool is_dir);
+int policy_plan_add_mount(struct policy_plan *plan, enum policy_mount_kind kind,
+			  const char *path, const char *reason);
+int policy_plan_add_absent(struct policy_plan *plan, const char *path);
+int policy_plan_add_note(struct policy_plan *plan, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Sets (or replaces) NAME=VALUE in the command's environment. */
+int policy_plan_setenv(struct policy_plan *plan, const char *name, size_t name_len,
+		       const char *value, size_t value_len);
+
+/* Finds the mount step for path of one of the given kinds, or NULL. */
+const struct policy_mount_step *policy_plan_find_mount(const struct policy_plan *plan,
+							 const char *path);
+
+#endif /* PORTA_POLICY_PLAN_H */

@@ -1,0 +1,80 @@
+/* policy/preset.c: see preset.h.  The lists are reference/defaults.md's. */
+#include "policy/preset.h"
+
+#include <string.h>
+
+#include "common/cleanup.h"
+
+static const char *const credentials[] = {
+	".ssh", ".gnupg", ".password-store", ".aws", ".azure", ".config/gcloud", ".oci",
+	".config/gh", ".config/hub", ".git-credentials", ".netrc", ".npmrc", ".yarnrc.yml",
+	".pypirc", ".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml",
+	".docker", ".kube", ".terraform.d", ".vault-token", ".pgpass", ".my.cnf",
+	".local/share/keyrings", ".config/op", ".config/google-chrome", ".config/chromium",
+	".mozilla",
+};
+
+/* .git/hooks and .git/config are handled by the resolver, which follows a
+ * .git file's gitdir: line; they are listed here so explain shows them. */
+static const char *const protected_names[] = {
+	".git/hooks", ".git/config", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
+	".profile", ".envrc", ".gitconfig", ".mcp.json", ".npmrc", "porta.toml",
+	".porta.toml", ".claude/commands", ".claude/agents", ".claude/settings.json",
+	".vscode", ".idea",
+};
+
+static const char *const sockets[] = {
+	"/ssh-[^/]+/agent\\.[0-9]+$",
+	"/\\.ssh/agent[^/]*$",
+	"/\\.gnupg/S\\.gpg-agent[^/]*$",
+	"/docker\\.sock$",
+	"/podman[^/]*\\.sock$",
+	"/\\.(colima|orbstack|lima)/.*\\.sock$",
+};
+
+static const char *const strict_readable[] = {
+	"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/tmp", "/dev", "/proc",
+	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
+	"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group",
+	"/etc/services", "/etc/protocols", "/etc/ssl", "/etc/pki", "/etc/alternatives",
+	"/etc/profile.d",
+};
+
+static const char *const env_names[] = {
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "COLORTERM", "LANG", "LANGUAGE", "TZ",
+};
+
+const char *const *policy_preset_credentials(size_t *n)
+{
+	*n = ARRAY_LEN(credentials);
+	return credentials;
+}
+
+const char *const *policy_preset_protected(size_t *n)
+{
+	*n = ARRAY_LEN(protected_names);
+	return protected_names;
+}
+
+const char *const *policy_preset_sockets(size_t *n)
+{
+	*n = ARRAY_LEN(sockets);
+	return sockets;
+}
+
+const char *const *policy_strict_readable(size_t *n)
+{
+	*n = ARRAY_LEN(strict_readable);
+	return strict_readable;
+}
+
+bool policy_env_passes_by_default(const char *name, size_t n)
+{
+	if (n > 3 && memcmp(name, "LC_", 3) == 0)
+		return true;
+	for (size_t i = 0; i < ARRAY_LEN(env_names); i++) {
+		if (strlen(env_names[i]) == n && memcmp(env_names[i], name, n) == 0)
+			return true;
+	}
+	return false;
+}

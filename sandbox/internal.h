@@ -1,0 +1,38 @@
+/* sandbox/internal.h: what the sandbox module's files share (and its tests). */
+#ifndef PORTA_SANDBOX_INTERNAL_H
+#define PORTA_SANDBOX_INTERNAL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "policy/landlock.h"
+#include "sandbox/sandbox.h"
+
+/* Fills e; returns -err for "return sandbox_fail(...)" chains. */
+int sandbox_fail(struct sandbox_error *e, const char *step, const char *path, int err,
+		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* Builds the Landlock ruleset for plan (opens every rule path O_PATH).  On
+ * success *ruleset_fd is a CLOEXEC fd the caller owns and *m the masks used.
+ * Returns 0 or -errno (e filled). */
+int sandbox_landlock_prepare(const struct policy_plan *plan, int *ruleset_fd,
+			     struct policy_landlock_masks *m, struct sandbox_error *e);
+
+/* In the payload: landlock_restrict_self(ruleset_fd, flags).  0 or -errno. */
+int sandbox_landlock_enforce(int ruleset_fd, uint32_t flags);
+
+/* In init, after the uid map: performs the plan's mount steps in order.
+ * 0 or -errno (e filled). */
+int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e);
+
+/* In init, in a new network namespace: brings lo up over rtnetlink.  0 or -errno. */
+int sandbox_netns_lo_up(void);
+
+/* In the payload: rlimits from opts.  0 or -errno (e filled). */
+int sandbox_limits_apply(const struct policy_options *opts, struct sandbox_error *e);
+
+/* In the payload: drops every capability (effective, permitted, inheritable,
+ * bounding, ambient) and locks the securebits.  0 or -errno (e filled). */
+int sandbox_caps_drop(struct sandbox_error *e);
+
+#endif /* PORTA_SANDBOX_INTERNAL_H */

@@ -1,0 +1,73 @@
+/* sandbox/landlock.c: the Landlock ruleset (Documentation/userspace-api/landlock.rst).
+ *
+ * The ruleset is built once in the supervisor before clone and inherited by
+ * the payload, which only calls landlock_restrict_self(): rules attach to
+ * inodes, so the mount namespace the payload later sees does not matter, and
+ * a tmpfs mounted over a granted directory is covered through its mount point.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/kernel.h"
+#include "sandbox/internal.h"
+
+int sandbox_landlock_abi(void)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	return abi < 0 ? 0 : (int)abi;
+}
+
+int sandbox_landlock_prepare(const struct policy_plan *plan, int *ruleset_fd,
+			     struct policy_landlock_masks *m, struct sandbox_error *e)
+{
+	int abi = sandbox_landlock_abi();
+
+	if (abi < 1)
+		return sandbox_fail(e, "Landlock", NULL, EOPNOTSUPP,
+				    "this kernel has no Landlock, so writes cannot be confined; see 'porta check'");
+	policy_landlock_masks(abi, m);
+
+	struct kernel_landlock_ruleset_attr attr = {
+		.handled_access_fs = m->handled_fs,
+		.handled_access_net = m->handled_net,
+		.scoped = m->scoped,
+	};
+	/* The struct grew with the ABI: pass the size this ABI knows. */
+	size_t size = abi >= 6 ? sizeof(attr)
+		      : abi >= 4 ? offsetof(struct kernel_landlock_ruleset_attr, scoped)
+				 : offsetof(struct kernel_landlock_ruleset_attr, handled_access_net);
+	_cleanup_fd_ int fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+	if (fd < 0)
+		return sandbox_fail(e, "Landlock ruleset", NULL, errno, NULL);
+
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct policy_rule *rule = &plan->rules[i];
+		struct landlock_path_beneath_attr pb = {
+			.allowed_access = policy_landlock_access(m, rule->grant, rule->is_dir),
+		};
+		if (pb.allowed_access == 0)
+			continue;
+		_cleanup_fd_ int pfd = open(rule->path, O_PATH | O_CLOEXEC);
+		if (pfd < 0) {
+			if (errno == ENOENT)
+				continue; /* vanished since resolving: nothing to grant */
+			return sandbox_fail(e, "Landlock rule", rule->path, errno, NULL);
+		}
+		pb.parent_fd = pfd;
+		if (syscall(SYS_landlock_add_rule, fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
+			return sandbox_fail(e, "Landlock rule", rule->path, errno, NULL);
+	}
+	*ruleset_fd = steal_fd(&fd);
+	return 0;
+}
+
+int sandbox_landlock_enforce(int ruleset_fd, uint32_t flags)
+{
+	if (syscall(SYS_landlock_restrict_self, ruleset_fd, flags) < 0)
+		return -errno;
+	return 0;
+}

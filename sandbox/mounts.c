@@ -1,0 +1,177 @@
+/* sandbox/mounts.c: init's mount steps (DESIGN.md, Set-up order step 4).
+ *
+ * Runs in init, in the new user and mount namespaces, with / already made
+ * private so nothing here propagates to the host.  Each step names its path
+ * in the error so the user sees exactly which one failed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "policy/paths.h"
+#include "sandbox/internal.h"
+
+/* The flags a remount in a user namespace must keep: the kernel locks the
+ * atime, nosuid, nodev and noexec flags of mounts inherited from a more
+ * privileged namespace, and refuses a remount that would clear them
+ * (mount(2), EPERM; fs/namespace.c can_change_locked_flags()). */
+static unsigned long locked_flags(const char *path)
+{
+	struct statvfs sv;
+	unsigned long f = 0;
+
+	if (statvfs(path, &sv) < 0)
+		return 0;
+	if (sv.f_flag & ST_NOSUID)
+		f |= MS_NOSUID;
+	if (sv.f_flag & ST_NODEV)
+		f |= MS_NODEV;
+	if (sv.f_flag & ST_NOEXEC)
+		f |= MS_NOEXEC;
+	if (sv.f_flag & ST_NOATIME)
+		f |= MS_NOATIME;
+	if (sv.f_flag & ST_NODIRATIME)
+		f |= MS_NODIRATIME;
+	if (sv.f_flag & ST_RELATIME)
+		f |= MS_RELATIME;
+	return f;
+}
+
+static int remount_ro(const char *path)
+{
+	if (mount(NULL, path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | locked_flags(path), NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+/* mkdir -p of path's directories inside a fresh tmpfs; for a file, the last
+ * component becomes an empty file to bind over. */
+static int make_mount_point(const char *path, bool is_dir)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (size_t i = 1; i <= len; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		char saved = buf[i];
+		buf[i] = '\0';
+		bool last = saved == '\0';
+		if (last && !is_dir) {
+			int fd = open(buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+			if (fd < 0)
+				return -errno;
+			close(fd);
+		} else if (mkdir(buf, 0755) < 0 && errno != EEXIST) {
+			return -errno;
+		}
+		buf[i] = saved;
+	}
+	return 0;
+}
+
+int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e)
+{
+	/* -v paths under /tmp are captured (O_PATH, in this namespace) before
+	 * the private tmpfs hides them, then bound back through /proc/self/fd. */
+	int rebind_fd[POLICY_MAX_LIST * 2];
+	size_t n_rebind = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < plan->n_mounts && n_rebind < ARRAY_LEN(rebind_fd); i++) {
+		const struct policy_mount_step *m = &plan->mounts[i];
+		if (m->kind != POLICY_MOUNT_REBIND)
+			continue;
+		rebind_fd[n_rebind] = open(m->path, O_PATH | O_CLOEXEC);
+		if (rebind_fd[n_rebind] < 0) {
+			rc = sandbox_fail(e, "capture mount under /tmp", m->path, errno, NULL);
+			goto out;
+		}
+		n_rebind++;
+	}
+
+	size_t next_rebind = 0;
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct policy_mount_step *m = &plan->mounts[i];
+		const char *p = m->path;
+		const char *step = "mount";
+		int r = 0;
+
+		switch (m->kind) {
+		case POLICY_MOUNT_PROC:
+			step = "mount /proc";
+			if (mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+				r = -errno;
+			break;
+		case POLICY_MOUNT_TMPFS:
+			step = "mount private tmpfs on";
+			if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+				r = -errno;
+			break;
+		case POLICY_MOUNT_REBIND: {
+			step = "bind mount back into the private /tmp:";
+			int fd = rebind_fd[next_rebind++];
+			struct stat st;
+			char src[64];
+			if (fstat(fd, &st) < 0) {
+				r = -errno;
+				break;
+			}
+			if ((r = make_mount_point(p, S_ISDIR(st.st_mode))))
+				break;
+			snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
+			if (mount(src, p, NULL, MS_BIND | MS_REC, NULL) < 0)
+				r = -errno;
+			break;
+		}
+		case POLICY_MOUNT_PIN:
+			step = "pin";
+			if (mount(p, p, NULL, MS_BIND | MS_REC, NULL) < 0)
+				r = -errno;
+			break;
+		case POLICY_MOUNT_READONLY:
+			step = "make read-only";
+			if (mount(p, p, NULL, MS_BIND | MS_REC, NULL) < 0)
+				r = -errno;
+			else
+				r = remount_ro(p);
+			break;
+		case POLICY_MOUNT_COVER_DIR:
+			step = "cover closed directory";
+			if (mount("tmpfs", p, "tmpfs",
+				  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0500") < 0)
+				r = -errno;
+			break;
+		case POLICY_MOUNT_COVER_FILE:
+			step = "cover closed file";
+			if (mount("/dev/null", p, NULL, MS_BIND, NULL) < 0)
+				r = -errno;
+			else
+				r = remount_ro(p);
+			break;
+		}
+		/* A closed path that vanished since porta looked has nothing
+		 * left to read. */
+		if (r == -ENOENT &&
+		    (m->kind == POLICY_MOUNT_COVER_DIR || m->kind == POLICY_MOUNT_COVER_FILE))
+			r = 0;
+		if (r) {
+			rc = sandbox_fail(e, step, p, -r, NULL);
+			goto out;
+		}
+	}
+out:
+	for (size_t i = 0; i < n_rebind; i++)
+		close(rebind_fd[i]);
+	return rc;
+}

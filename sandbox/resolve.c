@@ -1,0 +1,681 @@
+/* sandbox/resolve.c: options -> plan, against this host (see sandbox.h).
+ *
+ * Everything here happens before clone, so that every failure is reported
+ * before anything runs (DESIGN.md, Set-up order).  The order in which mount
+ * steps are appended is the order init performs them:
+ *   /proc, private /tmp (+ -v paths under it bound back), /dev/shm,
+ *   /proc/sys read-only, writable roots pinned, .git pinned, protected names
+ *   read-only, :ro mounts inside writable ones read-only, covers.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/log.h"
+#include "policy/paths.h"
+#include "policy/preset.h"
+#include "policy/textparse.h"
+#include "sandbox/internal.h"
+
+int sandbox_fail(struct sandbox_error *e, const char *step, const char *path, int err,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	memset(e, 0, sizeof(*e));
+	snprintf(e->step, sizeof(e->step), "%s", step);
+	if (path)
+		snprintf(e->path, sizeof(e->path), "%s", path);
+	e->err = err;
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -(err ? err : EINVAL);
+}
+
+void sandbox_error_format(const struct sandbox_error *e, char *out, size_t cap)
+{
+	char path[600];
+	int n = snprintf(out, cap, "%s", e->step);
+
+	if (n < 0 || (size_t)n >= cap)
+		return;
+	if (e->path[0]) {
+		log_escape(e->path, strlen(e->path), path, sizeof(path));
+		n += snprintf(out + n, cap - (size_t)n, " %s", path);
+	}
+	if ((size_t)n < cap && e->err)
+		n += snprintf(out + n, cap - (size_t)n, ": %s", strerror(e->err));
+	if ((size_t)n < cap && e->msg[0])
+		snprintf(out + n, cap - (size_t)n, "%s%s", e->err ? " (" : ": ", e->msg);
+	if (e->err && e->msg[0] && strlen(out) + 2 < cap)
+		strcat(out, ")");
+}
+
+/* State while resolving: the writable roots, for "inside a writable mount". */
+struct resolver {
+	const struct policy_options *o;
+	struct policy_plan *plan;
+	struct sandbox_error *e;
+	char *writable[POLICY_MAX_LIST + 2];
+	size_t n_writable;
+	char *ro[POLICY_MAX_LIST];
+	size_t n_ro;
+};
+
+static bool under_any(char *const *dirs, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (policy_path_is_under(dirs[i], path))
+			return true;
+	}
+	return false;
+}
+
+/* Is path hidden by the private /tmp (so it does not exist in the sandbox
+ * unless bound back)? */
+static bool hidden_by_private_tmp(const struct resolver *r, const char *path)
+{
+	if (r->o->share_tmp || !policy_path_is_under("/tmp", path))
+		return false;
+	return !under_any(r->writable, r->n_writable, path) && !under_any(r->ro, r->n_ro, path);
+}
+
+/* Is path readable in the sandbox by Landlock rules (before covers)? */
+static bool readable(const struct resolver *r, const char *path)
+{
+	if (r->o->read_mode == POLICY_READ_OPEN)
+		return true;
+	for (size_t i = 0; i < r->plan->n_rules; i++) {
+		if ((r->plan->rules[i].grant & (POLICY_GRANT_READ | POLICY_GRANT_WRITE)) &&
+		    policy_path_is_under(r->plan->rules[i].path, path))
+			return true;
+	}
+	return false;
+}
+
+static int resolve_home(struct resolver *r, char *const envp[])
+{
+	const char *home = NULL;
+
+	for (size_t i = 0; envp[i]; i++) {
+		if (strncmp(envp[i], "HOME=", 5) == 0)
+			home = envp[i] + 5;
+	}
+	if (!home || home[0] != '/') {
+		struct passwd *pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	if (!home)
+		return 0;
+	char *real = realpath(home, NULL);
+	r->plan->home = real ? real : strdup(home);
+	return r->plan->home ? 0 : -ENOMEM;
+}
+
+/* Resolves a user-given path (relative to cwd) through symlinks; it must
+ * exist.  Returns a malloc'd absolute path or NULL with errno set. */
+static char *real_path(const char *cwd, const char *path, size_t len)
+{
+	char norm[PATH_MAX];
+
+	if (policy_path_normalize(cwd, path, len, norm, sizeof(norm)) == 0) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	return realpath(norm, NULL);
+}
+
+static int add_mount_grants(struct resolver *r)
+{
+	const struct policy_options *o = r->o;
+
+	for (size_t i = 0; i < o->n_mounts; i++) {
+		const struct policy_mount *m = &o->mounts[i];
+		char shown[PATH_MAX];
+		snprintf(shown, sizeof(shown), "%.*s", (int)m->path_len, m->path);
+		_cleanup_free_ char *real = real_path(r->plan->cwd, m->path, m->path_len);
+		if (!real)
+			return sandbox_fail(r->e, "--mount", shown, errno,
+					    "give a directory or file that exists");
+		struct stat st;
+		if (stat(real, &st) < 0)
+			return sandbox_fail(r->e, "--mount", shown, errno, NULL);
+		unsigned grant = m->read_only ? POLICY_GRANT_READ
+					      : POLICY_GRANT_READ | POLICY_GRANT_WRITE;
+		int rc = policy_plan_add_rule(r->plan, real, grant, S_ISDIR(st.st_mode));
+		if (rc)
+			return sandbox_fail(r->e, "--mount", shown, -rc, NULL);
+		if (m->read_only)
+			r->ro[r->n_ro++] = steal_ptr(&real);
+		else
+			r->writable[r->n_writable++] = steal_ptr(&real);
+	}
+	return 0;
+}
+
+static int add_base_grants(struct resolver *r)
+{
+	static const char *const devices[] = {
+		"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+		"/dev/tty", "/dev/ptmx", "/dev/pts",
+	};
+	struct policy_plan *plan = r->plan;
+	struct stat st;
+	int rc = 0;
+
+	if (r->o->read_mode == POLICY_READ_OPEN) {
+		rc = policy_plan_add_rule(plan, "/", POLICY_GRANT_READ, true);
+	} else {
+		size_t n;
+		const char *const *list = policy_strict_readable(&n);
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			_cleanup_free_ char *real = realpath(list[i], NULL);
+			if (real && stat(real, &st) == 0)
+				rc = policy_plan_add_rule(plan, real, POLICY_GRANT_READ,
+							  S_ISDIR(st.st_mode));
+		}
+	}
+	/* /tmp: the private tmpfs (or, with --share-tmp, the host's).  The
+	 * rule is on the host directory's inode; Landlock walks from a file in
+	 * the tmpfs up through its mount point, so the rule covers it. */
+	if (rc == 0)
+		rc = policy_plan_add_rule(plan, "/tmp", POLICY_GRANT_READ | POLICY_GRANT_WRITE,
+					  true);
+	if (rc == 0 && stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) {
+		rc = policy_plan_add_rule(plan, "/dev/shm", POLICY_GRANT_READ | POLICY_GRANT_WRITE,
+					  true);
+		if (rc == 0)
+			rc = policy_plan_add_mount(plan, POLICY_MOUNT_TMPFS, "/dev/shm",
+						   "private shared memory");
+	}
+	for (size_t i = 0; i < ARRAY_LEN(devices) && rc == 0; i++) {
+		if (stat(devices[i], &st) == 0)
+			rc = policy_plan_add_rule(plan, devices[i],
+						  POLICY_GRANT_READ | POLICY_GRANT_DEV,
+						  S_ISDIR(st.st_mode));
+	}
+	if (rc)
+		return sandbox_fail(r->e, "policy", NULL, -rc, NULL);
+	return 0;
+}
+
+static int add_tmp_and_proc(struct resolver *r)
+{
+	struct policy_plan *plan = r->plan;
+	int rc = policy_plan_add_mount(plan, POLICY_MOUNT_PROC, "/proc", "the sandbox's own processes");
+
+	if (rc == 0 && !r->o->share_tmp) {
+		rc = policy_plan_add_mount(plan, POLICY_MOUNT_TMPFS, "/tmp", "private /tmp");
+		/* -v paths under the host's /tmp appear again at their own path. */
+		for (size_t pass = 0; pass < 2 && rc == 0; pass++) {
+			char *const *v = pass == 0 ? r->writable : r->ro;
+			size_t n = pass == 0 ? r->n_writable : r->n_ro;
+			for (size_t i = 0; i < n && rc == 0; i++) {
+				if (policy_path_is_under("/tmp", v[i]) && strcmp(v[i], "/tmp") != 0)
+					rc = policy_plan_add_mount(plan, POLICY_MOUNT_REBIND, v[i],
+								   "mount under /tmp");
+			}
+		}
+	}
+	if (rc == 0)
+		rc = policy_plan_add_mount(plan, POLICY_MOUNT_READONLY, "/proc/sys",
+					   "kernel settings");
+	if (rc)
+		return sandbox_fail(r->e, "policy", NULL, -rc, NULL);
+	return 0;
+}
+
+static int cmp_len(const void *a, const void *b)
+{
+	size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
+	return la < lb ? -1 : la > lb;
+}
+
+/* Adds a read-only step over path if it exists, else records it as absent. */
+static int protect_path(struct resolver *r, const char *path)
+{
+	struct stat st;
+
+	if (policy_plan_find_mount(r->plan, path))
+		return 0;
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT || errno == ENOTDIR ? policy_plan_add_absent(r->plan, path)
+							   : 0;
+	if (S_ISLNK(st.st_mode)) {
+		/* A mount follows the link: it can make the target read-only but
+		 * cannot stop the link itself being replaced. */
+		return policy_plan_add_note(r->plan,
+					    "%s is a symbolic link: porta cannot keep it from being replaced",
+					    path);
+	}
+	return policy_plan_add_mount(r->plan, POLICY_MOUNT_READONLY, path, "protected");
+}
+
+/* .git in a writable root: pin the directory (a rename of .git would take
+ * the read-only hooks with it and let a fresh .git take its place), then make
+ * hooks and config read-only.  A .git file (worktree, submodule) names the
+ * real directory; its commondir holds the shared hooks and config. */
+static int protect_git(struct resolver *r, const char *root)
+{
+	char git[PATH_MAX], p[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	if (!policy_path_join(root, ".git", git, sizeof(git)))
+		return 0;
+	if (lstat(git, &st) < 0) {
+		(void)policy_path_join(git, "hooks", p, sizeof(p));
+		rc = policy_plan_add_absent(r->plan, p);
+		(void)policy_path_join(git, "config", p, sizeof(p));
+		return rc ? rc : policy_plan_add_absent(r->plan, p);
+	}
+	char *dirs[2] = { NULL, NULL };
+	size_t n_dirs = 0;
+	_cleanup_free_ char *gitdir = NULL, *common = NULL;
+	if (S_ISDIR(st.st_mode)) {
+		gitdir = strdup(git);
+	} else if (S_ISREG(st.st_mode)) {
+		/* The pointer file itself must not be replaced. */
+		if ((rc = protect_path(r, git)))
+			return rc;
+		uint8_t buf[PATH_MAX + 16];
+		_cleanup_fd_ int fd = open(git, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf)) : -1;
+		struct policy_span span;
+		if (n > 0 && policy_parse_gitfile(buf, (size_t)n, &span) == POLICY_GITFILE_OK) {
+			char norm[PATH_MAX];
+			if (policy_path_normalize(root, (const char *)span.p, span.n, norm,
+						  sizeof(norm)))
+				gitdir = realpath(norm, NULL);
+		}
+		if (!gitdir)
+			return policy_plan_add_note(r->plan, "%s is not a valid gitdir pointer; its hooks are not protected",
+						    git);
+	} else {
+		return 0;
+	}
+	if (!gitdir)
+		return -ENOMEM;
+	dirs[n_dirs++] = gitdir;
+	if (policy_path_join(gitdir, "commondir", p, sizeof(p))) {
+		uint8_t buf[PATH_MAX];
+		_cleanup_fd_ int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		if (n > 0) {
+			while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+				n--;
+			char norm[PATH_MAX];
+			if (n > 0 && !memchr(buf, '\0', (size_t)n) &&
+			    policy_path_normalize(gitdir, (const char *)buf, (size_t)n, norm,
+						  sizeof(norm)))
+				common = realpath(norm, NULL);
+			if (common)
+				dirs[n_dirs++] = common;
+		}
+	}
+	for (size_t i = 0; i < n_dirs; i++) {
+		/* Outside every writable mount, Landlock already refuses writes. */
+		if (!under_any(r->writable, r->n_writable, dirs[i]))
+			continue;
+		if (!policy_plan_find_mount(r->plan, dirs[i]) &&
+		    (rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_PIN, dirs[i], "git directory")))
+			return rc;
+		static const char *const names[] = { "hooks", "config" };
+		for (size_t k = 0; k < ARRAY_LEN(names); k++) {
+			if (policy_path_join(dirs[i], names[k], p, sizeof(p)) &&
+			    (rc = protect_path(r, p)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int add_protection(struct resolver *r)
+{
+	const struct policy_options *o = r->o;
+	char p[PATH_MAX];
+	int rc = 0;
+
+	/* Pin writable roots, parents first so a child's pin lands on top. */
+	qsort(r->writable, r->n_writable, sizeof(char *), cmp_len);
+	for (size_t i = 0; i < r->n_writable && rc == 0; i++) {
+		if (strcmp(r->writable[i], "/") != 0 &&
+		    !policy_plan_find_mount(r->plan, r->writable[i]))
+			rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_PIN, r->writable[i],
+						   "writable mount root");
+	}
+	for (size_t i = 0; i < r->n_writable && rc == 0; i++) {
+		struct stat st;
+		if (stat(r->writable[i], &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (o->preset == POLICY_PRESET_DEFAULT) {
+			size_t n;
+			const char *const *names = policy_preset_protected(&n);
+			rc = protect_git(r, r->writable[i]);
+			for (size_t k = 0; k < n && rc == 0; k++) {
+				if (strncmp(names[k], ".git/", 5) == 0)
+					continue; /* protect_git's */
+				if (policy_path_join(r->writable[i], names[k], p, sizeof(p)))
+					rc = protect_path(r, p);
+			}
+		}
+		for (size_t k = 0; k < o->protect.n && rc == 0; k++) {
+			if (o->protect.v[k][0] != '/' &&
+			    policy_path_join(r->writable[i], o->protect.v[k], p, sizeof(p)))
+				rc = protect_path(r, p);
+		}
+	}
+	for (size_t k = 0; k < o->protect.n && rc == 0; k++) {
+		if (o->protect.v[k][0] != '/')
+			continue;
+		_cleanup_free_ char *real = realpath(o->protect.v[k], NULL);
+		char norm[PATH_MAX];
+		if (real)
+			rc = protect_path(r, real);
+		else if (policy_path_join("/", o->protect.v[k], norm, sizeof(norm)))
+			rc = policy_plan_add_absent(r->plan, norm);
+	}
+	/* A :ro mount inside a writable one: Landlock grants are a union, so
+	 * only a read-only bind makes it read-only. */
+	for (size_t i = 0; i < r->n_ro && rc == 0; i++) {
+		bool in_tmp = !o->share_tmp && policy_path_is_under("/tmp", r->ro[i]);
+		if ((under_any(r->writable, r->n_writable, r->ro[i]) || in_tmp) &&
+		    !policy_plan_find_mount(r->plan, r->ro[i]))
+			rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_READONLY, r->ro[i],
+						   "read-only mount");
+	}
+	if (rc)
+		return sandbox_fail(r->e, "protected names", NULL, -rc, NULL);
+	return 0;
+}
+
+/* Covers path (which may not exist) as closed to reads. */
+static int close_path(struct resolver *r, const char *path, const char *reason)
+{
+	struct stat st;
+	_cleanup_free_ char *real = realpath(path, NULL);
+
+	if (!real || stat(real, &st) < 0)
+		return 0; /* nothing there to read */
+	if (hidden_by_private_tmp(r, real) || !readable(r, real))
+		return 0;
+	if (strcmp(real, "/") == 0)
+		return 0;
+	for (size_t i = 0; i < r->plan->n_mounts; i++) {
+		struct policy_mount_step *m = &r->plan->mounts[i];
+		if (strcmp(m->path, real) != 0)
+			continue;
+		/* Already pinned or read-only (say .npmrc, both protected and a
+		 * credential): a cover is unwritable and unrenamable too, so
+		 * the closure wins in place. */
+		if (m->kind == POLICY_MOUNT_PIN || m->kind == POLICY_MOUNT_READONLY) {
+			m->kind = S_ISDIR(st.st_mode) ? POLICY_MOUNT_COVER_DIR
+						      : POLICY_MOUNT_COVER_FILE;
+			m->reason = reason;
+		}
+		return 0;
+	}
+	return policy_plan_add_mount(r->plan,
+				     S_ISDIR(st.st_mode) ? POLICY_MOUNT_COVER_DIR
+							 : POLICY_MOUNT_COVER_FILE,
+				     real, reason);
+}
+
+static int add_closed_paths(struct resolver *r)
+{
+	const struct policy_options *o = r->o;
+	char p[PATH_MAX];
+	int rc = 0;
+
+	if (o->preset == POLICY_PRESET_DEFAULT && r->plan->home) {
+		size_t n;
+		const char *const *cred = policy_preset_credentials(&n);
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			if (policy_path_join(r->plan->home, cred[i], p, sizeof(p)))
+				rc = close_path(r, p, "credential");
+		}
+	}
+	for (size_t i = 0; i < o->deny_read.n && rc == 0; i++) {
+		if (!policy_path_normalize(r->plan->cwd, o->deny_read.v[i],
+					   strlen(o->deny_read.v[i]), p, sizeof(p)))
+			return sandbox_fail(r->e, "--deny-read", o->deny_read.v[i], ENAMETOOLONG,
+					    NULL);
+		rc = close_path(r, p, "--deny-read");
+	}
+	if (rc)
+		return sandbox_fail(r->e, "closed paths", NULL, -rc, NULL);
+	return 0;
+}
+
+/* Reads a whole small file (a /proc file has no size) into a malloc'd buffer. */
+static uint8_t *read_all(const char *path, size_t *len)
+{
+	_cleanup_fd_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 65536, n = 0;
+	uint8_t *buf = NULL;
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (n == cap || !buf) {
+			uint8_t *nb = realloc(buf, cap *= (buf ? 2 : 1));
+			if (!nb) {
+				free(buf);
+				return NULL;
+			}
+			buf = nb;
+		}
+		ssize_t k = read(fd, buf + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			free(buf);
+			return NULL;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	*len = n;
+	return buf;
+}
+
+static int add_closed_sockets(struct resolver *r, char *const envp[])
+{
+	const struct policy_options *o = r->o;
+	regex_t re[POLICY_MAX_LIST + 16];
+	size_t n_re = 0;
+	const char *ssh_auth = NULL;
+	int rc = 0;
+
+	if (o->preset == POLICY_PRESET_DEFAULT) {
+		size_t n;
+		const char *const *pat = policy_preset_sockets(&n);
+		for (size_t i = 0; i < n; i++) {
+			if (regcomp(&re[n_re], pat[i], REG_EXTENDED | REG_NOSUB) == 0)
+				n_re++;
+		}
+		for (size_t i = 0; envp[i]; i++) {
+			if (strncmp(envp[i], "SSH_AUTH_SOCK=", 14) == 0 && envp[i][14])
+				ssh_auth = envp[i] + 14;
+		}
+	}
+	for (size_t i = 0; i < o->deny_unix.n; i++) {
+		int err = regcomp(&re[n_re], o->deny_unix.v[i], REG_EXTENDED | REG_NOSUB);
+		if (err) {
+			char why[128];
+			regerror(err, &re[n_re], why, sizeof(why));
+			for (size_t k = 0; k < n_re; k++)
+				regfree(&re[k]);
+			return sandbox_fail(r->e, "--deny-unix", o->deny_unix.v[i], 0,
+					    "not a valid extended regular expression: %s", why);
+		}
+		n_re++;
+	}
+	if (n_re == 0 && !ssh_auth)
+		return 0;
+
+	char *allowed[POLICY_MAX_LIST];
+	size_t n_allowed = 0;
+	for (size_t i = 0; i < o->allow_unix.n; i++) {
+		char *real = real_path(r->plan->cwd, o->allow_unix.v[i], strlen(o->allow_unix.v[i]));
+		if (real)
+			allowed[n_allowed++] = real;
+	}
+
+	size_t len = 0;
+	_cleanup_free_ uint8_t *buf = read_all("/proc/net/unix", &len);
+	size_t pos = 0;
+	/* The first line is the header. */
+	const uint8_t *nl = buf ? memchr(buf, '\n', len) : NULL;
+	pos = nl ? (size_t)(nl - buf) + 1 : len;
+	for (int pass = 0; rc == 0; pass++) {
+		char path[PATH_MAX];
+		if (pass == 0 && ssh_auth) {
+			snprintf(path, sizeof(path), "%s", ssh_auth);
+		} else if (pass == 0) {
+			continue;
+		} else {
+			if (!buf || pos >= len)
+				break;
+			const uint8_t *line = buf + pos;
+			const uint8_t *end = memchr(line, '\n', len - pos);
+			size_t ll = end ? (size_t)(end - line) : len - pos;
+			pos += ll + 1;
+			struct policy_span sp;
+			int listening;
+			if (policy_parse_proc_net_unix_line(line, ll, &sp, &listening) != POLICY_UNIX_OK ||
+			    sp.n >= sizeof(path))
+				continue;
+			memcpy(path, sp.p, sp.n);
+			path[sp.n] = '\0';
+			bool match = false;
+			for (size_t k = 0; k < n_re && !match; k++)
+				match = regexec(&re[k], path, 0, NULL, 0) == 0;
+			if (!match)
+				continue;
+		}
+		_cleanup_free_ char *real = realpath(path, NULL);
+		struct stat st;
+		if (!real || stat(real, &st) < 0 || !S_ISSOCK(st.st_mode))
+			continue;
+		bool allow = false;
+		for (size_t k = 0; k < n_allowed; k++)
+			allow = allow || strcmp(allowed[k], real) == 0;
+		if (allow || hidden_by_private_tmp(r, real) || policy_plan_find_mount(r->plan, real))
+			continue;
+		rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_COVER_FILE, real,
+					   "credential socket");
+	}
+	for (size_t k = 0; k < n_re; k++)
+		regfree(&re[k]);
+	for (size_t k = 0; k < n_allowed; k++)
+		free(allowed[k]);
+	if (rc)
+		return sandbox_fail(r->e, "closed sockets", NULL, -rc, NULL);
+	return 0;
+}
+
+static int add_env(struct resolver *r, char *const envp[])
+{
+	const struct policy_options *o = r->o;
+	struct policy_plan *plan = r->plan;
+	int rc = 0;
+
+	for (size_t i = 0; envp[i] && rc == 0; i++) {
+		const char *eq = strchr(envp[i], '=');
+		if (eq && policy_env_passes_by_default(envp[i], (size_t)(eq - envp[i])))
+			rc = policy_plan_setenv(plan, envp[i], (size_t)(eq - envp[i]), eq + 1,
+						strlen(eq + 1));
+	}
+	if (rc == 0)
+		rc = policy_plan_setenv(plan, "TMPDIR", 6, "/tmp", 4);
+	for (size_t k = 0; k < o->env_pass.n && rc == 0; k++) {
+		const char *cur = o->env_pass.v[k], *item;
+		size_t len;
+		while (rc == 0 && policy_split_next(&cur, &item, &len)) {
+			for (size_t i = 0; envp[i]; i++) {
+				if (strncmp(envp[i], item, len) == 0 && envp[i][len] == '=') {
+					rc = policy_plan_setenv(plan, item, len, envp[i] + len + 1,
+								strlen(envp[i] + len + 1));
+					break;
+				}
+			}
+		}
+	}
+	if (rc)
+		return sandbox_fail(r->e, "environment", NULL, -rc, NULL);
+	for (size_t k = 0; k < o->env_files.n; k++) {
+		const char *file = o->env_files.v[k];
+		size_t len = 0, pos = 0, line = 0;
+		_cleanup_free_ uint8_t *buf = read_all(file, &len);
+		struct policy_span key, val;
+		enum policy_envfile_status st;
+		if (!buf)
+			return sandbox_fail(r->e, "--env-file", file, errno, NULL);
+		while ((st = policy_envfile_next(buf, len, &pos, &line, &key, &val)) ==
+		       POLICY_ENVFILE_LINE) {
+			if (memchr(val.p, '\0', val.n))
+				st = POLICY_ENVFILE_MALFORMED;
+			if ((rc = policy_plan_setenv(plan, (const char *)key.p, key.n,
+						     (const char *)val.p, val.n)))
+				return sandbox_fail(r->e, "--env-file", file, -rc, NULL);
+		}
+		if (st == POLICY_ENVFILE_MALFORMED)
+			return sandbox_fail(r->e, "--env-file", file, 0,
+					    "line %zu is not KEY=VALUE (KEY of letters, digits and _)",
+					    line);
+	}
+	for (size_t k = 0; k < o->env_set.n && rc == 0; k++) {
+		const char *eq = strchr(o->env_set.v[k], '=');
+		rc = policy_plan_setenv(plan, o->env_set.v[k], (size_t)(eq - o->env_set.v[k]),
+					eq + 1, strlen(eq + 1));
+	}
+	if (rc)
+		return sandbox_fail(r->e, "environment", NULL, -rc, NULL);
+	return 0;
+}
+
+int sandbox_resolve(const struct policy_options *opts, char *const argv[],
+		    char *const envp[], struct policy_plan **out, struct sandbox_error *e)
+{
+	struct resolver r = { .o = opts, .e = e };
+	int rc;
+
+	(void)argv;
+	r.plan = policy_plan_create(opts);
+	if (!r.plan)
+		return sandbox_fail(e, "policy", NULL, ENOMEM, NULL);
+	r.plan->cwd = getcwd(NULL, 0);
+	if (!r.plan->cwd)
+		r.plan->cwd = strdup("/");
+	if ((rc = resolve_home(&r, envp)) || (rc = add_mount_grants(&r)) ||
+	    (rc = add_base_grants(&r)) || (rc = add_tmp_and_proc(&r)) ||
+	    (rc = add_protection(&r)) || (rc = add_closed_paths(&r)) ||
+	    (rc = add_closed_sockets(&r, envp)) || (rc = add_env(&r, envp)))
+		goto out;
+	if (opts->share_tmp)
+		policy_plan_add_note(r.plan, "--share-tmp: the host's /tmp is shared and writable");
+	if (r.n_writable == 0)
+		policy_plan_add_note(r.plan, "no -v mount: only the private /tmp and /dev are writable");
+	*out = steal_ptr(&r.plan);
+out:
+	for (size_t i = 0; i < r.n_writable; i++)
+		free(r.writable[i]);
+	for (size_t i = 0; i < r.n_ro; i++)
+		free(r.ro[i]);
+	policy_plan_destroy(r.plan);
+	return rc;
+}

@@ -1,0 +1,78 @@
+/* sandbox/sandbox.h: the Linux side of porta — everything that makes a
+ * sandboxing syscall.
+ *
+ * ARCHITECTURE (DESIGN.md, Processes and Set-up order):
+ *
+ *   porta (supervisor)   sandbox_run(): prepares everything that can fail
+ *     |                  (plan, Landlock ruleset, seccomp program), clones,
+ *     |                  then runs the event loop: control messages,
+ *     |                  signals to forward, the --timeout timer, init's exit.
+ *     +- init (pid 1)    maps its own uid/gid, makes / private, brings lo up
+ *          |             (--no-net), performs the plan's mount steps, forks the
+ *          |             payload, reaps, reports the payload's status.
+ *          +- payload    rlimits, capabilities dropped, no_new_privs,
+ *                        Landlock, seccomp, execve(COMMAND).
+ *
+ * The control channel is an AF_UNIX SOCK_SEQPACKET pair (one message per
+ * send, boundaries kept).  Set-up failures travel as (step, errno, path) so
+ * the supervisor prints one precise message and porta exits 125.
+ */
+#ifndef PORTA_SANDBOX_SANDBOX_H
+#define PORTA_SANDBOX_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "policy/options.h"
+#include "policy/plan.h"
+
+/* A failure before the command started: which step, on which path, errno. */
+struct sandbox_error {
+	char step[64];
+	char path[512];
+	int err;        /* errno, or 0 when msg says it all */
+	char msg[512];  /* extra words, may be empty */
+};
+
+/* Formats e as one line (without "porta: " and newline) into out[cap]. */
+void sandbox_error_format(const struct sandbox_error *e, char *out, size_t cap);
+
+/* Resolves opts against the host (cwd, $HOME, which paths exist, Unix sockets
+ * bound now, git directories, the environment) into a new plan.  argv is the
+ * argv opts were parsed from, envp porta's own environment.  Returns 0 and
+ * sets *out (caller owns, policy_plan_destroy), or -errno with *e filled. */
+int sandbox_resolve(const struct policy_options *opts, char *const argv[],
+		    char *const envp[], struct policy_plan **out, struct sandbox_error *e);
+
+/* The outcome of a run. */
+enum sandbox_outcome {
+	SANDBOX_EXITED,       /* the command exited: code */
+	SANDBOX_SIGNALED,     /* the command was killed by signal: code */
+	SANDBOX_TIMED_OUT,    /* --timeout reached; the whole sandbox was killed */
+	SANDBOX_SETUP_FAILED, /* before the command started; error filled */
+	SANDBOX_EXEC_FAILED,  /* execve failed: code is 126 or 127, error filled */
+};
+
+struct sandbox_result {
+	enum sandbox_outcome outcome;
+	int code;
+	struct sandbox_error error;
+};
+
+/* Runs the plan's command confined and waits for it.  Blocks SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT and SIGCHLD in the caller and leaves them blocked
+ * (a pending one must not end porta before it reports); forwards the first
+ * four to the command.  argv: the command (NULL-
+ * terminated).  Returns 0 with *r filled (even when the command failed), or
+ * -errno when porta itself could not run it (r->error filled). */
+int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandbox_result *r);
+
+/* The Landlock ABI the kernel offers (0 when none). */
+int sandbox_landlock_abi(void);
+
+/* `porta check`: probes the host and prints each primitive to out, as text or
+ * JSON.  Returns 0 when porta can run here, 1 when it cannot. */
+int sandbox_check(FILE *out, bool json);
+
+#endif /* PORTA_SANDBOX_SANDBOX_H */

@@ -1,0 +1,469 @@
+/* sandbox/spawn.c: supervisor, init and payload (see sandbox.h for the map).
+ *
+ * The clone is a raw clone(2) with fork semantics (no separate stack): the
+ * child continues here with a copy of the supervisor's memory, which already
+ * holds the plan, the Landlock ruleset fd and the seccomp program, so nothing
+ * is parsed or compiled after the clone (DESIGN.md, Performance).
+ */
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/kernel.h"
+#include "common/log.h"
+#include "sandbox/internal.h"
+#include "sandbox/seccomp.h"
+
+enum ctl_type {
+	CTL_SETUP_ERROR = 1, /* init or payload -> supervisor: error */
+	CTL_EXEC_ERROR,      /* payload -> supervisor: value = exit code, error */
+	CTL_STATUS,          /* init -> supervisor: value = the payload's wait status */
+	CTL_SIGNAL,          /* supervisor -> init: value = signal to forward */
+};
+
+struct ctl_msg {
+	uint32_t type;
+	int32_t value;
+	struct sandbox_error error;
+};
+
+static void ctl_send(int fd, enum ctl_type type, int value, const struct sandbox_error *e)
+{
+	struct ctl_msg m = { .type = type, .value = value };
+
+	if (e)
+		m.error = *e;
+	/* MSG_NOSIGNAL: a peer that is gone is not worth a SIGPIPE. */
+	while (send(fd, &m, sizeof(m), MSG_NOSIGNAL) < 0 && errno == EINTR)
+		;
+}
+
+/* Reports a set-up failure from init or the payload and ends the process. */
+static __attribute__((noreturn)) void child_die(int ctl, const struct sandbox_error *e)
+{
+	ctl_send(ctl, CTL_SETUP_ERROR, 0, e);
+	_exit(125);
+}
+
+static int write_file(const char *path, const char *data)
+{
+	_cleanup_fd_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(data);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, data, len) != (ssize_t)len)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* Identity maps for the caller's uid and gid (user_namespaces(7)): a process
+ * in a new user namespace may map its own creator's ids, once setgroups is
+ * denied; writing them here saves a round trip with the supervisor. */
+static int map_ids(uid_t uid, gid_t gid, struct sandbox_error *e)
+{
+	char map[64];
+	int r;
+
+	if ((r = write_file("/proc/self/setgroups", "deny")))
+		return sandbox_fail(e, "write", "/proc/self/setgroups", -r, NULL);
+	snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
+	if ((r = write_file("/proc/self/uid_map", map)))
+		return sandbox_fail(e, "write", "/proc/self/uid_map", -r, NULL);
+	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
+	if ((r = write_file("/proc/self/gid_map", map)))
+		return sandbox_fail(e, "write", "/proc/self/gid_map", -r, NULL);
+	return 0;
+}
+
+/* execvp(3)'s search, but over the sandbox's own PATH rather than porta's. */
+static int exec_command(char *const argv[], char *const envp[])
+{
+	const char *path = "/usr/local/bin:/usr/bin:/bin";
+	int first_err = ENOENT;
+
+	if (strchr(argv[0], '/')) {
+		execve(argv[0], argv, envp);
+		return errno;
+	}
+	for (size_t i = 0; envp[i]; i++) {
+		if (strncmp(envp[i], "PATH=", 5) == 0)
+			path = envp[i] + 5;
+	}
+	size_t alen = strlen(argv[0]);
+	while (path) {
+		const char *colon = strchr(path, ':');
+		size_t dlen = colon ? (size_t)(colon - path) : strlen(path);
+		char full[4096];
+		if (dlen + alen + 2 <= sizeof(full)) {
+			/* An empty PATH entry means the current directory. */
+			int n = dlen ? snprintf(full, sizeof(full), "%.*s/%s", (int)dlen, path, argv[0])
+				     : snprintf(full, sizeof(full), "%s", argv[0]);
+			(void)n;
+			execve(full, argv, envp);
+			int err = errno;
+			if (err != ENOENT && err != ENOTDIR && err != ESTALE) {
+				if (err != EACCES)
+					return err;
+				first_err = EACCES;
+			}
+		}
+		path = colon ? colon + 1 : NULL;
+	}
+	return first_err;
+}
+
+struct child_ctx {
+	const struct policy_plan *plan;
+	char *const *argv;
+	int ctl;
+	int ruleset_fd;
+	struct policy_landlock_masks masks;
+	uid_t uid;
+	gid_t gid;
+	sigset_t old_mask;
+};
+
+static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
+{
+	struct sandbox_error e;
+	int r;
+
+	sigprocmask(SIG_SETMASK, &c->old_mask, NULL);
+	if (chdir(c->plan->cwd) < 0) {
+		log_msg(LOG_LEVEL_WARN, "the working directory %s is not visible in the sandbox; starting in /",
+			c->plan->cwd);
+		if (chdir("/") < 0)
+			child_die(c->ctl, &(struct sandbox_error){ .step = "chdir /", .err = errno });
+	}
+	if (sandbox_limits_apply(c->plan->opts, &e) || sandbox_caps_drop(&e))
+		child_die(c->ctl, &e);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		sandbox_fail(&e, "no_new_privs", NULL, errno, NULL);
+		child_die(c->ctl, &e);
+	}
+	if ((r = sandbox_landlock_enforce(c->ruleset_fd, c->masks.restrict_flags))) {
+		sandbox_fail(&e, "Landlock restrict_self", NULL, -r, NULL);
+		child_die(c->ctl, &e);
+	}
+	close(c->ruleset_fd);
+	/* Whatever porta's caller left open (fds 3 and up) ends at execve. */
+	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		sandbox_fail(&e, "close_range", NULL, errno, NULL);
+		child_die(c->ctl, &e);
+	}
+	if ((r = sandbox_seccomp_install(POLICY_SECCOMP_BASE))) {
+		sandbox_fail(&e, "seccomp", NULL, -r, NULL);
+		child_die(c->ctl, &e);
+	}
+	int err = exec_command(c->argv, c->plan->envp);
+	int code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
+	sandbox_fail(&e, "execute", c->argv[0], err, NULL);
+	ctl_send(c->ctl, CTL_EXEC_ERROR, code, &e);
+	_exit(code);
+}
+
+static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
+{
+	struct sandbox_error e;
+	int r;
+
+	/* The sandbox dies with porta: init's death kills every process of
+	 * the PID namespace (pid_namespaces(7)). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		_exit(125);
+	struct pollfd alive = { .fd = c->ctl, .events = 0 };
+	if (poll(&alive, 1, 0) == 1 && (alive.revents & (POLLHUP | POLLERR)))
+		_exit(125); /* porta died before PDEATHSIG was armed */
+
+	if (map_ids(c->uid, c->gid, &e))
+		child_die(c->ctl, &e);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		sandbox_fail(&e, "make / private", NULL, errno, NULL);
+		child_die(c->ctl, &e);
+	}
+	if (c->plan->opts->net_mode == POLICY_NET_NONE && (r = sandbox_netns_lo_up())) {
+		sandbox_fail(&e, "bring up lo", NULL, -r, NULL);
+		child_die(c->ctl, &e);
+	}
+	if (sandbox_mounts_apply(c->plan, &e))
+		child_die(c->ctl, &e);
+
+	pid_t payload = fork();
+	if (payload < 0) {
+		sandbox_fail(&e, "fork the command", NULL, errno, NULL);
+		child_die(c->ctl, &e);
+	}
+	if (payload == 0)
+		payload_main(c);
+	close(c->ruleset_fd);
+
+	/* SIGCHLD stays blocked (inherited) and is read through a signalfd. */
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		sandbox_fail(&e, "signalfd", NULL, errno, NULL);
+		child_die(c->ctl, &e);
+	}
+	for (;;) {
+		struct pollfd pfd[2] = { { c->ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			_exit(125);
+		if (pfd[0].revents) {
+			struct ctl_msg m;
+			ssize_t n = recv(c->ctl, &m, sizeof(m), MSG_DONTWAIT);
+			if (n == 0)
+				_exit(125); /* porta is gone: take the sandbox down */
+			if (n == (ssize_t)sizeof(m) && m.type == CTL_SIGNAL)
+				kill(payload, m.value);
+		}
+		if (pfd[1].revents) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) > 0)
+				;
+			int status;
+			pid_t p;
+			/* Reap every orphan re-parented to us; the payload's
+			 * status is the run's, and its end is the sandbox's. */
+			while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
+				if (p == payload) {
+					ctl_send(c->ctl, CTL_STATUS, status, NULL);
+					_exit(0);
+				}
+			}
+		}
+	}
+}
+
+/* The supervisor's view of one run. */
+struct supervisor {
+	struct event_base *base;
+	int ctl;
+	pid_t init;
+	bool init_done;
+	int init_status;
+	bool timed_out;
+	bool have_status;
+	int payload_status;
+	bool have_error;
+	bool exec_failed;
+	int exec_code;
+	struct sandbox_error error;
+};
+
+static void drain_ctl(struct supervisor *s)
+{
+	struct ctl_msg m;
+	ssize_t n;
+
+	while ((n = recv(s->ctl, &m, sizeof(m), MSG_DONTWAIT)) == (ssize_t)sizeof(m)) {
+		switch (m.type) {
+		case CTL_STATUS:
+			s->have_status = true;
+			s->payload_status = m.value;
+			break;
+		case CTL_EXEC_ERROR:
+			s->exec_failed = true;
+			s->exec_code = m.value;
+			s->error = m.error;
+			break;
+		case CTL_SETUP_ERROR:
+			if (!s->have_error) /* the first failure is the cause */
+				s->error = m.error;
+			s->have_error = true;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+static void on_ctl(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	drain_ctl(arg);
+}
+
+static void on_signal(evutil_socket_t fd, short what, void *arg)
+{
+	struct supervisor *s = arg;
+	struct signalfd_siginfo si;
+
+	(void)what;
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			int status;
+			if (waitpid(s->init, &status, WNOHANG) == s->init) {
+				s->init_done = true;
+				s->init_status = status;
+				event_base_loopbreak(s->base);
+			}
+			continue;
+		}
+		/* A signal from the terminal (SI_KERNEL) already reached the
+		 * command, which shares porta's process group; forwarding it
+		 * again would deliver it twice. */
+		if (si.ssi_code == SI_KERNEL)
+			continue;
+		ctl_send(s->ctl, CTL_SIGNAL, (int)si.ssi_signo, NULL);
+	}
+}
+
+static void on_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct supervisor *s = arg;
+
+	(void)fd;
+	(void)what;
+	s->timed_out = true;
+	/* Killing pid 1 of the namespace kills every process in it. */
+	kill(s->init, SIGKILL);
+}
+
+static int supervise(struct supervisor *s, const struct policy_options *o, int sfd)
+{
+	struct event_config *cfg = event_config_new();
+	if (!cfg)
+		return -ENOMEM;
+	event_config_set_flag(cfg, EVENT_BASE_FLAG_NOLOCK);
+	s->base = event_base_new_with_config(cfg);
+	event_config_free(cfg);
+	if (!s->base)
+		return -ENOMEM;
+
+	struct event *ev_ctl = event_new(s->base, s->ctl, EV_READ | EV_PERSIST, on_ctl, s);
+	struct event *ev_sig = event_new(s->base, sfd, EV_READ | EV_PERSIST, on_signal, s);
+	struct event *ev_tmo = o->timeout_ms.set ? evtimer_new(s->base, on_timeout, s) : NULL;
+	int rc = 0;
+	if (!ev_ctl || !ev_sig || (o->timeout_ms.set && !ev_tmo)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	event_add(ev_ctl, NULL);
+	event_add(ev_sig, NULL);
+	if (ev_tmo) {
+		struct timeval tv = { (time_t)(o->timeout_ms.value / 1000),
+				      (suseconds_t)(o->timeout_ms.value % 1000) * 1000 };
+		event_add(ev_tmo, &tv);
+	}
+	/* init may already have exited before the loop started. */
+	on_signal(sfd, EV_READ, s);
+	if (!s->init_done)
+		event_base_dispatch(s->base);
+	drain_ctl(s);
+out:
+	if (ev_tmo)
+		event_free(ev_tmo);
+	if (ev_sig)
+		event_free(ev_sig);
+	if (ev_ctl)
+		event_free(ev_ctl);
+	event_base_free(s->base);
+	return rc;
+}
+
+int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandbox_result *r)
+{
+	const struct policy_options *o = plan->opts;
+	struct child_ctx c = { .plan = plan, .argv = argv, .uid = getuid(), .gid = getgid() };
+	_cleanup_fd_ int ruleset = -1, sfd = -1, ctl = -1, child_ctl = -1;
+	int sv[2], rc;
+
+	memset(r, 0, sizeof(*r));
+	if ((rc = sandbox_landlock_prepare(plan, &ruleset, &c.masks, &r->error)))
+		return rc;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return sandbox_fail(&r->error, "control channel", NULL, errno, NULL);
+	ctl = sv[0];
+	child_ctl = sv[1];
+
+	/* Blocked before clone so no signal is lost between clone and the
+	 * event loop; read through a signalfd afterwards. */
+	sigset_t mask;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGQUIT);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, &c.old_mask);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		rc = sandbox_fail(&r->error, "signalfd", NULL, errno, NULL);
+		goto out;
+	}
+
+	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
+			      CLONE_NEWUTS | SIGCHLD;
+	if (o->net_mode != POLICY_NET_OPEN)
+		flags |= CLONE_NEWNET;
+	pid_t pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
+	if (pid < 0) {
+		rc = sandbox_fail(&r->error, "clone", NULL, errno,
+				  "creating user, mount and PID namespaces failed; see 'porta check'");
+		goto out;
+	}
+	if (pid == 0) {
+		close(ctl);
+		close(sfd);
+		c.ctl = child_ctl;
+		c.ruleset_fd = ruleset;
+		init_main(&c);
+	}
+	close(steal_fd(&child_ctl));
+	close(steal_fd(&ruleset));
+
+	struct supervisor s = { .ctl = ctl, .init = pid };
+	if ((rc = supervise(&s, o, sfd))) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		sandbox_fail(&r->error, "event loop", NULL, -rc, NULL);
+		goto out;
+	}
+	if (s.have_error) {
+		r->outcome = SANDBOX_SETUP_FAILED;
+		r->error = s.error;
+	} else if (s.timed_out) {
+		r->outcome = SANDBOX_TIMED_OUT;
+		r->code = 124;
+	} else if (s.exec_failed) {
+		r->outcome = SANDBOX_EXEC_FAILED;
+		r->code = s.exec_code;
+		r->error = s.error;
+	} else if (s.have_status && WIFEXITED(s.payload_status)) {
+		r->outcome = SANDBOX_EXITED;
+		r->code = WEXITSTATUS(s.payload_status);
+	} else if (s.have_status && WIFSIGNALED(s.payload_status)) {
+		r->outcome = SANDBOX_SIGNALED;
+		r->code = WTERMSIG(s.payload_status);
+	} else {
+		r->outcome = SANDBOX_SETUP_FAILED;
+		if (WIFSIGNALED(s.init_status))
+			sandbox_fail(&r->error, "sandbox init", NULL, 0, "ended by signal %d before the command finished",
+				     WTERMSIG(s.init_status));
+		else
+			sandbox_fail(&r->error, "sandbox init", NULL, 0, "exited %d before the command finished",
+				     WEXITSTATUS(s.init_status));
+	}
+out:
+	/* The forwarded signals stay blocked: one still pending (a second
+	 * Ctrl-C) must not end porta before it reports the command's status. */
+	return rc;
+}

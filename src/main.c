@@ -1,0 +1,207 @@
+/* src/main.c: the command line (reference/cli.md).  Parsing is policy/'s,
+ * resolving and running is sandbox/'s; this file only maps outcomes to
+ * messages and exit codes. */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "policy/explain.h"
+#include "policy/options.h"
+#include "sandbox/sandbox.h"
+
+extern char **environ;
+
+enum { EXIT_TIMEOUT = 124, EXIT_PORTA = 125, EXIT_NOEXEC = 126, EXIT_NOTFOUND = 127 };
+
+static const char help_text[] =
+	"usage: porta run     [OPTIONS] [--] COMMAND [ARGS...]   run COMMAND confined\n"
+	"       porta explain [OPTIONS] [--json] [--] COMMAND    print the policy run would apply\n"
+	"       porta check   [--json]                            what this host can enforce\n"
+	"       porta help | --help | --version\n"
+	"\n"
+	"Options stop at the first word that is not an option: everything from COMMAND on\n"
+	"belongs to the command.\n"
+	"\n"
+	"Files:\n"
+	"  -v, --mount PATH[:ro]      grant PATH read-write (read-only with :ro); repeatable.\n"
+	"                             Without -v nothing is writable but the private /tmp and /dev\n"
+	"  --read-policy open|strict  open (default): all readable but closed paths; strict: only\n"
+	"                             mounts, system directories and the /etc files programs need\n"
+	"  --deny-read PATH           close PATH to reads in every mode, inside mounts too\n"
+	"  --protect NAME             keep NAME (relative to each writable mount, or absolute)\n"
+	"                             unwritable and unrenamable\n"
+	"  --allow-unix PATH          reopen one closed Unix socket\n"
+	"  --deny-unix REGEX          close more Unix sockets, by path (extended regex)\n"
+	"  --preset default|none      the built-in closure lists (credentials, protected names,\n"
+	"                             credential sockets), or none\n"
+	"  --share-tmp                use the host's /tmp instead of a private one\n"
+	"\n"
+	"Network:\n"
+	"  (none)                     network open, as the host has it\n"
+	"  --no-net                   no network at all: an empty namespace, lo only\n"
+	"  --allow-net HOST[:PORT]    allow TCP to HOST:PORT through porta (next release)\n"
+	"  --deny-net HOST[:PORT]     deny wins over allow (next release)\n"
+	"  --proxy-allow HOST[:PORT]  allow HOST only through porta's proxy (next release)\n"
+	"  --proxy-deny HOST[:PORT]   refuse HOST through the proxy (next release)\n"
+	"  --audit FILE               one JSON line per network decision (alias --proxy-audit)\n"
+	"  --dns-upstream ADDR[:PORT] resolver for the sandbox's allowed names\n"
+	"\n"
+	"Process and environment:\n"
+	"  -e, --env KEY=VALUE        set a variable (the environment starts with only PATH HOME\n"
+	"                             USER LOGNAME SHELL TERM COLORTERM LANG LANGUAGE LC_* TZ,\n"
+	"                             and TMPDIR=/tmp)\n"
+	"  --env-pass NAME[,NAME]     pass these variables from porta's environment\n"
+	"  --env-file FILE            KEY=VALUE lines; blank lines and # comments ignored\n"
+	"  --timeout SECS             end the whole sandbox at the deadline (exit 124)\n"
+	"  --max-cpu SECS             CPU seconds (SIGXCPU, then SIGKILL a second later)\n"
+	"  --max-procs N              processes of the command's own user namespace\n"
+	"  --max-file-size MIB        largest file the command may write\n"
+	"  --max-memory-mb MIB        memory ceiling (needs a cgroup; next release)\n"
+	"  --allow-root               run even though porta was started as root\n"
+	"  --why                      list refusals after the run (next release)\n"
+	"  -q, --quiet                only errors on stderr\n"
+	"  --json                     explain and check: print JSON\n"
+	"\n"
+	"Exit codes: the command's own; 128+N when signal N ended it (porta ends by the same\n"
+	"signal); 124 --timeout reached; 125 porta refused or failed before the command\n"
+	"started; 126 the command cannot be executed under the policy; 127 not found.\n";
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int fail(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	log_msg(LOG_LEVEL_ERROR, "%s", buf);
+	return EXIT_PORTA;
+}
+
+/* Options this build parses but cannot yet enforce are refused, never
+ * silently ignored. */
+static int refuse_unavailable(const struct policy_options *o)
+{
+	if (o->net_mode == POLICY_NET_POLICY)
+		return fail("--allow-net, --deny-net, --proxy-allow and --proxy-deny are not available "
+			    "in this build yet; use --no-net or no network option");
+	if (o->audit_path)
+		return fail("--audit records network policy decisions, which this build does not make yet");
+	if (o->max_memory_mib.set)
+		return fail("--max-memory-mb needs a cgroup, which this build does not create yet; "
+			    "refusing rather than running without the ceiling");
+	if (o->why)
+		return fail("--why is not available in this build yet");
+	return 0;
+}
+
+/* Ends porta the way the command ended: by the same signal. */
+static int die_by_signal(int sig)
+{
+	struct rlimit no_core = { 0, 0 };
+	sigset_t set;
+
+	setrlimit(RLIMIT_CORE, &no_core); /* the command's core is not porta's */
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	return 128 + sig; /* a signal that does not terminate */
+}
+
+static int report(const struct sandbox_result *r)
+{
+	char msg[1600];
+
+	switch (r->outcome) {
+	case SANDBOX_EXITED:
+		return r->code;
+	case SANDBOX_SIGNALED:
+		return die_by_signal(r->code);
+	case SANDBOX_TIMED_OUT:
+		log_msg(LOG_LEVEL_WARN, "--timeout reached: the sandbox and everything in it was ended");
+		return EXIT_TIMEOUT;
+	case SANDBOX_EXEC_FAILED:
+		sandbox_error_format(&r->error, msg, sizeof(msg));
+		log_msg(LOG_LEVEL_ERROR, "%s%s", msg,
+			r->code == EXIT_NOTFOUND
+				? " (not found in the sandbox's PATH or filesystem)"
+				: " (not executable, or the policy does not allow executing it)");
+		return r->code;
+	case SANDBOX_SETUP_FAILED:
+		break;
+	}
+	sandbox_error_format(&r->error, msg, sizeof(msg));
+	log_msg(LOG_LEVEL_ERROR, "setting up the sandbox failed: %s", msg);
+	return EXIT_PORTA;
+}
+
+int main(int argc, char *argv[])
+{
+	struct policy_options opts;
+	char err[POLICY_ERR_MAX];
+	struct sandbox_error e;
+	char msg[1600];
+
+	if (policy_parse_args(argc, argv, &opts, err) != POLICY_PARSE_OK)
+		return fail("%s", err);
+	if (opts.quiet)
+		log_set_level(LOG_LEVEL_ERROR);
+	else if (getenv("PORTA_DEBUG"))
+		log_set_level(LOG_LEVEL_DEBUG);
+
+	switch (opts.command) {
+	case POLICY_CMD_HELP:
+		fputs(help_text, stdout);
+		return 0;
+	case POLICY_CMD_VERSION:
+		printf("porta %s\n", PORTA_VERSION);
+		return 0;
+	case POLICY_CMD_CHECK:
+		sandbox_check(stdout, opts.json);
+		return 0;
+	default:
+		break;
+	}
+
+	if (opts.command == POLICY_CMD_RUN) {
+		if (geteuid() == 0 && !opts.allow_root)
+			return fail("refusing to run as root: the command would own every root-owned file "
+				    "of the host it can reach; pass --allow-root to accept that");
+		int rc = refuse_unavailable(&opts);
+		if (rc)
+			return rc;
+	}
+
+	struct policy_plan *plan = NULL;
+	if (sandbox_resolve(&opts, argv, environ, &plan, &e) < 0) {
+		sandbox_error_format(&e, msg, sizeof(msg));
+		return fail("%s", msg);
+	}
+
+	int code;
+	if (opts.command == POLICY_CMD_EXPLAIN) {
+		code = policy_explain(stdout, plan, opts.cmd_argc, argv + opts.cmd_index,
+				      sandbox_landlock_abi(), opts.json) ? EXIT_PORTA : 0;
+	} else {
+		struct sandbox_result r;
+		fflush(stdout);
+		if (sandbox_run(plan, argv + opts.cmd_index, &r) < 0) {
+			sandbox_error_format(&r.error, msg, sizeof(msg));
+			code = fail("%s", msg);
+		} else {
+			code = report(&r);
+		}
+	}
+	policy_plan_destroy(plan);
+	return code;
+}
