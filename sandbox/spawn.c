@@ -25,6 +25,7 @@
 #include "common/cleanup.h"
 #include "common/kernel.h"
 #include "common/log.h"
+#include "common/trace.h"
 #include "sandbox/internal.h"
 #include "sandbox/seccomp.h"
 
@@ -143,6 +144,7 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 	struct sandbox_error e;
 	int r;
 
+	trace_mark("payload started");
 	sigprocmask(SIG_SETMASK, &c->old_mask, NULL);
 	if (chdir(c->plan->cwd) < 0) {
 		log_msg(LOG_LEVEL_WARN, "the working directory %s is not visible in the sandbox; starting in /",
@@ -170,6 +172,7 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 		sandbox_fail(&e, "seccomp", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}
+	trace_mark("payload confined, exec");
 	int err = exec_command(c->argv, c->plan->envp);
 	int code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
 	sandbox_fail(&e, "execute", c->argv[0], err, NULL);
@@ -190,6 +193,7 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 	if (poll(&alive, 1, 0) == 1 && (alive.revents & (POLLHUP | POLLERR)))
 		_exit(125); /* porta died before PDEATHSIG was armed */
 
+	trace_mark("init started");
 	if (map_ids(c->uid, c->gid, &e))
 		child_die(c->ctl, &e);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
@@ -200,8 +204,10 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 		sandbox_fail(&e, "bring up lo", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}
+	trace_mark("ids mapped, network ready");
 	if (sandbox_mounts_apply(c->plan, &e))
 		child_die(c->ctl, &e);
+	trace_mark("mounts done");
 
 	pid_t payload = fork();
 	if (payload < 0) {
@@ -243,6 +249,7 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 			 * status is the run's, and its end is the sandbox's. */
 			while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
 				if (p == payload) {
+					trace_mark("init reaped the payload");
 					ctl_send(c->ctl, CTL_STATUS, status, NULL);
 					_exit(0);
 				}
@@ -310,6 +317,7 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
 	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
 			int status;
+			trace_mark("SIGCHLD");
 			if (waitpid(s->init, &status, WNOHANG) == s->init) {
 				s->init_done = true;
 				s->init_status = status;
@@ -356,6 +364,7 @@ static int supervise(struct supervisor *s, const struct policy_options *o, int s
 		rc = -ENOMEM;
 		goto out;
 	}
+	trace_mark("event loop ready");
 	event_add(ev_ctl, NULL);
 	event_add(ev_sig, NULL);
 	if (ev_tmo) {
@@ -368,6 +377,7 @@ static int supervise(struct supervisor *s, const struct policy_options *o, int s
 	if (!s->init_done)
 		event_base_dispatch(s->base);
 	drain_ctl(s);
+	trace_mark("init reaped");
 out:
 	if (ev_tmo)
 		event_free(ev_tmo);
@@ -389,6 +399,7 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 	memset(r, 0, sizeof(*r));
 	if ((rc = sandbox_landlock_prepare(plan, &ruleset, &c.masks, &r->error)))
 		return rc;
+	trace_mark("Landlock ruleset built");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return sandbox_fail(&r->error, "control channel", NULL, errno, NULL);
 	ctl = sv[0];
@@ -427,6 +438,7 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		c.ruleset_fd = ruleset;
 		init_main(&c);
 	}
+	trace_mark("cloned");
 	close(steal_fd(&child_ctl));
 	close(steal_fd(&ruleset));
 

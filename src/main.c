@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/trace.h"
 #include "policy/explain.h"
 #include "policy/options.h"
 #include "sandbox/sandbox.h"
@@ -152,6 +153,8 @@ int main(int argc, char *argv[])
 	struct sandbox_error e;
 	char msg[1600];
 
+	const char *trace = getenv("PORTA_TRACE_SETUP");
+	trace_start(trace && trace[0] && strcmp(trace, "0") != 0);
 	if (policy_parse_args(argc, argv, &opts, err) != POLICY_PARSE_OK)
 		return fail("%s", err);
 	if (opts.quiet)
@@ -188,6 +191,7 @@ int main(int argc, char *argv[])
 		return fail("%s", msg);
 	}
 
+	trace_mark("plan resolved");
 	int code;
 	if (opts.command == POLICY_CMD_EXPLAIN) {
 		code = policy_explain(stdout, plan, opts.cmd_argc, argv + opts.cmd_index,
