@@ -73,6 +73,15 @@ struct kernel_landlock_net_port_attr {
 #define SECCOMP_GET_NOTIF_SIZES 3
 #endif
 
+/* --- memfd (include/uapi/linux/memfd.h, 6.3) ---------------------------- */
+
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U
+#endif
+
 /* --- sockets and namespaces -------------------------------------------- */
 
 #ifndef IPV6_FREEBIND
