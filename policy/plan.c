@@ -86,6 +86,23 @@ int policy_plan_add_rule(struct policy_plan *plan, const char *path, unsigned gr
 	return 0;
 }
 
+bool policy_plan_rule_after_mounts(const struct policy_plan *plan, const struct policy_rule *rule)
+{
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct policy_mount_step *m = &plan->mounts[i];
+		bool replaces = m->kind == POLICY_MOUNT_PROC || m->kind == POLICY_MOUNT_TMPFS ||
+				m->kind == POLICY_MOUNT_DEVPTS;
+		if (!replaces)
+			continue;
+		if (strcmp(m->path, rule->path) == 0)
+			return true;
+		/* The devpts step also binds its ptmx over /dev/ptmx. */
+		if (m->kind == POLICY_MOUNT_DEVPTS && strcmp(rule->path, "/dev/ptmx") == 0)
+			return true;
+	}
+	return false;
+}
+
 const struct policy_mount_step *policy_plan_find_mount(const struct policy_plan *plan,
 							 const char *path)
 {

@@ -31,6 +31,7 @@ struct policy_rule {
 enum policy_mount_kind {
 	POLICY_MOUNT_PROC,       /* a fresh procfs on /proc (the sandbox's PID namespace) */
 	POLICY_MOUNT_TMPFS,      /* a private, writable tmpfs (/tmp, /dev/shm) */
+	POLICY_MOUNT_DEVPTS,     /* a private devpts instance on /dev/pts, its ptmx on /dev/ptmx */
 	POLICY_MOUNT_REBIND,     /* a -v path under a private tmpfs, bound back at its own path */
 	POLICY_MOUNT_PIN,        /* a read-write self-bind: the path can no longer be renamed away */
 	POLICY_MOUNT_READONLY,   /* a read-only self-bind (protected names, /proc/sys, :ro mounts) */
@@ -80,7 +81,15 @@ int policy_plan_add_note(struct policy_plan *plan, const char *fmt, ...)
 int policy_plan_setenv(struct policy_plan *plan, const char *name, size_t name_len,
 		       const char *value, size_t value_len);
 
-/* Finds the mount step for path of one of the given kinds, or NULL. */
+/* True when rule's path is replaced by a filesystem the sandbox mounts
+ * (a fresh /proc, a private tmpfs, the private devpts and its ptmx): its
+ * Landlock rule must be added inside the sandbox after the mounts, because
+ * Landlock never consults a rule on a mount point's hidden inode
+ * (security/landlock/fs.c, is_access_to_paths_allowed(): "Ignores hidden
+ * mount points").  Pure. */
+bool policy_plan_rule_after_mounts(const struct policy_plan *plan, const struct policy_rule *rule);
+
+/* Finds the mount step for path, or NULL. */
 const struct policy_mount_step *policy_plan_find_mount(const struct policy_plan *plan,
 							 const char *path);
 

@@ -18,6 +18,13 @@ int sandbox_fail(struct sandbox_error *e, const char *step, const char *path, in
 int sandbox_landlock_prepare(const struct policy_plan *plan, int *ruleset_fd,
 			     struct policy_landlock_masks *m, struct sandbox_error *e);
 
+/* In init, after the mounts: adds the rules on filesystems the sandbox
+ * mounted itself (policy_plan_rule_after_mounts()) to ruleset_fd.  0 or
+ * -errno (e filled). */
+int sandbox_landlock_add_after_mounts(const struct policy_plan *plan, int ruleset_fd,
+				      const struct policy_landlock_masks *m,
+				      struct sandbox_error *e);
+
 /* In the payload: landlock_restrict_self(ruleset_fd, flags).  0 or -errno. */
 int sandbox_landlock_enforce(int ruleset_fd, uint32_t flags);
 

@@ -2,8 +2,10 @@
  *
  * The ruleset is built once in the supervisor before clone and inherited by
  * the payload, which only calls landlock_restrict_self(): rules attach to
- * inodes, so the mount namespace the payload later sees does not matter, and
- * a tmpfs mounted over a granted directory is covered through its mount point.
+ * inodes, so the mount namespace the payload later sees does not matter.
+ * The exception is a filesystem the sandbox mounts in place of a granted one
+ * (/tmp, /dev/shm, /dev/pts, /proc): Landlock skips the hidden mount point's
+ * inode, so init adds those rules to the same ruleset after its mounts.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +21,33 @@ int sandbox_landlock_abi(void)
 {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 	return abi < 0 ? 0 : (int)abi;
+}
+
+/* Adds the plan's rules whose after-mounts status is late (see
+ * policy_plan_rule_after_mounts()) to the ruleset. */
+static int add_rules(const struct policy_plan *plan, int fd, const struct policy_landlock_masks *m,
+		     bool late, struct sandbox_error *e)
+{
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct policy_rule *rule = &plan->rules[i];
+		if (policy_plan_rule_after_mounts(plan, rule) != late)
+			continue;
+		struct landlock_path_beneath_attr pb = {
+			.allowed_access = policy_landlock_access(m, rule->grant, rule->is_dir),
+		};
+		if (pb.allowed_access == 0)
+			continue;
+		_cleanup_fd_ int pfd = open(rule->path, O_PATH | O_CLOEXEC);
+		if (pfd < 0) {
+			if (errno == ENOENT)
+				continue; /* vanished since resolving: nothing to grant */
+			return sandbox_fail(e, "Landlock rule", rule->path, errno, NULL);
+		}
+		pb.parent_fd = pfd;
+		if (syscall(SYS_landlock_add_rule, fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
+			return sandbox_fail(e, "Landlock rule", rule->path, errno, NULL);
+	}
+	return 0;
 }
 
 int sandbox_landlock_prepare(const struct policy_plan *plan, int *ruleset_fd,
@@ -44,25 +73,18 @@ int sandbox_landlock_prepare(const struct policy_plan *plan, int *ruleset_fd,
 	if (fd < 0)
 		return sandbox_fail(e, "Landlock ruleset", NULL, errno, NULL);
 
-	for (size_t i = 0; i < plan->n_rules; i++) {
-		const struct policy_rule *rule = &plan->rules[i];
-		struct landlock_path_beneath_attr pb = {
-			.allowed_access = policy_landlock_access(m, rule->grant, rule->is_dir),
-		};
-		if (pb.allowed_access == 0)
-			continue;
-		_cleanup_fd_ int pfd = open(rule->path, O_PATH | O_CLOEXEC);
-		if (pfd < 0) {
-			if (errno == ENOENT)
-				continue; /* vanished since resolving: nothing to grant */
-			return sandbox_fail(e, "Landlock rule", rule->path, errno, NULL);
-		}
-		pb.parent_fd = pfd;
-		if (syscall(SYS_landlock_add_rule, fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
-			return sandbox_fail(e, "Landlock rule", rule->path, errno, NULL);
-	}
+	int rc = add_rules(plan, fd, m, false, e);
+	if (rc)
+		return rc;
 	*ruleset_fd = steal_fd(&fd);
 	return 0;
+}
+
+int sandbox_landlock_add_after_mounts(const struct policy_plan *plan, int ruleset_fd,
+				      const struct policy_landlock_masks *m,
+				      struct sandbox_error *e)
+{
+	return add_rules(plan, ruleset_fd, m, true, e);
 }
 
 int sandbox_landlock_enforce(int ruleset_fd, uint32_t flags)

@@ -115,9 +115,34 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e
 			break;
 		case POLICY_MOUNT_TMPFS:
 			step = "mount private tmpfs on";
-			if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0)
+			/* /dev/shm is for shared memory, not programs: noexec
+			 * closes one more road to running unjudged files. */
+			if (mount("tmpfs", p, "tmpfs",
+				  MS_NOSUID | MS_NODEV | (strcmp(p, "/dev/shm") == 0 ? MS_NOEXEC : 0),
+				  "mode=1777") < 0)
 				r = -errno;
 			break;
+		case POLICY_MOUNT_DEVPTS: {
+			/* The host's /dev/pts holds the user's other terminals:
+			 * open one and its keystrokes can be read.  A new devpts
+			 * instance (devpts.rst, "newinstance" is the default
+			 * since 4.7) shows only the sandbox's own ptys; its ptmx
+			 * replaces /dev/ptmx so new ptys land in it.  The
+			 * command's own terminal stays reachable through its fds
+			 * and /dev/tty. */
+			char ptmx[PATH_MAX];
+			step = "mount private devpts on";
+			snprintf(ptmx, sizeof(ptmx), "%s/ptmx", p);
+			if (mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC,
+				  "newinstance,ptmxmode=0666,mode=620") < 0) {
+				r = -errno;
+			} else if (mount(ptmx, "/dev/ptmx", NULL, MS_BIND, NULL) < 0) {
+				step = "bind the private ptmx on";
+				p = "/dev/ptmx";
+				r = -errno;
+			}
+			break;
+		}
 		case POLICY_MOUNT_REBIND: {
 			step = "bind mount back into the private /tmp:";
 			int fd = rebind_fd[next_rebind++];

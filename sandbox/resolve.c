@@ -21,6 +21,7 @@
 
 #include "common/cleanup.h"
 #include "common/log.h"
+#include "common/trace.h"
 #include "policy/paths.h"
 #include "policy/preset.h"
 #include "policy/textparse.h"
@@ -200,6 +201,10 @@ static int add_base_grants(struct resolver *r)
 			rc = policy_plan_add_mount(plan, POLICY_MOUNT_TMPFS, "/dev/shm",
 						   "private shared memory");
 	}
+	if (rc == 0 && stat("/dev/pts", &st) == 0 && S_ISDIR(st.st_mode) &&
+	    stat("/dev/ptmx", &st) == 0)
+		rc = policy_plan_add_mount(plan, POLICY_MOUNT_DEVPTS, "/dev/pts",
+					   "the sandbox's own terminals");
 	for (size_t i = 0; i < ARRAY_LEN(devices) && rc == 0; i++) {
 		if (stat(devices[i], &st) == 0)
 			rc = policy_plan_add_rule(plan, devices[i],
@@ -662,9 +667,19 @@ int sandbox_resolve(const struct policy_options *opts, char *const argv[],
 	if (!r.plan->cwd)
 		r.plan->cwd = strdup("/");
 	if ((rc = resolve_home(&r, envp)) || (rc = add_mount_grants(&r)) ||
-	    (rc = add_base_grants(&r)) || (rc = add_tmp_and_proc(&r)) ||
-	    (rc = add_protection(&r)) || (rc = add_closed_paths(&r)) ||
-	    (rc = add_closed_sockets(&r, envp)) || (rc = add_env(&r, envp)))
+	    (rc = add_base_grants(&r)))
+		goto out;
+	trace_mark("resolve: grants");
+	if ((rc = add_tmp_and_proc(&r)) || (rc = add_protection(&r)))
+		goto out;
+	trace_mark("resolve: protected names");
+	if ((rc = add_closed_paths(&r)))
+		goto out;
+	trace_mark("resolve: closed paths");
+	if ((rc = add_closed_sockets(&r, envp)))
+		goto out;
+	trace_mark("resolve: closed sockets");
+	if ((rc = add_env(&r, envp)))
 		goto out;
 	if (opts->share_tmp)
 		policy_plan_add_note(r.plan, "--share-tmp: the host's /tmp is shared and writable");

@@ -205,7 +205,8 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 		child_die(c->ctl, &e);
 	}
 	trace_mark("ids mapped, network ready");
-	if (sandbox_mounts_apply(c->plan, &e))
+	if (sandbox_mounts_apply(c->plan, &e) ||
+	    sandbox_landlock_add_after_mounts(c->plan, c->ruleset_fd, &c->masks, &e))
 		child_die(c->ctl, &e);
 	trace_mark("mounts done");
 

@@ -186,6 +186,7 @@ int main(int argc, char *argv[])
 	}
 
 	struct policy_plan *plan = NULL;
+	trace_mark("options parsed");
 	if (sandbox_resolve(&opts, argv, environ, &plan, &e) < 0) {
 		sandbox_error_format(&e, msg, sizeof(msg));
 		return fail("%s", msg);
