@@ -26,8 +26,11 @@ int sandbox_limits_apply(const struct policy_options *o, struct sandbox_error *e
 	    (r = set_limit(RLIMIT_CPU, o->max_cpu_s.value, o->max_cpu_s.value + 1)))
 		return sandbox_fail(e, "--max-cpu", NULL, -r, NULL);
 	/* Counted per user in the sandbox's own user namespace (kernel >= 5.14
-	 * ucounts), so the user's processes outside do not count. */
-	if (o->max_procs.set && (r = set_limit(RLIMIT_NPROC, o->max_procs.value, o->max_procs.value)))
+	 * ucounts), so the user's processes outside do not count; init is one
+	 * of the namespace's processes, hence + 1.  Host root is exempt from
+	 * RLIMIT_NPROC (kernel/fork.c), which main refuses up front. */
+	if (o->max_procs.set &&
+	    (r = set_limit(RLIMIT_NPROC, o->max_procs.value + 1, o->max_procs.value + 1)))
 		return sandbox_fail(e, "--max-procs", NULL, -r, NULL);
 	if (o->max_file_size_mib.set) {
 		rlim_t bytes = (rlim_t)o->max_file_size_mib.value << 20;

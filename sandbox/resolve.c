@@ -638,10 +638,12 @@ static int add_env(struct resolver *r, char *const envp[])
 						     (const char *)val.p, val.n)))
 				return sandbox_fail(r->e, "--env-file", file, -rc, NULL);
 		}
-		if (st == POLICY_ENVFILE_MALFORMED)
-			return sandbox_fail(r->e, "--env-file", file, 0,
-					    "line %zu is not KEY=VALUE (KEY of letters, digits and _)",
-					    line);
+		if (st == POLICY_ENVFILE_MALFORMED) {
+			char where[600];
+			snprintf(where, sizeof(where), "%s:%zu", file, line);
+			return sandbox_fail(r->e, "--env-file", where, 0,
+					    "not KEY=VALUE (KEY of letters, digits and _)");
+		}
 	}
 	for (size_t k = 0; k < o->env_set.n && rc == 0; k++) {
 		const char *eq = strchr(o->env_set.v[k], '=');
@@ -681,6 +683,30 @@ int sandbox_resolve(const struct policy_options *opts, char *const argv[],
 	trace_mark("resolve: closed sockets");
 	if ((rc = add_env(&r, envp)))
 		goto out;
+	if (opts->audit_path) {
+		/* cli.md: the audit file may not lie inside a writable mount of
+		 * the same run, where the command could rewrite it. */
+		char p[PATH_MAX];
+		_cleanup_free_ char *dir_real = NULL;
+		if (!policy_path_normalize(r.plan->cwd, opts->audit_path, strlen(opts->audit_path), p,
+					   sizeof(p))) {
+			rc = sandbox_fail(e, "--audit", opts->audit_path, ENAMETOOLONG, NULL);
+			goto out;
+		}
+		/* The file may not exist yet: judge its directory's real path. */
+		char *slash = strrchr(p, '/');
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), "%.*s", slash == p ? 1 : (int)(slash - p), p);
+		dir_real = realpath(dir, NULL);
+		const char *judged = dir_real ? dir_real : dir;
+		if (under_any(r.writable, r.n_writable, judged) ||
+		    (opts->share_tmp && policy_path_is_under("/tmp", judged))) {
+			rc = sandbox_fail(e, "--audit", opts->audit_path, 0,
+					  "the audit file lies inside a writable mount of this run, where "
+					  "the command could rewrite it; choose a path outside every -v");
+			goto out;
+		}
+	}
 	if (opts->share_tmp)
 		policy_plan_add_note(r.plan, "--share-tmp: the host's /tmp is shared and writable");
 	if (r.n_writable == 0)

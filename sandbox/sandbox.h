@@ -61,9 +61,9 @@ struct sandbox_result {
 };
 
 /* Runs the plan's command confined and waits for it.  Blocks SIGINT,
- * SIGTERM, SIGHUP, SIGQUIT and SIGCHLD in the caller and leaves them blocked
- * (a pending one must not end porta before it reports); forwards the first
- * four to the command.  argv: the command (NULL-
+ * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGCHLD in the caller and
+ * leaves them blocked (a pending one must not end porta before it reports);
+ * forwards all but SIGCHLD to the command.  argv: the command (NULL-
  * terminated).  Returns 0 with *r filled (even when the command failed), or
  * -errno when porta itself could not run it (r->error filled). */
 int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandbox_result *r);

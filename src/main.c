@@ -101,6 +101,9 @@ static int refuse_unavailable(const struct policy_options *o)
 			    "refusing rather than running without the ceiling");
 	if (o->why)
 		return fail("--why is not available in this build yet");
+	if (o->max_procs.set && geteuid() == 0)
+		return fail("--max-procs cannot be enforced for root: the kernel exempts uid 0 from "
+			    "RLIMIT_NPROC, and this build does not create a cgroup yet");
 	return 0;
 }
 
@@ -176,20 +179,22 @@ int main(int argc, char *argv[])
 		break;
 	}
 
-	if (opts.command == POLICY_CMD_RUN) {
-		if (geteuid() == 0 && !opts.allow_root)
-			return fail("refusing to run as root: the command would own every root-owned file "
-				    "of the host it can reach; pass --allow-root to accept that");
-		int rc = refuse_unavailable(&opts);
-		if (rc)
-			return rc;
-	}
+	if (opts.command == POLICY_CMD_RUN && geteuid() == 0 && !opts.allow_root)
+		return fail("refusing to run as root: the command would own every root-owned file "
+			    "of the host it can reach; pass --allow-root to accept that");
 
 	struct policy_plan *plan = NULL;
 	trace_mark("options parsed");
 	if (sandbox_resolve(&opts, argv, environ, &plan, &e) < 0) {
 		sandbox_error_format(&e, msg, sizeof(msg));
 		return fail("%s", msg);
+	}
+	if (opts.command == POLICY_CMD_RUN) {
+		int rc = refuse_unavailable(&opts);
+		if (rc) {
+			policy_plan_destroy(plan);
+			return rc;
+		}
 	}
 
 	trace_mark("plan resolved");

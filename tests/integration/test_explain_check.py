@@ -1,0 +1,175 @@
+"""integration/explain_check: `porta explain` prints the policy run would
+apply and runs nothing; `porta check` says what this host can enforce."""
+
+import json
+import os
+import re
+import unittest
+
+import harness
+from harness import SH, PortaTestCase, run
+
+EXPLAIN_KEYS = {"mounts", "read_policy", "closed_paths", "protected", "closed_sockets",
+                "network", "limits", "env", "command", "notes"}
+
+
+class Explain(PortaTestCase):
+
+    def setUp(self):
+        self.ws = self.mkdtemp()
+        self.ro = self.mkdtemp()
+        self.home = self.mkdtemp(prefix="porta-it-home-")
+        self.write(os.path.join(self.home, ".ssh", "id_ed25519"), "k", 0o600)
+        self.write(os.path.join(self.home, ".netrc"), "n", 0o600)
+        self.write(os.path.join(self.ws, ".bashrc"), "b")
+        self.write(os.path.join(self.ws, ".git", "config"), "c")
+        os.makedirs(os.path.join(self.ws, ".git", "hooks"))
+        self.sockpath = os.path.join(self.home, "ssh-abcdef", "agent.4321")
+        os.makedirs(os.path.dirname(self.sockpath))
+        lst = harness.UnixListener(self.sockpath)
+        self.addCleanup(lst.close)
+        self.flag = os.path.join(self.ws, "ran")
+        self.env = harness.clean_env({"HOME": self.home, "SECRET_TOKEN": "x"})
+        self.cmd = [SH, "-c", "touch %s" % self.flag]
+
+    def explain(self, extra=(), json_out=False):
+        args = ["explain"] + (["--json"] if json_out else []) + list(extra) + ["--"] + self.cmd
+        res = run(args, env=self.env)
+        self.assertOk(res)
+        self.assertFalse(os.path.exists(self.flag), "explain ran the command")
+        return res
+
+    def test_text(self):
+        res = self.explain(["-v", self.ws, "-v", self.ro + ":ro"])
+        text = res.out
+        self.assertIn(self.ws, text)
+        self.assertIn(self.ro, text)
+        self.assertRegex(text.lower(), r"read")
+        self.assertIn("open", text.lower())
+        self.assertIn(os.path.join(self.home, ".ssh"), text)
+        self.assertIn(os.path.join(self.home, ".netrc"), text)
+        self.assertIn(os.path.join(self.ws, ".bashrc"), text)
+        self.assertIn(".git/hooks", text)
+        self.assertIn(self.sockpath, text)
+        self.assertIn("network", text.lower())
+
+    def test_text_modes(self):
+        res = self.explain(["--read-policy", "strict", "--no-net"])
+        self.assertIn("strict", res.out.lower())
+        self.assertRegex(res.out.lower(), r"none|no network|--no-net")
+
+    def test_json(self):
+        res = self.explain(["-v", self.ws, "-v", self.ro + ":ro", "--max-procs", "17",
+                            "-e", "FOO_SET=1", "--protect", "keep.me"], json_out=True)
+        try:
+            doc = json.loads(res.out)
+        except ValueError as e:
+            self.fail("explain --json is not JSON: %s\n%s" % (e, res.describe()))
+        missing = EXPLAIN_KEYS - set(doc)
+        self.assertEqual(missing, set(), "keys missing from explain --json")
+
+        mounts = {m["path"]: m["access"] for m in doc["mounts"]}
+        self.assertEqual(mounts.get(self.ws), "rw", doc["mounts"])
+        self.assertEqual(mounts.get(self.ro), "ro", doc["mounts"])
+        self.assertEqual(doc["read_policy"], "open")
+
+        closed = {c["path"]: c for c in doc["closed_paths"]}
+        ssh = closed.get(os.path.join(self.home, ".ssh"))
+        self.assertIsNotNone(ssh, doc["closed_paths"])
+        self.assertEqual(ssh["kind"], "dir")
+        self.assertIsInstance(ssh.get("reason"), str)
+        netrc = closed.get(os.path.join(self.home, ".netrc"))
+        self.assertIsNotNone(netrc, doc["closed_paths"])
+        self.assertEqual(netrc["kind"], "file")
+        self.assertNotIn(os.path.join(self.home, ".aws"), closed,
+                         "a credential path that does not exist is listed as closed")
+
+        prot = {p["path"]: p["present"] for p in doc["protected"]}
+        self.assertIs(prot.get(os.path.join(self.ws, ".bashrc")), True, doc["protected"])
+        self.assertIs(prot.get(os.path.join(self.ws, ".git", "config")), True)
+        self.assertIs(prot.get(os.path.join(self.ws, ".git", "hooks")), True)
+        self.assertIs(prot.get(os.path.join(self.ws, ".zshrc")), False,
+                      "names absent at start must be listed with present: false")
+        self.assertIs(prot.get(os.path.join(self.ws, "keep.me")), False)
+        self.assertNotIn(os.path.join(self.ro, ".bashrc"), prot,
+                         "protected names are relative to writable mounts only")
+
+        self.assertIn(self.sockpath, doc["closed_sockets"])
+        self.assertEqual(doc["network"]["mode"], "open")
+        self.assertIsInstance(doc["limits"], dict)
+        self.assertIn(17, list(doc["limits"].values()), doc["limits"])
+        self.assertIn("FOO_SET", doc["env"])
+        self.assertIn("PATH", doc["env"])
+        self.assertIn("TMPDIR", doc["env"])
+        self.assertNotIn("SECRET_TOKEN", doc["env"])
+        self.assertEqual(doc["command"], self.cmd)
+        self.assertIsInstance(doc["notes"], list)
+        self.assertTrue(all(isinstance(n, str) for n in doc["notes"]))
+
+    def test_json_modes(self):
+        doc = json.loads(self.explain(["--no-net", "--read-policy", "strict"], json_out=True).out)
+        self.assertEqual(doc["network"]["mode"], "none")
+        self.assertEqual(doc["read_policy"], "strict")
+        doc = json.loads(self.explain(["--preset", "none", "-v", self.ws], json_out=True).out)
+        self.assertEqual(doc["closed_paths"], [])
+        self.assertEqual(doc["closed_sockets"], [])
+        self.assertEqual([p for p in doc["protected"] if p["path"].startswith(self.ws)], [])
+
+    def test_json_allow_unix_and_deny_read(self):
+        secret = self.write(os.path.join(self.ws, "secret.txt"), "s")
+        doc = json.loads(self.explain(["-v", self.ws, "--allow-unix", self.sockpath,
+                                       "--deny-read", secret], json_out=True).out)
+        self.assertNotIn(self.sockpath, doc["closed_sockets"])
+        closed = {c["path"]: c["kind"] for c in doc["closed_paths"]}
+        self.assertEqual(closed.get(secret), "file", doc["closed_paths"])
+
+    def test_explain_refuses_like_run(self):
+        res = run(["explain", "-v", os.path.join(self.ws, "missing"), "--"] + self.cmd,
+                  env=self.env)
+        self.assertRc(res, 125)
+        res = run(["explain", "--max-procs", "0", "--"] + self.cmd, env=self.env)
+        self.assertRc(res, 125)
+
+
+class Check(PortaTestCase):
+
+    def test_text(self):
+        res = run(["check"])
+        self.assertOk(res)
+        text = res.out.lower()
+        self.assertIn("user namespace", text)
+        self.assertRegex(text, r"landlock[^\n]*\d", "Landlock line should give the ABI number")
+        self.assertIn("seccomp", text)
+        self.assertRegex(text, r"user notif")
+
+    def test_json(self):
+        res = run(["check", "--json"])
+        self.assertOk(res)
+        try:
+            doc = json.loads(res.out)
+        except ValueError as e:
+            self.fail("check --json is not JSON: %s\n%s" % (e, res.describe()))
+        self.assertIsInstance(doc.get("primitives"), list)
+        names = []
+        for p in doc["primitives"]:
+            self.assertTrue({"name", "available", "detail", "missing_means"} <= set(p), p)
+            self.assertIsInstance(p["name"], str)
+            self.assertIsInstance(p["available"], bool)
+            names.append(p["name"].lower())
+        joined = " ".join(names)
+        for want in (r"user.?n(ame)?s", r"landlock", r"seccomp", r"notif"):
+            self.assertRegex(joined, want, names)
+
+    def test_json_agrees_with_a_run(self):
+        # When check says user namespaces are available, run gets a PID namespace.
+        doc = json.loads(run(["check", "--json"]).out)
+        userns = [p for p in doc["primitives"] if re.search(r"user.?n", p["name"].lower())]
+        self.assertTrue(userns)
+        if userns[0]["available"]:
+            res = run(["run", "--", SH, "-c", "echo $$"])
+            self.assertOk(res)
+            self.assertLess(int(res.out), 10)
+
+
+if __name__ == "__main__":
+    unittest.main()

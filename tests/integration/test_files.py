@@ -1,0 +1,500 @@
+"""integration/files: what the sandbox may read and write: mounts, the private
+/tmp, closed paths, protected names, credentials, strict reads, /proc/sys,
+/dev, and credential sockets."""
+
+import os
+import shutil
+import tempfile
+import unittest
+
+import harness
+from harness import IS_ROOT, PY, SH, PortaTestCase, run
+
+SECRET = "MUST-NOT-LEAK"
+
+
+def sh(*parts):
+    return [SH, "-c", " ".join(parts)]
+
+
+class Mounts(PortaTestCase):
+
+    def test_write_inside_mount(self):
+        ws = self.mkdtemp()
+        res = run(["run", "-v", ws, "--"] + sh("echo hello > %s/inside.txt" % ws))
+        self.assertOk(res)
+        self.assertEqual(self.read(os.path.join(ws, "inside.txt")), "hello\n")
+
+    def test_write_outside_mount_fails(self):
+        ws, sib = self.mkdtemp(), self.mkdtemp()
+        # control: the sibling is writable without porta
+        ctl = harness.run_host(sh("echo x > %s/control.txt" % sib))
+        self.assertOk(ctl)
+        res = run(["run", "-v", ws, "--"] + sh("echo x > %s/outside.txt" % sib))
+        self.assertFailed(res)
+        self.assertFalse(os.path.exists(os.path.join(sib, "outside.txt")))
+        res = run(["run", "-v", ws, "--"] + sh("mkdir %s/newdir" % sib))
+        self.assertFailed(res)
+        self.assertFalse(os.path.exists(os.path.join(sib, "newdir")))
+
+    def test_nothing_writable_without_mount(self):
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, "existing.txt"), "orig\n")
+        res = run(["run", "--"] + sh("echo x > %s/new.txt" % ws))
+        self.assertFailed(res)
+        self.assertFalse(os.path.exists(os.path.join(ws, "new.txt")))
+        res = run(["run", "--"] + sh("echo x >> %s/existing.txt" % ws))
+        self.assertFailed(res)
+        res = run(["run", "--"] + sh("rm -f %s/existing.txt" % ws))
+        self.assertFailed(res)
+        self.assertEqual(self.read(os.path.join(ws, "existing.txt")), "orig\n")
+
+    def test_read_only_mount(self):
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, "f.txt"), "content\n")
+        res = run(["run", "-v", ws + ":ro", "--", "cat", os.path.join(ws, "f.txt")])
+        self.assertOk(res)
+        self.assertEqual(res.out, "content\n")
+        for cmd in ("echo x >> %s/f.txt" % ws, "echo x > %s/new.txt" % ws,
+                    "rm %s/f.txt" % ws, "mv %s/f.txt %s/g.txt" % (ws, ws)):
+            res = run(["run", "-v", ws + ":ro", "--"] + sh(cmd))
+            self.assertFailed(res, cmd)
+        self.assertEqual(sorted(os.listdir(ws)), ["f.txt"])
+        self.assertEqual(self.read(os.path.join(ws, "f.txt")), "content\n")
+
+    def test_mount_of_a_single_file(self):
+        ws = self.mkdtemp()
+        f = self.write(os.path.join(ws, "only.txt"), "a\n")
+        res = run(["run", "-v", f, "--"] + sh("echo b >> %s; echo c > %s/other.txt" % (f, ws)))
+        self.assertFailed(res)  # the second write is outside the grant
+        self.assertEqual(self.read(f), "a\nb\n")
+        self.assertFalse(os.path.exists(os.path.join(ws, "other.txt")))
+
+
+class PrivateTmp(PortaTestCase):
+
+    def tmp_name(self):
+        name = "/tmp/" + harness.marker()
+        self.addCleanup(lambda: os.path.exists(name) and os.unlink(name))
+        return name
+
+    def test_tmp_is_private(self):
+        name = self.tmp_name()
+        res = run(["run", "--"] + sh("echo inside > %s && cat %s" % (name, name)))
+        self.assertOk(res)
+        self.assertEqual(res.out, "inside\n")
+        self.assertFalse(os.path.exists(name), "the sandbox's /tmp is the host's")
+
+    def test_host_tmp_invisible(self):
+        name = self.tmp_name()
+        with open(name, "w") as f:
+            f.write(SECRET)
+        res = run(["run", "--"] + sh("cat %s; ls /tmp" % name))
+        self.assertNotIn(SECRET, res.out)
+        self.assertNotIn(os.path.basename(name), res.out)
+
+    def test_share_tmp(self):
+        name = self.tmp_name()
+        res = run(["run", "--share-tmp", "--"] + sh("echo shared > %s" % name))
+        self.assertOk(res)
+        self.assertTrue(os.path.exists(name), "--share-tmp: the write is not on the host")
+        self.assertEqual(self.read(name), "shared\n")
+
+    def test_mount_under_host_tmp(self):
+        d = self.mkdtemp(under="/tmp")
+        self.write(os.path.join(d, "pre.txt"), "from-host\n")
+        other = self.tmp_name()
+        with open(other, "w") as f:
+            f.write(SECRET)
+        res = run(["run", "-v", d, "--"] +
+                  sh("cat %s/pre.txt; echo from-sandbox > %s/new.txt; cat %s" % (d, d, other)))
+        self.assertIn("from-host", res.out, res.describe())
+        self.assertEqual(self.read(os.path.join(d, "new.txt")), "from-sandbox\n")
+        self.assertNotIn(SECRET, res.out, "the rest of the host /tmp is visible")
+
+
+class DenyRead(PortaTestCase):
+
+    def test_deny_read_file_inside_writable_mount(self):
+        ws = self.mkdtemp()
+        secret = self.write(os.path.join(ws, "secret.txt"), SECRET)
+        self.write(os.path.join(ws, "public.txt"), "public\n")
+        res = run(["run", "-v", ws, "--deny-read", secret, "--"] +
+                  sh("cat %s/public.txt; cat %s; cp %s %s/copy.txt; cat %s/copy.txt"
+                     % (ws, secret, secret, ws, ws)))
+        self.assertIn("public", res.out, res.describe())
+        self.assertNotIn(SECRET, res.out + res.err)
+        copy = os.path.join(ws, "copy.txt")
+        if os.path.exists(copy):
+            self.assertNotIn(SECRET, self.read(copy))
+        self.assertEqual(self.read(secret), SECRET, "the closed file was changed on the host")
+
+    def test_deny_read_dir_inside_writable_mount(self):
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, "secrets", "a.txt"), SECRET)
+        self.write(os.path.join(ws, "secrets", "sub", "b.txt"), SECRET)
+        res = run(["run", "-v", ws, "--deny-read", os.path.join(ws, "secrets"), "--"] +
+                  sh("ls -A %s/secrets; cat %s/secrets/a.txt %s/secrets/sub/b.txt; "
+                     "grep -r . %s" % (ws, ws, ws, ws)))
+        self.assertNotIn(SECRET, res.out + res.err)
+        self.assertNotIn("a.txt", res.out)
+
+    def test_deny_read_outside_mounts(self):
+        d = self.mkdtemp()
+        secret = self.write(os.path.join(d, "s.txt"), SECRET)
+        ctl = run(["run", "--", "cat", secret])  # control: readable under open reads
+        self.assertIn(SECRET, ctl.out, ctl.describe())
+        res = run(["run", "--deny-read", secret, "--", "cat", secret])
+        self.assertNotIn(SECRET, res.out + res.err)
+
+
+class Protect(PortaTestCase):
+
+    def attempts(self, ws, name):
+        p = os.path.join(ws, name)
+        return ["echo evil >> %s" % p, "echo evil > %s" % p, "mv %s %s.moved" % (p, p),
+                "rm -f %s" % p, "ln -f %s/other %s" % (ws, p)]
+
+    def check_protected(self, ws, name, extra_args):
+        p = os.path.join(ws, name)
+        self.write(os.path.join(ws, "other"), "other\n")
+        for cmd in self.attempts(ws, name):
+            res = run(["run", "-v", ws] + extra_args + ["--"] + sh(cmd))
+            self.assertFailed(res, cmd)
+            self.assertEqual(self.read(p), "orig\n", "%s changed %s" % (cmd, p))
+        self.assertFalse(os.path.exists(p + ".moved"))
+
+    def test_protect_relative_name(self):
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, "keep.txt"), "orig\n")
+        # control: writable in the same sandbox without --protect
+        ctl = run(["run", "-v", ws, "--"] + sh("echo ok >> %s/keep.txt" % ws))
+        self.assertOk(ctl)
+        self.write(os.path.join(ws, "keep.txt"), "orig\n")
+        self.check_protected(ws, "keep.txt", ["--protect", "keep.txt"])
+
+    def test_protect_relative_name_in_every_mount(self):
+        a, b = self.mkdtemp(), self.mkdtemp()
+        for ws in (a, b):
+            self.write(os.path.join(ws, "keep.txt"), "orig\n")
+        res = run(["run", "-v", a, "-v", b, "--protect", "keep.txt", "--"] +
+                  sh("echo evil >> %s/keep.txt; echo evil >> %s/keep.txt" % (a, b)))
+        self.assertFailed(res)
+        self.assertEqual(self.read(os.path.join(a, "keep.txt")), "orig\n")
+        self.assertEqual(self.read(os.path.join(b, "keep.txt")), "orig\n")
+
+    def test_protect_absolute_path(self):
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, "abs.txt"), "orig\n")
+        self.check_protected(ws, "abs.txt", ["--protect", os.path.join(ws, "abs.txt")])
+
+    def test_protect_directory(self):
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, "conf", "a.txt"), "orig\n")
+        for cmd in ("echo evil > %s/conf/new.txt" % ws, "echo evil >> %s/conf/a.txt" % ws,
+                    "mv %s/conf %s/conf.moved" % (ws, ws), "rm -rf %s/conf" % ws):
+            res = run(["run", "-v", ws, "--protect", "conf", "--"] + sh(cmd))
+            self.assertFailed(res, cmd)
+        self.assertEqual(sorted(os.listdir(os.path.join(ws, "conf"))), ["a.txt"])
+        self.assertEqual(self.read(os.path.join(ws, "conf", "a.txt")), "orig\n")
+
+
+class PresetProtectedNames(PortaTestCase):
+
+    def make_ws(self):
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, ".bashrc"), "orig\n")
+        self.write(os.path.join(ws, ".git", "config"), "orig\n")
+        self.write(os.path.join(ws, ".git", "hooks", "pre-commit"), "orig\n", 0o755)
+        self.write(os.path.join(ws, "src.txt"), "src\n")
+        return ws
+
+    def test_preset_names_unwritable(self):
+        ws = self.make_ws()
+        cmds = ["echo evil >> %s/.bashrc" % ws,
+                "mv %s/.bashrc %s/bashrc.moved" % (ws, ws),
+                "echo evil >> %s/.git/config" % ws,
+                "echo evil >> %s/.git/hooks/pre-commit" % ws,
+                "echo evil > %s/.git/hooks/post-checkout" % ws,
+                "mv %s/.git/hooks %s/.git/hooks.old" % (ws, ws)]
+        for cmd in cmds:
+            res = run(["run", "-v", ws, "--"] + sh(cmd))
+            self.assertFailed(res, cmd)
+        self.assertEqual(self.read(os.path.join(ws, ".bashrc")), "orig\n")
+        self.assertEqual(self.read(os.path.join(ws, ".git", "config")), "orig\n")
+        self.assertEqual(self.read(os.path.join(ws, ".git", "hooks", "pre-commit")), "orig\n")
+        self.assertEqual(os.listdir(os.path.join(ws, ".git", "hooks")), ["pre-commit"])
+        self.assertFalse(os.path.exists(os.path.join(ws, "bashrc.moved")))
+        # the rest of the mount stays writable
+        res = run(["run", "-v", ws, "--"] + sh("echo more >> %s/src.txt" % ws))
+        self.assertOk(res)
+
+    def test_git_dir_cannot_be_swapped(self):
+        # Renaming .git away and making a new .git/hooks must not leave a hook
+        # the user's next git command would run, nor change the config.
+        ws = self.make_ws()
+        run(["run", "-v", ws, "--"] +
+            sh("mv %s/.git %s/git.old && mkdir -p %s/.git/hooks && "
+               "echo evil > %s/.git/hooks/pre-commit && echo evil > %s/.git/config"
+               % (ws, ws, ws, ws, ws)))
+        self.assertEqual(self.read(os.path.join(ws, ".git", "hooks", "pre-commit")), "orig\n")
+        self.assertEqual(self.read(os.path.join(ws, ".git", "config")), "orig\n")
+
+    def test_gitdir_file_is_followed(self):
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, ".git"), "gitdir: .realgit\n")
+        self.write(os.path.join(ws, ".realgit", "config"), "orig\n")
+        self.write(os.path.join(ws, ".realgit", "hooks", "pre-commit"), "orig\n")
+        for cmd in ("echo evil >> %s/.realgit/config" % ws,
+                    "echo evil >> %s/.realgit/hooks/pre-commit" % ws):
+            res = run(["run", "-v", ws, "--"] + sh(cmd))
+            self.assertFailed(res, cmd)
+        self.assertEqual(self.read(os.path.join(ws, ".realgit", "config")), "orig\n")
+        self.assertEqual(self.read(os.path.join(ws, ".realgit", "hooks", "pre-commit")), "orig\n")
+
+    def test_preset_none_lifts_protection(self):
+        ws = self.make_ws()
+        res = run(["run", "-v", ws, "--preset", "none", "--"] +
+                  sh("echo new >> %s/.bashrc && echo new >> %s/.git/config && "
+                     "echo new >> %s/.git/hooks/pre-commit" % (ws, ws, ws)))
+        self.assertOk(res)
+        self.assertEqual(self.read(os.path.join(ws, ".bashrc")), "orig\nnew\n")
+        self.assertEqual(self.read(os.path.join(ws, ".git", "config")), "orig\nnew\n")
+
+
+class Credentials(PortaTestCase):
+
+    def plant_home(self):
+        h = self.mkdtemp(prefix="porta-it-home-")
+        self.files = {
+            ".ssh/id_ed25519": SECRET + "-ssh\n",
+            ".aws/credentials": SECRET + "-aws\n",
+            ".netrc": SECRET + "-netrc\n",
+            ".config/gh/hosts.yml": SECRET + "-gh\n",
+            ".git-credentials": SECRET + "-gitcred\n",
+        }
+        for rel, text in self.files.items():
+            self.write(os.path.join(h, rel), text, 0o600)
+        self.write(os.path.join(h, "notes.txt"), "ordinary-notes\n")
+        return h
+
+    def reader(self, h):
+        paths = " ".join(os.path.join(h, rel) for rel in self.files)
+        return sh("cat %s; ls -la %s/.ssh %s/.aws; grep -r %s %s; cat %s/notes.txt"
+                  % (paths, h, h, SECRET, h, h))
+
+    def test_control_readable_without_porta(self):
+        h = self.plant_home()
+        res = harness.run_host(self.reader(h))
+        self.assertIn(SECRET + "-ssh", res.out)
+
+    def test_closed_under_open_reads(self):
+        h = self.plant_home()
+        env = harness.clean_env({"HOME": h})
+        res = run(["run", "--"] + self.reader(h), env=env)
+        self.assertNotIn(SECRET, res.out + res.err)
+        self.assertIn("ordinary-notes", res.out, "the rest of the home should stay readable")
+
+    def test_closed_with_home_mounted(self):
+        h = self.plant_home()
+        env = harness.clean_env({"HOME": h})
+        res = run(["run", "-v", h, "--"] + self.reader(h), env=env)
+        self.assertNotIn(SECRET, res.out + res.err)
+        self.assertIn("ordinary-notes", res.out)
+        # nor can the closed paths be written through the mount
+        run(["run", "-v", h, "--"] +
+            sh("echo evil > %s/.ssh/authorized_keys; echo evil >> %s/.netrc; "
+               "echo evil > %s/.aws/config" % (h, h, h)), env=env)
+        self.assertFalse(os.path.exists(os.path.join(h, ".ssh", "authorized_keys")))
+        self.assertFalse(os.path.exists(os.path.join(h, ".aws", "config")))
+        self.assertEqual(self.read(os.path.join(h, ".netrc")), SECRET + "-netrc\n")
+
+    def test_preset_none_opens_them(self):
+        h = self.plant_home()
+        env = harness.clean_env({"HOME": h})
+        res = run(["run", "--preset", "none", "--", "cat", os.path.join(h, ".netrc")], env=env)
+        self.assertIn(SECRET + "-netrc", res.out, res.describe())
+
+
+class StrictReads(PortaTestCase):
+
+    def test_strict(self):
+        h = self.mkdtemp(prefix="porta-it-home-")
+        self.write(os.path.join(h, "notes.txt"), SECRET + "-home\n")
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, "w.txt"), "workspace\n")
+        other = self.mkdtemp()
+        self.write(os.path.join(other, "o.txt"), SECRET + "-other\n")
+        env = harness.clean_env({"HOME": h})
+        base = ["run", "--read-policy", "strict", "-v", ws, "--"]
+
+        res = run(base + ["cat", "/etc/passwd"], env=env)
+        self.assertOk(res, "/etc/passwd must stay readable")
+        self.assertIn("root:", res.out)
+
+        res = run(base + ["cat", os.path.join(ws, "w.txt")], env=env)
+        self.assertOk(res)
+        self.assertEqual(res.out, "workspace\n")
+
+        for path, mark in ((os.path.join(h, "notes.txt"), "-home"),
+                           (os.path.join(other, "o.txt"), "-other")):
+            ctl = run(["run", "--", "cat", path], env=env)
+            self.assertIn(SECRET + mark, ctl.out, "control (open reads)\n" + ctl.describe())
+            res = run(base + ["cat", path], env=env)
+            self.assertFailed(res, path)
+            self.assertNotIn(SECRET, res.out)
+
+    def test_strict_closes_etc_files_programs_do_not_need(self):
+        if not os.path.exists("/etc/hostname"):
+            self.skipTest("/etc/hostname does not exist on this host")
+        ctl = run(["run", "--", "cat", "/etc/hostname"])
+        self.assertOk(ctl, "control: readable under open reads")
+        res = run(["run", "--read-policy", "strict", "--", "cat", "/etc/hostname"])
+        self.assertFailed(res)
+
+    def test_strict_shadow_closed(self):
+        res = run(["run", "--read-policy", "strict", "--"] +
+                  sh("cat /etc/shadow /etc/gshadow /etc/sudoers 2>/dev/null | head -c 100"))
+        self.assertEqual(res.out, "")
+
+    def test_strict_programs_still_start(self):
+        res = run(["run", "--read-policy", "strict", "--", PY, "-c", "print('py-ok')"])
+        self.assertOk(res)
+        self.assertEqual(res.out, "py-ok\n")
+
+
+class ProcAndDev(PortaTestCase):
+
+    SYSCTL = "/proc/sys/kernel/printk_ratelimit"
+
+    def test_proc_sys_read_only(self):
+        # Writing the current value back is harmless; only root can at all.
+        rewrite = sh("v=$(cat %s) && echo $v > %s" % (self.SYSCTL, self.SYSCTL))
+        if IS_ROOT:
+            ctl = harness.run_host(rewrite)
+            self.assertOk(ctl, "control: root can write %s on the host" % self.SYSCTL)
+        res = run(["run", "--"] + rewrite)
+        self.assertFailed(res)
+        res = run(["run", "--", "cat", "/proc/self/mountinfo"])
+        self.assertOk(res)
+        lines = [l.split() for l in res.out.splitlines()]
+        sys_lines = [l for l in lines if len(l) > 5 and l[4] == "/proc/sys"]
+        self.assertTrue(sys_lines, "no /proc/sys mount\n" + res.out)
+        self.assertIn("ro", sys_lines[-1][5].split(","), sys_lines[-1])
+
+    def test_proc_sys_readable(self):
+        res = run(["run", "--", "cat", "/proc/sys/kernel/ostype"])
+        self.assertOk(res)
+        self.assertEqual(res.out, "Linux\n")
+
+    def test_dev_null_and_friends(self):
+        res = run(["run", "--"] + sh("echo x > /dev/null && head -c 4 /dev/zero | od -An -tx1 "
+                                     "&& head -c 4 /dev/urandom | wc -c"))
+        self.assertOk(res)
+        self.assertIn("00 00 00 00", res.out)
+        self.assertTrue(res.out.strip().endswith("4"), res.out)
+
+
+class CredentialSockets(PortaTestCase):
+
+    def listen(self, path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        lst = harness.UnixListener(path)
+        self.addCleanup(lst.close)
+        return lst
+
+    def connect(self, path, args=(), env=None):
+        return run(["run"] + list(args) + ["--", PY, "-c", harness.UNIX_CONNECT, path], env=env)
+
+    def test_agent_socket_closed_and_allow_unix_reopens(self):
+        ug = self.mkdtemp()
+        path = os.path.join(ug, "ssh-XXXXabcd", "agent.1234")
+        lst = self.listen(path)
+        ctl = harness.run_host([PY, "-c", harness.UNIX_CONNECT, path])
+        self.assertOk(ctl, "control: the socket answers outside")
+        self.assertEqual(lst.accepted, 1)
+
+        res = self.connect(path)
+        self.assertFailed(res, "the ssh agent socket is reachable")
+        self.assertEqual(lst.accepted, 1)
+
+        res = self.connect(path, ["--allow-unix", path])
+        self.assertOk(res, "--allow-unix did not reopen it")
+        self.assertEqual(lst.accepted, 2)
+
+    def test_agent_socket_closed_inside_writable_mount(self):
+        ug = self.mkdtemp()
+        path = os.path.join(ug, "ssh-XXXXabcd", "agent.99")
+        lst = self.listen(path)
+        res = self.connect(path, ["-v", ug])
+        self.assertFailed(res)
+        self.assertEqual(lst.accepted, 0)
+
+    def test_ssh_auth_sock_closed(self):
+        ug = self.mkdtemp()
+        path = os.path.join(ug, "plain-name.sock")
+        lst = self.listen(path)
+        env = harness.clean_env({"SSH_AUTH_SOCK": path})
+        ctl = self.connect(path)  # not a preset name, no SSH_AUTH_SOCK: reachable
+        self.assertOk(ctl, "control")
+        res = self.connect(path, env=env)
+        self.assertFailed(res, "$SSH_AUTH_SOCK is reachable")
+        self.assertEqual(lst.accepted, 1)
+
+    def test_deny_unix_closes_more(self):
+        ug = self.mkdtemp()
+        path = os.path.join(ug, "service.sock")
+        lst = self.listen(path)
+        ctl = self.connect(path)
+        self.assertOk(ctl, "control: an ordinary socket is reachable")
+        res = self.connect(path, ["--deny-unix", r"/service\.sock$"])
+        self.assertFailed(res, "--deny-unix did not close it")
+        self.assertEqual(lst.accepted, 1)
+
+    def test_docker_sock_closed(self):
+        ug = self.mkdtemp()
+        path = os.path.join(ug, "run", "docker.sock")
+        lst = self.listen(path)
+        res = self.connect(path)
+        self.assertFailed(res)
+        self.assertEqual(lst.accepted, 0)
+
+    def test_unreachable_socket_of_another_user_does_not_refuse_the_run(self):
+        # /proc/net/unix lists every socket on the host, other users' too.  A
+        # credential socket porta cannot reach is one the sandbox cannot reach
+        # either: the run must go ahead, not fail to cover it.
+        d = self.mkdtemp()
+        path = os.path.join(d, "locked", "ssh-XXXXlock", "agent.555")
+        self.listen(path)
+        locked = os.path.join(d, "locked")
+        if IS_ROOT:
+            os.chown(os.path.dirname(path), 65534, 65534)
+            os.chown(locked, 65534, 65534)
+        os.chmod(locked, 0o000)
+        self.addCleanup(os.chmod, locked, 0o755)
+        res = run(["run", "--", "echo", "ran"])
+        self.assertOk(res)
+        self.assertEqual(res.out, "ran\n")
+
+    def test_socket_whose_file_was_removed_does_not_refuse_the_run(self):
+        # A listening socket whose path was unlinked still shows in
+        # /proc/net/unix under that path; there is nothing to cover.
+        d = self.mkdtemp()
+        path = os.path.join(d, "ssh-XXXXgone", "agent.556")
+        self.listen(path)
+        os.unlink(path)
+        res = run(["run", "--", "echo", "ran"])
+        self.assertOk(res)
+        self.assertEqual(res.out, "ran\n")
+
+    def test_preset_none_leaves_agent_socket_open(self):
+        ug = self.mkdtemp()
+        path = os.path.join(ug, "ssh-XXXXabcd", "agent.77")
+        lst = self.listen(path)
+        res = self.connect(path, ["--preset", "none"])
+        self.assertOk(res)
+        self.assertEqual(lst.accepted, 1)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,148 @@
+"""integration/netnone: --no-net leaves only lo and reaches nothing on the
+host, not even its loopback.  Everything here stays on this machine."""
+
+import os
+import socket
+import time
+import unittest
+
+import harness
+from harness import PY, PortaTestCase, run
+
+TCP_CONNECT = r"""
+import socket, sys
+fam = socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET
+s = socket.socket(fam, socket.SOCK_STREAM)
+s.settimeout(3)
+try:
+    s.connect((sys.argv[1], int(sys.argv[2])))
+    print("connected:", s.recv(10))
+except OSError as e:
+    print("failed:", e)
+    sys.exit(1)
+"""
+
+UDP_SEND = r"""
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+try:
+    s.sendto(sys.argv[3].encode(), (sys.argv[1], int(sys.argv[2])))
+    print("sent")
+except OSError as e:
+    print("failed:", e)
+    sys.exit(1)
+"""
+
+ABSTRACT_CONNECT = r"""
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.settimeout(3)
+try:
+    s.connect("\0" + sys.argv[1])
+    print("connected:", s.recv(20))
+except OSError as e:
+    print("failed:", e)
+    sys.exit(1)
+"""
+
+
+def has_ipv6_loopback():
+    try:
+        s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        s.bind(("::1", 0))
+        s.close()
+        return True
+    except OSError:
+        return False
+
+
+class NoNet(PortaTestCase):
+
+    def test_only_lo(self):
+        res = run(["run", "--no-net", "--", "cat", "/proc/net/dev"])
+        self.assertOk(res)
+        ifaces = sorted(l.split(":")[0].strip() for l in res.out.splitlines()[2:] if ":" in l)
+        self.assertEqual(ifaces, ["lo"], res.describe())
+
+    def test_open_mode_sees_host_interfaces(self):
+        # control for the above: without --no-net porta shares the host's network
+        with open("/proc/net/dev") as f:
+            host = sorted(l.split(":")[0].strip() for l in f.read().splitlines()[2:] if ":" in l)
+        res = run(["run", "--", "cat", "/proc/net/dev"])
+        self.assertOk(res)
+        inside = sorted(l.split(":")[0].strip() for l in res.out.splitlines()[2:] if ":" in l)
+        self.assertEqual(inside, host)
+
+    def tcp_case(self, host, family):
+        lst = harness.TCPListener(host, family)
+        self.addCleanup(lst.close)
+        argv = [PY, "-c", TCP_CONNECT, host, str(lst.port)]
+        ctl = harness.run_host(argv)
+        self.assertOk(ctl, "control: the listener answers outside")
+        self.assertEqual(lst.accepted, 1)
+        ctl = run(["run", "--"] + argv)
+        self.assertOk(ctl, "control: open mode reaches host loopback")
+        self.assertEqual(lst.accepted, 2)
+        res = run(["run", "--no-net", "--"] + argv)
+        self.assertFailed(res)
+        time.sleep(0.3)
+        self.assertEqual(lst.accepted, 2, "the host listener got a connection from --no-net")
+
+    def test_tcp_to_host_loopback_fails(self):
+        self.tcp_case("127.0.0.1", socket.AF_INET)
+
+    @unittest.skipUnless(has_ipv6_loopback(), "no IPv6 loopback on this host")
+    def test_tcp6_to_host_loopback_fails(self):
+        self.tcp_case("::1", socket.AF_INET6)
+
+    def test_udp_to_host_loopback_gets_nothing(self):
+        rx = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.addCleanup(rx.close)
+        rx.bind(("127.0.0.1", 0))
+        rx.settimeout(1.5)
+        port = str(rx.getsockname()[1])
+        ctl = harness.run_host([PY, "-c", UDP_SEND, "127.0.0.1", port, "control"])
+        self.assertOk(ctl)
+        self.assertEqual(rx.recvfrom(100)[0], b"control")
+        run(["run", "--no-net", "--", PY, "-c", UDP_SEND, "127.0.0.1", port, "leaked"])
+        rx.settimeout(1.0)
+        try:
+            data = rx.recvfrom(100)[0]
+        except socket.timeout:
+            data = None
+        self.assertIsNone(data, "a datagram from --no-net reached the host")
+
+    def test_abstract_unix_socket_unreachable(self):
+        name = harness.marker("porta-it-abstract")
+        lst = harness.UnixListener(abstract=name)
+        self.addCleanup(lst.close)
+        argv = [PY, "-c", ABSTRACT_CONNECT, name]
+        ctl = harness.run_host(argv)
+        self.assertOk(ctl, "control")
+        self.assertEqual(lst.accepted, 1)
+        res = run(["run", "--no-net", "--"] + argv)
+        self.assertFailed(res)
+        self.assertEqual(lst.accepted, 1)
+
+    def test_no_dns(self):
+        res = run(["run", "--no-net", "--", PY, "-c",
+                   "import socket\n"
+                   "try:\n"
+                   "    print(socket.getaddrinfo('example.com', 443))\n"
+                   "except OSError as e:\n"
+                   "    print('failed', e); raise SystemExit(1)\n"])
+        self.assertFailed(res)
+
+    def test_loopback_inside_works(self):
+        # lo exists inside: a server and client within the sandbox can talk.
+        script = ("import socket\n"
+                  "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1)\n"
+                  "c = socket.create_connection(s.getsockname(), timeout=3)\n"
+                  "a, _ = s.accept(); a.sendall(b'ok'); print(c.recv(2).decode())\n")
+        res = run(["run", "--no-net", "--", PY, "-c", script])
+        self.assertOk(res)
+        self.assertEqual(res.out, "ok\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
