@@ -34,6 +34,19 @@ static const char *mount_access(const struct policy_plan *plan, const struct pol
 	return m->read_only ? "ro" : "rw";
 }
 
+/* json_string() refuses bytes that are not UTF-8 (it returns NULL, and the
+ * element would silently vanish), yet paths and argv may hold any byte: such
+ * a string is given escaped as log_escape() writes it. */
+static json_t *jstr(const char *s)
+{
+	json_t *j = json_string(s);
+	if (!j) {
+		char buf[4 * 4096 + 1];
+		j = json_string(log_escape(s, strlen(s), buf, sizeof(buf)));
+	}
+	return j;
+}
+
 static json_t *limits_json(const struct policy_options *o)
 {
 	json_t *l = json_object();
@@ -65,38 +78,38 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 	for (size_t i = 0; i < o->n_mounts; i++) {
 		json_t *m = json_object();
 		const char *acc = mount_access(plan, &o->mounts[i], path, sizeof(path));
-		json_object_set_new(m, "path", json_string(path));
+		json_object_set_new(m, "path", jstr(path));
 		json_object_set_new(m, "access", json_string(acc));
 		json_array_append_new(mounts, m);
 	}
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
 		if (is_socket_cover(m)) {
-			json_array_append_new(socks, json_string(m->path));
+			json_array_append_new(socks, jstr(m->path));
 		} else if (is_cover(m->kind)) {
 			json_t *c = json_object();
-			json_object_set_new(c, "path", json_string(m->path));
+			json_object_set_new(c, "path", jstr(m->path));
 			json_object_set_new(c, "kind", json_string(m->kind == POLICY_MOUNT_COVER_DIR
 								       ? "dir" : "file"));
 			json_object_set_new(c, "reason", json_string(m->reason));
 			json_array_append_new(closed, c);
 		} else if (m->kind == POLICY_MOUNT_READONLY && strcmp(m->reason, "protected") == 0) {
 			json_t *p = json_object();
-			json_object_set_new(p, "path", json_string(m->path));
+			json_object_set_new(p, "path", jstr(m->path));
 			json_object_set_new(p, "present", json_true());
 			json_array_append_new(prot, p);
 		}
 	}
 	for (size_t i = 0; i < plan->n_absent_protected; i++) {
 		json_t *p = json_object();
-		json_object_set_new(p, "path", json_string(plan->absent_protected[i]));
+		json_object_set_new(p, "path", jstr(plan->absent_protected[i]));
 		json_object_set_new(p, "present", json_false());
 		json_array_append_new(prot, p);
 	}
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct policy_rule *r = &plan->rules[i];
 		json_t *g = json_object();
-		json_object_set_new(g, "path", json_string(r->path));
+		json_object_set_new(g, "path", jstr(r->path));
 		json_object_set_new(g, "read", json_boolean(r->grant & POLICY_GRANT_READ));
 		json_object_set_new(g, "write", json_boolean(r->grant & POLICY_GRANT_WRITE));
 		json_object_set_new(g, "device", json_boolean(r->grant & POLICY_GRANT_DEV));
@@ -107,9 +120,9 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 		json_array_append_new(env, json_stringn(plan->envp[i], (size_t)(eq - plan->envp[i])));
 	}
 	for (int i = 0; i < argc; i++)
-		json_array_append_new(cmd, json_string(argv[i]));
+		json_array_append_new(cmd, jstr(argv[i]));
 	for (size_t i = 0; i < plan->n_notes; i++)
-		json_array_append_new(notes, json_string(plan->notes[i]));
+		json_array_append_new(notes, jstr(plan->notes[i]));
 	json_object_set_new(net, "mode", json_string(net_mode_name(o->net_mode)));
 
 	json_object_set_new(root, "mounts", mounts);

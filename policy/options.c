@@ -84,6 +84,11 @@ static enum policy_parse_status fail(char err[POLICY_ERR_MAX], const char *fmt, 
 	va_start(ap, fmt);
 	vsnprintf(err, POLICY_ERR_MAX, fmt, ap);
 	va_end(ap);
+	/* The message quotes the user's words: a newline or an escape sequence
+	 * in them must not make it two lines or reach the terminal. */
+	for (char *p = err; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	return POLICY_PARSE_ERROR;
 }
 
@@ -97,7 +102,7 @@ bool policy_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
 		if (s[i] < '0' || s[i] > '9')
 			return false;
 		uint64_t d = (uint64_t)(s[i] - '0');
-		if (v > (max - d) / 10)
+		if (d > max || v > (max - d) / 10) /* d > max: max - d would wrap */
 			return false;
 		v = v * 10 + d;
 	}

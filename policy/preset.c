@@ -26,7 +26,10 @@ static const char *const protected_names[] = {
 static const char *const sockets[] = {
 	"/ssh-[^/]+/agent\\.[0-9]+$",
 	"/\\.ssh/agent[^/]*$",
-	"/\\.gnupg/S\\.gpg-agent[^/]*$",
+	/* defaults.md's "/\.gnupg/S\.gpg-agent[^/]*$" misses where GnuPG >= 2.1.13
+	 * puts the agent under systemd: /run/user/UID/gnupg/S.gpg-agent, and
+	 * /run/user/UID/gnupg/d.HASH/ for a non-default GNUPGHOME. */
+	"/\\.?gnupg/(d\\.[^/]+/)?S\\.gpg-agent[^/]*$",
 	"/docker\\.sock$",
 	"/podman[^/]*\\.sock$",
 	"/\\.(colima|orbstack|lima)/.*\\.sock$",

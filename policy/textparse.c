@@ -106,8 +106,12 @@ enum policy_unix_status policy_parse_proc_net_unix_line(const uint8_t *line, siz
 	i++;
 	if (i >= len || line[i] == '@')
 		return POLICY_UNIX_NO_PATH;
-	if (line[i] != '/' || memchr(line + i, '\0', len - i))
+	if (memchr(line + i, '\0', len - i))
 		return POLICY_UNIX_MALFORMED;
+	/* bind(2) to a relative name prints it as given ("rel.sock"): a valid
+	 * line, but relative to the binder's cwd, so not a path porta can name. */
+	if (line[i] != '/')
+		return POLICY_UNIX_NO_PATH;
 	path->p = line + i;
 	path->n = len - i;
 	return POLICY_UNIX_OK;
@@ -121,12 +125,18 @@ enum policy_gitfile_status policy_parse_gitfile(const uint8_t *buf, size_t len,
 
 	if (len <= pl || memcmp(buf, prefix, pl) != 0)
 		return POLICY_GITFILE_MALFORMED;
+	/* Read it the way git's read_gitfile_gently() (setup.c) does, so that
+	 * what porta protects is the directory git will use: every trailing
+	 * '\n' and '\r' goes, and the path ends at the first NUL (git uses it
+	 * as a C string).  A stricter reading would leave hooks unprotected
+	 * behind a pointer git still follows. */
 	size_t end = len;
-	if (buf[end - 1] == '\n')
+	while (end > pl && (buf[end - 1] == '\n' || buf[end - 1] == '\r'))
 		end--;
-	if (end > pl && buf[end - 1] == '\r')
-		end--;
-	if (end <= pl || memchr(buf + pl, '\0', end - pl) || memchr(buf + pl, '\n', end - pl))
+	const uint8_t *nul = memchr(buf + pl, '\0', end - pl);
+	if (nul)
+		end = (size_t)(nul - buf);
+	if (end <= pl)
 		return POLICY_GITFILE_MALFORMED;
 	gitdir->p = buf + pl;
 	gitdir->n = end - pl;

@@ -34,7 +34,7 @@ enum policy_envfile_status policy_envfile_next(const uint8_t *buf, size_t len, s
 
 enum policy_unix_status {
 	POLICY_UNIX_OK,        /* *path holds a bound pathname socket */
-	POLICY_UNIX_NO_PATH,   /* a valid line for an unbound or abstract socket */
+	POLICY_UNIX_NO_PATH,   /* a valid line for an unbound, abstract or relative-named socket */
 	POLICY_UNIX_MALFORMED, /* not a /proc/net/unix entry line */
 };
 
@@ -51,9 +51,9 @@ enum policy_gitfile_status {
 	POLICY_GITFILE_MALFORMED,
 };
 
-/* Parses a ".git" file (a worktree or submodule pointer): "gitdir: PATH" with
- * an optional trailing newline.  PATH must be non-empty, without NUL or
- * newline inside. */
+/* Parses a ".git" file (a worktree or submodule pointer): "gitdir: PATH",
+ * read as git's read_gitfile_gently() reads it: every trailing "\n" and "\r"
+ * is dropped and PATH ends at the first NUL byte.  PATH must be non-empty. */
 enum policy_gitfile_status policy_parse_gitfile(const uint8_t *buf, size_t len,
 						struct policy_span *gitdir);
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -50,6 +51,38 @@ static int add_rules(const struct policy_plan *plan, int fd, const struct policy
 	return 0;
 }
 
+/* The files behind stdin, stdout and stderr were handed to the command by
+ * the user; `echo x > /dev/stderr` reopens them by path (/proc/self/fd/N),
+ * and Landlock would judge that path like any other.  Grant each regular file
+ * or terminal exactly the access its fd already carries, so reopening works
+ * and nothing more is granted.  Pipes and sockets need no rule: Landlock does
+ * not govern them. */
+static int add_std_streams(int ruleset, const struct policy_landlock_masks *m,
+			   struct sandbox_error *e)
+{
+	for (int sfd = 0; sfd <= 2; sfd++) {
+		struct stat st;
+		int fl = fcntl(sfd, F_GETFL);
+		if (fl < 0 || fstat(sfd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode)))
+			continue;
+		uint64_t access = 0;
+		if ((fl & O_ACCMODE) != O_WRONLY)
+			access |= LANDLOCK_ACCESS_FS_READ_FILE;
+		if ((fl & O_ACCMODE) != O_RDONLY)
+			access |= LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_TRUNCATE;
+		if (S_ISCHR(st.st_mode))
+			access |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+		struct landlock_path_beneath_attr pb = {
+			.allowed_access = access & m->file_only,
+			.parent_fd = sfd,
+		};
+		if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
+			return sandbox_fail(e, "Landlock rule for standard stream", NULL, errno,
+					    "fd %d", sfd);
+	}
+	return 0;
+}
+
 int sandbox_landlock_prepare(const struct policy_plan *plan, int *ruleset_fd,
 			     struct policy_landlock_masks *m, struct sandbox_error *e)
 {
@@ -74,7 +107,7 @@ int sandbox_landlock_prepare(const struct policy_plan *plan, int *ruleset_fd,
 		return sandbox_fail(e, "Landlock ruleset", NULL, errno, NULL);
 
 	int rc = add_rules(plan, fd, m, false, e);
-	if (rc)
+	if (rc || (rc = add_std_streams(fd, m, e)))
 		return rc;
 	*ruleset_fd = steal_fd(&fd);
 	return 0;

@@ -1,0 +1,353 @@
+/* tests/unit/policy/test_explain.c: a hand-built plan rendered as text and as
+ * JSON (policy/explain.h); the JSON is parsed back with jansson. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/explain.h"
+#include "policy/options.h"
+#include "policy/plan.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static char *const argv_full[] = {
+	"porta", "explain", "-v", "/srv/data:ro", "-v", "/work", "--read-policy", "strict",
+	"--allow-net", "example.com", "--timeout", "2.5", "--max-procs", "64", "--max-cpu", "30",
+	"--max-file-size", "100", "--max-memory-mb", "512", "--share-tmp", "--preset", "none",
+	"--", "make", "-j2", "all", NULL,
+};
+
+struct fixture {
+	struct policy_options o;
+	struct policy_plan *plan;
+};
+
+static void build(struct fixture *f, char *const *argv)
+{
+	int argc = 0;
+	char err[POLICY_ERR_MAX];
+	while (argv[argc])
+		argc++;
+	cr_assert_eq(policy_parse_args(argc, argv, &f->o, err), POLICY_PARSE_OK, "%s", err);
+	f->plan = policy_plan_create(&f->o);
+	cr_assert_not_null(f->plan);
+}
+
+static void fill(struct policy_plan *p)
+{
+	cr_assert_eq(policy_plan_add_rule(p, "/usr", POLICY_GRANT_READ, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/work", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/dev/null", POLICY_GRANT_DEV, false), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", "the sandbox's own processes"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", "private /tmp"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u/.ssh", "credential"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/.netrc", "credential"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/secret/x", "--deny-read"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/docker.sock",
+					   "credential socket"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/work/.bashrc", "protected"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/work/.git/hooks", "protected"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/work", "writable mount"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", "read-only /proc/sys"), 0);
+	cr_assert_eq(policy_plan_add_absent(p, "/work/.envrc"), 0);
+	cr_assert_eq(policy_plan_add_note(p, "/work/.git is a worktree of %s", "/src/repo"), 0);
+	cr_assert_eq(policy_plan_setenv(p, "PATH", 4, "/usr/bin:/bin", 13), 0);
+	cr_assert_eq(policy_plan_setenv(p, "HOME", 4, "/home/u", 7), 0);
+	cr_assert_eq(policy_plan_setenv(p, "SECRET_LOOKING", 14, "hunter2", 7), 0);
+}
+
+/* Renders into a heap string. */
+static char *render(const struct fixture *f, int argc, char *const argv[], int abi, bool json)
+{
+	char *out = NULL;
+	size_t n = 0;
+	FILE *fp = open_memstream(&out, &n);
+	cr_assert_not_null(fp);
+	cr_assert_eq(policy_explain(fp, f->plan, argc, argv, abi, json), 0);
+	cr_assert_eq(fclose(fp), 0);
+	return out;
+}
+
+static json_t *render_json(const struct fixture *f, int argc, char *const argv[], int abi)
+{
+	char *s = render(f, argc, argv, abi, true);
+	json_error_t e;
+	json_t *root = json_loads(s, 0, &e);
+	cr_assert_not_null(root, "not JSON: %s at line %d: %s", e.text, e.line, s);
+	cr_assert(json_is_object(root));
+	free(s);
+	return root;
+}
+
+static json_t *key(json_t *o, const char *k, json_type type)
+{
+	json_t *v = json_object_get(o, k);
+	cr_assert_not_null(v, "key \"%s\" is missing", k);
+	cr_assert_eq(json_typeof(v), type, "key \"%s\" has type %d", k, json_typeof(v));
+	return v;
+}
+
+static bool array_has_string(json_t *a, const char *s)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(a, i, v) {
+		if (json_is_string(v) && strcmp(json_string_value(v), s) == 0)
+			return true;
+	}
+	return false;
+}
+
+static json_t *find_by_path(json_t *a, const char *path)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(a, i, v) {
+		json_t *p = json_object_get(v, "path");
+		if (json_is_string(p) && strcmp(json_string_value(p), path) == 0)
+			return v;
+	}
+	return NULL;
+}
+
+Test(explain, json_keys_and_values)
+{
+	struct fixture f;
+	build(&f, argv_full);
+	fill(f.plan);
+	json_t *root = render_json(&f, f.o.cmd_argc, argv_full + f.o.cmd_index, 6);
+
+	json_t *mounts = key(root, "mounts", JSON_ARRAY);
+	cr_assert_eq(json_array_size(mounts), 2);
+	json_t *m0 = json_array_get(mounts, 0), *m1 = json_array_get(mounts, 1);
+	cr_assert_str_eq(json_string_value(key(m0, "path", JSON_STRING)), "/srv/data");
+	cr_assert_str_eq(json_string_value(key(m0, "access", JSON_STRING)), "ro");
+	cr_assert_str_eq(json_string_value(key(m1, "path", JSON_STRING)), "/work");
+	cr_assert_str_eq(json_string_value(key(m1, "access", JSON_STRING)), "rw");
+
+	cr_assert_str_eq(json_string_value(key(root, "read_policy", JSON_STRING)), "strict");
+
+	json_t *closed = key(root, "closed_paths", JSON_ARRAY);
+	cr_assert_eq(json_array_size(closed), 3, "the socket cover is not a closed path");
+	json_t *ssh = find_by_path(closed, "/home/u/.ssh");
+	cr_assert_not_null(ssh);
+	cr_assert_str_eq(json_string_value(key(ssh, "kind", JSON_STRING)), "dir");
+	cr_assert_str_eq(json_string_value(key(ssh, "reason", JSON_STRING)), "credential");
+	json_t *dr = find_by_path(closed, "/secret/x");
+	cr_assert_not_null(dr);
+	cr_assert_str_eq(json_string_value(key(dr, "kind", JSON_STRING)), "file");
+	cr_assert_str_eq(json_string_value(key(dr, "reason", JSON_STRING)), "--deny-read");
+	cr_assert_null(find_by_path(closed, "/run/docker.sock"));
+
+	json_t *prot = key(root, "protected", JSON_ARRAY);
+	cr_assert_eq(json_array_size(prot), 3);
+	json_t *b = find_by_path(prot, "/work/.bashrc");
+	cr_assert_not_null(b);
+	cr_assert(json_is_true(key(b, "present", JSON_TRUE)));
+	json_t *e = find_by_path(prot, "/work/.envrc");
+	cr_assert_not_null(e);
+	cr_assert(json_is_false(json_object_get(e, "present")));
+	cr_assert_null(find_by_path(prot, "/proc/sys"), "a read-only mount is not a protected name");
+
+	json_t *socks = key(root, "closed_sockets", JSON_ARRAY);
+	cr_assert_eq(json_array_size(socks), 1);
+	cr_assert(array_has_string(socks, "/run/docker.sock"));
+
+	json_t *net = key(root, "network", JSON_OBJECT);
+	cr_assert_str_eq(json_string_value(key(net, "mode", JSON_STRING)), "policy");
+
+	json_t *lim = key(root, "limits", JSON_OBJECT);
+	cr_assert_eq(json_integer_value(key(lim, "timeout_ms", JSON_INTEGER)), 2500);
+	cr_assert_eq(json_integer_value(key(lim, "max_procs", JSON_INTEGER)), 64);
+	cr_assert_eq(json_integer_value(key(lim, "max_cpu_s", JSON_INTEGER)), 30);
+	cr_assert_eq(json_integer_value(key(lim, "max_file_size_mib", JSON_INTEGER)), 100);
+	cr_assert_eq(json_integer_value(key(lim, "max_memory_mib", JSON_INTEGER)), 512);
+
+	/* names only: values stay out of explain */
+	json_t *env = key(root, "env", JSON_ARRAY);
+	cr_assert_eq(json_array_size(env), 3);
+	cr_assert(array_has_string(env, "PATH") && array_has_string(env, "HOME") &&
+		  array_has_string(env, "SECRET_LOOKING"));
+	char *dump = json_dumps(root, 0);
+	cr_assert_null(strstr(dump, "hunter2"), "a variable's value leaked into explain");
+	free(dump);
+
+	json_t *cmd = key(root, "command", JSON_ARRAY);
+	cr_assert_eq(json_array_size(cmd), 3);
+	cr_assert_str_eq(json_string_value(json_array_get(cmd, 0)), "make");
+	cr_assert_str_eq(json_string_value(json_array_get(cmd, 2)), "all");
+
+	json_t *notes = key(root, "notes", JSON_ARRAY);
+	cr_assert_eq(json_array_size(notes), 1);
+	cr_assert_str_eq(json_string_value(json_array_get(notes, 0)),
+			 "/work/.git is a worktree of /src/repo");
+
+	cr_assert_eq(json_integer_value(key(root, "landlock_abi", JSON_INTEGER)), 6);
+	cr_assert_str_eq(json_string_value(key(root, "preset", JSON_STRING)), "none");
+	cr_assert_str_eq(json_string_value(key(root, "tmp", JSON_STRING)), "shared");
+	json_t *grants = key(root, "grants", JSON_ARRAY);
+	cr_assert_eq(json_array_size(grants), 3);
+	json_t *w = find_by_path(grants, "/work");
+	cr_assert(json_is_true(json_object_get(w, "read")) && json_is_true(json_object_get(w, "write")) &&
+		  json_is_false(json_object_get(w, "device")));
+
+	json_decref(root);
+	policy_plan_destroy(f.plan);
+}
+
+Test(explain, json_of_an_empty_plan)
+{
+	static char *const argv[] = { "porta", "explain", "--no-net", "--", "true", NULL };
+	struct fixture f;
+	build(&f, argv);
+	json_t *root = render_json(&f, f.o.cmd_argc, argv + f.o.cmd_index, 0);
+	static const char *const arrays[] = { "mounts", "closed_paths", "protected",
+					      "closed_sockets", "env", "notes", "grants" };
+	for (size_t i = 0; i < N_ELEMS(arrays); i++)
+		cr_assert_eq(json_array_size(key(root, arrays[i], JSON_ARRAY)), 0, "%s", arrays[i]);
+	cr_assert_str_eq(json_string_value(key(root, "read_policy", JSON_STRING)), "open");
+	cr_assert_str_eq(json_string_value(key(json_object_get(root, "network"), "mode",
+					       JSON_STRING)),
+			 "none");
+	cr_assert_eq(json_object_size(key(root, "limits", JSON_OBJECT)), 0);
+	cr_assert_eq(json_array_size(key(root, "command", JSON_ARRAY)), 1);
+	cr_assert_eq(json_integer_value(key(root, "landlock_abi", JSON_INTEGER)), 0);
+	json_decref(root);
+	policy_plan_destroy(f.plan);
+
+	static char *const argv2[] = { "porta", "explain", "true", NULL };
+	build(&f, argv2);
+	root = render_json(&f, f.o.cmd_argc, argv2 + f.o.cmd_index, 7);
+	cr_assert_str_eq(json_string_value(key(json_object_get(root, "network"), "mode",
+					       JSON_STRING)),
+			 "open");
+	json_decref(root);
+	policy_plan_destroy(f.plan);
+}
+
+/* Bytes that are not UTF-8 (a Latin-1 file name, a binary argument) are
+ * legal in paths and argv; the JSON must still carry every element. */
+Test(explain, json_with_non_utf8_bytes)
+{
+	static char *const argv[] = { "porta", "explain", "-v", "/srv/caf\xe9", "--",
+				      "printf", "\xff\xfe", "ok", NULL };
+	struct fixture f;
+	build(&f, argv);
+	cr_assert_eq(policy_plan_add_mount(f.plan, POLICY_MOUNT_COVER_DIR, "/home/u/\xc3\x28",
+					   "--deny-read"), 0);
+	cr_assert_eq(policy_plan_add_absent(f.plan, "/srv/caf\xe9/.envrc"), 0);
+	cr_assert_eq(policy_plan_add_note(f.plan, "note about %s", "/srv/caf\xe9"), 0);
+	json_t *root = render_json(&f, f.o.cmd_argc, argv + f.o.cmd_index, 7);
+
+	json_t *cmd = key(root, "command", JSON_ARRAY);
+	cr_assert_eq(json_array_size(cmd), 3, "an argument was dropped");
+	cr_assert(json_is_string(json_array_get(cmd, 1)));
+	cr_assert_str_eq(json_string_value(json_array_get(cmd, 2)), "ok");
+	json_t *m = json_array_get(key(root, "mounts", JSON_ARRAY), 0);
+	cr_assert(json_is_string(json_object_get(m, "path")), "mount path dropped");
+	cr_assert_str_eq(json_string_value(json_object_get(m, "path")), "/srv/caf\\xe9");
+	json_t *c = json_array_get(key(root, "closed_paths", JSON_ARRAY), 0);
+	cr_assert(json_is_string(json_object_get(c, "path")), "closed path dropped");
+	json_t *p = json_array_get(key(root, "protected", JSON_ARRAY), 0);
+	cr_assert(json_is_string(json_object_get(p, "path")), "absent name dropped");
+	cr_assert_eq(json_array_size(key(root, "notes", JSON_ARRAY)), 1);
+	json_decref(root);
+	policy_plan_destroy(f.plan);
+
+	/* a valid UTF-8 argument goes through as it is */
+	static char *const argv2[] = { "porta", "explain", "--", "echo", "caf\xc3\xa9", NULL };
+	build(&f, argv2);
+	root = render_json(&f, f.o.cmd_argc, argv2 + f.o.cmd_index, 7);
+	cr_assert_str_eq(json_string_value(json_array_get(key(root, "command", JSON_ARRAY), 1)),
+			 "caf\xc3\xa9");
+	json_decref(root);
+	policy_plan_destroy(f.plan);
+}
+
+Test(explain, text_sections)
+{
+	struct fixture f;
+	build(&f, argv_full);
+	fill(f.plan);
+	char *s = render(&f, f.o.cmd_argc, argv_full + f.o.cmd_index, 6, false);
+	static const char *const want[] = {
+		"command: make -j2 all\n",
+		"files (Landlock ABI 6):",
+		"  mount /srv/data  read-only\n",
+		"  mount /work  read-write\n",
+		"reads: strict",
+		"/tmp: the host's",
+		"preset: none",
+		"closed to reads (found now):\n",
+		"  /home/u/.ssh  (directory, credential)\n",
+		"  /home/u/.netrc  (file, credential)\n",
+		"  /secret/x  (file, --deny-read)\n",
+		"protected (unwritable, unrenamable):\n",
+		"  /work/.bashrc\n",
+		"  /work/.git/hooks\n",
+		"  /work  (pinned against rename: writable mount)\n",
+		"absent now, so they cannot be covered",
+		"    /work/.envrc\n",
+		"Unix sockets closed (found now):\n  /run/docker.sock\n",
+		"network: policy",
+		"limits: timeout 2.500s cpu 30s procs 64 file-size 100MiB memory 512MiB\n",
+		"environment: PATH HOME SECRET_LOOKING\n",
+		"notes:\n  - /work/.git is a worktree of /src/repo\n",
+	};
+	for (size_t i = 0; i < N_ELEMS(want); i++)
+		cr_assert_not_null(strstr(s, want[i]), "missing \"%s\" in:\n%s", want[i], s);
+	cr_assert_null(strstr(s, "hunter2"), "a variable's value leaked into explain");
+	cr_assert_null(strstr(s, "/run/docker.sock  (file"), "a socket listed as a closed path");
+	free(s);
+	policy_plan_destroy(f.plan);
+}
+
+Test(explain, text_of_an_empty_plan)
+{
+	static char *const argv[] = { "porta", "explain", "--no-net", NULL };
+	struct fixture f;
+	build(&f, argv);
+	char *s = render(&f, 0, argv + f.o.cmd_index, 0, false);
+	static const char *const want[] = {
+		"command: (none given)\n",
+		"no -v mounts: nothing of the host is writable",
+		"reads: open",
+		"/tmp: private",
+		"preset: default",
+		"closed to reads (found now):\n  none\n",
+		"protected (unwritable, unrenamable):\n  none\n",
+		"Unix sockets closed (found now):\n  none\n",
+		"network: none",
+		"limits: none\n",
+	};
+	for (size_t i = 0; i < N_ELEMS(want); i++)
+		cr_assert_not_null(strstr(s, want[i]), "missing \"%s\" in:\n%s", want[i], s);
+	cr_assert_null(strstr(s, "notes:"));
+	cr_assert_null(strstr(s, "absent now"));
+	free(s);
+	policy_plan_destroy(f.plan);
+}
+
+/* Program-controlled strings are escaped in the text (STYLE 11): a path or
+ * argument cannot add a line or send a terminal escape. */
+Test(explain, text_escapes_control_bytes)
+{
+	static char *const argv[] = { "porta", "explain", "--", "sh", "-c", "x\ny\x1b[2J", NULL };
+	struct fixture f;
+	build(&f, argv);
+	cr_assert_eq(policy_plan_add_mount(f.plan, POLICY_MOUNT_COVER_FILE, "/a\nFORGED line",
+					   "--deny-read"), 0);
+	cr_assert_eq(policy_plan_add_note(f.plan, "n\x1b]0;title\x07"), 0);
+	cr_assert_eq(policy_plan_add_absent(f.plan, "/w/\r.envrc"), 0);
+	char *s = render(&f, f.o.cmd_argc, argv + f.o.cmd_index, 7, false);
+	cr_assert_null(strchr(s, '\x1b'), "an escape byte reached the output");
+	cr_assert_null(strchr(s, '\x07'));
+	cr_assert_null(strchr(s, '\r'));
+	cr_assert_null(strstr(s, "\nFORGED"), "a path forged a line");
+	cr_assert_not_null(strstr(s, "/a\\x0aFORGED line"), "%s", s);
+	cr_assert_not_null(strstr(s, "command: sh -c x\\x0ay\\x1b[2J\n"), "%s", s);
+	free(s);
+	policy_plan_destroy(f.plan);
+}

@@ -1,0 +1,214 @@
+/* tests/unit/policy/test_plan.c: the plan's appenders (policy/plan.h). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy/plan.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static struct policy_options opts;
+
+static struct policy_plan *new_plan(void)
+{
+	struct policy_plan *p = policy_plan_create(&opts);
+	cr_assert_not_null(p);
+	return p;
+}
+
+Test(plan, create_is_empty_and_destroy_null)
+{
+	struct policy_plan *p = new_plan();
+	cr_assert_eq(p->opts, &opts);
+	cr_assert(p->n_rules == 0 && p->n_mounts == 0 && p->n_notes == 0 && p->n_env == 0 &&
+		  p->n_absent_protected == 0);
+	cr_assert_not_null(p->envp, "envp must be a valid empty environment");
+	cr_assert_null(p->envp[0]);
+	cr_assert_null(p->home);
+	cr_assert_null(p->exec_path);
+	policy_plan_destroy(p);
+	policy_plan_destroy(NULL);
+}
+
+Test(plan, rules_merge_same_path)
+{
+	struct policy_plan *p = new_plan();
+	cr_assert_eq(policy_plan_add_rule(p, "/usr", POLICY_GRANT_READ, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/work", POLICY_GRANT_WRITE, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/usr", POLICY_GRANT_DEV, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/usr", POLICY_GRANT_READ, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/usr/", POLICY_GRANT_WRITE, true), 0);
+	cr_assert_eq(p->n_rules, 3, "same path twice is one rule");
+	cr_assert_str_eq(p->rules[0].path, "/usr");
+	cr_assert_eq(p->rules[0].grant, POLICY_GRANT_READ | POLICY_GRANT_DEV);
+	cr_assert_str_eq(p->rules[1].path, "/work");
+	cr_assert_eq(p->rules[1].grant, POLICY_GRANT_WRITE);
+	cr_assert_str_eq(p->rules[2].path, "/usr/"); /* lexical: callers normalise first */
+	policy_plan_destroy(p);
+}
+
+Test(plan, appenders_copy_their_input)
+{
+	struct policy_plan *p = new_plan();
+	char buf[64];
+	snprintf(buf, sizeof(buf), "/home/u/.ssh");
+	cr_assert_eq(policy_plan_add_rule(p, buf, POLICY_GRANT_READ, false), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, buf, "credential"), 0);
+	cr_assert_eq(policy_plan_add_absent(p, buf), 0);
+	memset(buf, 'X', sizeof(buf) - 1);
+	cr_assert_str_eq(p->rules[0].path, "/home/u/.ssh");
+	cr_assert(!p->rules[0].is_dir);
+	cr_assert_str_eq(p->mounts[0].path, "/home/u/.ssh");
+	cr_assert_str_eq(p->absent_protected[0], "/home/u/.ssh");
+	policy_plan_destroy(p);
+}
+
+/* Many of each: the growth keeps every element, in order. */
+Test(plan, many_elements_in_order)
+{
+	struct policy_plan *p = new_plan();
+	const size_t n = 1000;
+	for (size_t i = 0; i < n; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/p/%zu", i);
+		cr_assert_eq(policy_plan_add_rule(p, path, POLICY_GRANT_READ, true), 0);
+		cr_assert_eq(policy_plan_add_mount(p, (enum policy_mount_kind)(i % 7), path, "r"), 0);
+		cr_assert_eq(policy_plan_add_absent(p, path), 0);
+		cr_assert_eq(policy_plan_add_note(p, "note %zu of %s", i, "many"), 0);
+	}
+	cr_assert(p->n_rules == n && p->n_mounts == n && p->n_absent_protected == n &&
+		  p->n_notes == n);
+	for (size_t i = 0; i < n; i++) {
+		char path[32], note[32];
+		snprintf(path, sizeof(path), "/p/%zu", i);
+		snprintf(note, sizeof(note), "note %zu of many", i);
+		cr_assert_str_eq(p->rules[i].path, path);
+		cr_assert_str_eq(p->mounts[i].path, path);
+		cr_assert_eq(p->mounts[i].kind, (enum policy_mount_kind)(i % 7));
+		cr_assert_str_eq(p->absent_protected[i], path);
+		cr_assert_str_eq(p->notes[i], note);
+	}
+	policy_plan_destroy(p);
+}
+
+Test(plan, find_mount)
+{
+	struct policy_plan *p = new_plan();
+	cr_assert_null(policy_plan_find_mount(p, "/proc"));
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", "own processes"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", "private /tmp"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/docker.sock",
+					       "credential socket"),
+		     0);
+	const struct policy_mount_step *m = policy_plan_find_mount(p, "/tmp");
+	cr_assert_not_null(m);
+	cr_assert_eq(m->kind, POLICY_MOUNT_TMPFS);
+	cr_assert_str_eq(m->reason, "private /tmp");
+	m = policy_plan_find_mount(p, "/run/docker.sock");
+	cr_assert_not_null(m);
+	cr_assert_eq(m->kind, POLICY_MOUNT_COVER_FILE);
+	cr_assert_null(policy_plan_find_mount(p, "/tm"));
+	cr_assert_null(policy_plan_find_mount(p, "/tmp/"));
+	cr_assert_null(policy_plan_find_mount(p, "/run"));
+	policy_plan_destroy(p);
+}
+
+Test(plan, notes_format)
+{
+	struct policy_plan *p = new_plan();
+	cr_assert_eq(policy_plan_add_note(p, "%s is not a valid gitdir pointer", "/w/.git"), 0);
+	cr_assert_eq(policy_plan_add_note(p, "plain"), 0);
+	cr_assert_eq(policy_plan_add_note(p, "%d%%", 50), 0);
+	cr_assert_eq(p->n_notes, 3);
+	cr_assert_str_eq(p->notes[0], "/w/.git is not a valid gitdir pointer");
+	cr_assert_str_eq(p->notes[1], "plain");
+	cr_assert_str_eq(p->notes[2], "50%");
+	policy_plan_destroy(p);
+}
+
+static const char *env_get(const struct policy_plan *p, const char *name)
+{
+	size_t l = strlen(name);
+	for (size_t i = 0; i < p->n_env; i++)
+		if (strncmp(p->envp[i], name, l) == 0 && p->envp[i][l] == '=')
+			return p->envp[i] + l + 1;
+	return NULL;
+}
+
+static void assert_env_terminated(const struct policy_plan *p)
+{
+	cr_assert_null(p->envp[p->n_env], "envp is not NULL-terminated");
+	for (size_t i = 0; i < p->n_env; i++)
+		cr_assert_not_null(strchr(p->envp[i], '='));
+}
+
+Test(plan, setenv_appends_and_replaces)
+{
+	struct policy_plan *p = new_plan();
+	cr_assert_eq(policy_plan_setenv(p, "PATH", 4, "/usr/bin", 8), 0);
+	cr_assert_eq(policy_plan_setenv(p, "PATHX", 5, "x", 1), 0);
+	cr_assert_eq(policy_plan_setenv(p, "PAT", 3, "y", 1), 0);
+	cr_assert_eq(p->n_env, 3);
+	assert_env_terminated(p);
+	/* replacing PATH touches neither PATHX nor PAT, and keeps the order */
+	cr_assert_eq(policy_plan_setenv(p, "PATH", 4, "/bin", 4), 0);
+	cr_assert_eq(p->n_env, 3);
+	assert_env_terminated(p);
+	cr_assert_str_eq(p->envp[0], "PATH=/bin");
+	cr_assert_str_eq(env_get(p, "PATHX"), "x");
+	cr_assert_str_eq(env_get(p, "PAT"), "y");
+	cr_assert_eq(policy_plan_setenv(p, "PAT", 3, "", 0), 0);
+	cr_assert_str_eq(p->envp[2], "PAT=");
+	cr_assert_eq(policy_plan_setenv(p, "E", 1, "a=b=c", 5), 0);
+	cr_assert_str_eq(env_get(p, "E"), "a=b=c");
+	cr_assert_eq(p->n_env, 4);
+	assert_env_terminated(p);
+	policy_plan_destroy(p);
+}
+
+/* name and value are spans, not strings: only name_len/value_len bytes count. */
+Test(plan, setenv_takes_spans)
+{
+	struct policy_plan *p = new_plan();
+	const char line[] = "HOME=/home/u\nTERM=xterm";
+	cr_assert_eq(policy_plan_setenv(p, line, 4, line + 5, 7), 0);
+	cr_assert_eq(policy_plan_setenv(p, line + 13, 4, line + 18, 5), 0);
+	cr_assert_str_eq(p->envp[0], "HOME=/home/u");
+	cr_assert_str_eq(p->envp[1], "TERM=xterm");
+	/* "HOME" given as a prefix of "HOMEDIR": a new variable, not HOME */
+	cr_assert_eq(policy_plan_setenv(p, "HOMEDIR", 7, "x", 1), 0);
+	cr_assert_eq(p->n_env, 3);
+	cr_assert_str_eq(env_get(p, "HOME"), "/home/u");
+	policy_plan_destroy(p);
+}
+
+Test(plan, setenv_many)
+{
+	struct policy_plan *p = new_plan();
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 300; i++) {
+			char name[16], val[16];
+			int nl = snprintf(name, sizeof(name), "V%d", i);
+			int vl = snprintf(val, sizeof(val), "%d-%d", round, i);
+			cr_assert_eq(policy_plan_setenv(p, name, (size_t)nl, val, (size_t)vl), 0);
+		}
+	}
+	cr_assert_eq(p->n_env, 300);
+	assert_env_terminated(p);
+	cr_assert_str_eq(env_get(p, "V299"), "1-299");
+	cr_assert_str_eq(env_get(p, "V0"), "1-0");
+	policy_plan_destroy(p);
+}
+
+/* destroy frees what the caller put in the owned fields too (home, cwd,
+ * exec_path); under ASan a leak or double free shows. */
+Test(plan, destroy_frees_owned_fields)
+{
+	struct policy_plan *p = new_plan();
+	p->home = strdup("/home/u");
+	p->cwd = strdup("/work");
+	p->exec_path = strdup("/usr/bin/make");
+	cr_assert_eq(policy_plan_add_rule(p, "/work", POLICY_GRANT_WRITE, true), 0);
+	cr_assert_eq(policy_plan_setenv(p, "A", 1, "1", 1), 0);
+	policy_plan_destroy(p);
+}
