@@ -43,7 +43,6 @@ void policy_plan_destroy(struct policy_plan *plan)
 	free_strv(plan->envp, plan->n_env);
 	free(plan->home);
 	free(plan->cwd);
-	free(plan->exec_path);
 	free(plan);
 }
 

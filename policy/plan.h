@@ -60,7 +60,6 @@ struct policy_plan {
 	size_t n_notes;
 	char **envp; /* NULL-terminated environment for the command */
 	size_t n_env;
-	char *exec_path; /* the command resolved against the sandbox's PATH, or NULL */
 };
 
 /* Returns an empty plan for opts (which must outlive it), or NULL on ENOMEM. */

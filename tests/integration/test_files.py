@@ -395,6 +395,58 @@ class ProcAndDev(PortaTestCase):
         self.assertTrue(res.out.strip().endswith("4"), res.out)
 
 
+class Devices(PortaTestCase):
+    """/dev/shm and /dev/pts are the sandbox's own; std streams reopen."""
+
+    def test_dev_shm_private_and_noexec(self):
+        name = "porta-it-shm-" + harness.marker()
+        res = run(["run", "--"] + sh("echo x > /dev/shm/%s && cp /bin/true /dev/shm/t && "
+                                     "chmod +x /dev/shm/t && /dev/shm/t; echo rc=$?" % name))
+        self.assertOk(res)
+        self.assertIn("rc=126", res.out, "a program in /dev/shm ran: " + res.describe())
+        self.assertFalse(os.path.exists("/dev/shm/" + name), "the write reached the host's /dev/shm")
+
+    def test_dev_pts_is_a_private_instance(self):
+        # control: the host's /dev/pts holds the ptys of this machine's
+        # terminals; a pty opened here must not show up inside
+        import pty
+        m, s = pty.openpty()
+        self.addCleanup(os.close, m)
+        self.addCleanup(os.close, s)
+        host_name = os.path.basename(os.ttyname(s))
+        self.assertTrue(os.path.exists("/dev/pts/" + host_name))
+        res = run(["run", "--", PY, "-c",
+                   "import os, pty; print(sorted(os.listdir('/dev/pts')));"
+                   "m, s = pty.openpty(); print('new', os.ttyname(s))"])
+        self.assertOk(res)
+        first = res.out.splitlines()[0]
+        self.assertEqual(first, "['ptmx']", "host ptys visible: " + res.describe())
+        self.assertIn("new /dev/pts/0", res.out)
+
+    def test_stdout_file_outside_mounts_can_be_reopened(self):
+        out_dir = self.mkdtemp()
+        out = os.path.join(out_dir, "out.txt")
+        with open(out, "w") as f:
+            p = harness.subprocess.run(harness.porta_argv(["run", "--"] + sh(
+                "echo first > /dev/stdout; echo second >> /dev/stdout; echo bad > %s/other" % out_dir)),
+                stdout=f, stderr=harness.subprocess.PIPE, text=True, env=harness.clean_env(),
+                stdin=harness.subprocess.DEVNULL, timeout=60)
+        self.assertEqual(self.read(out), "first\nsecond\n", p.stderr)
+        # the grant is that file, not its directory
+        self.assertFalse(os.path.exists(os.path.join(out_dir, "other")))
+
+    def test_stdin_file_reopened_read_only(self):
+        d = self.mkdtemp()
+        src = self.write(os.path.join(d, "in.txt"), "input\n")
+        with open(src) as f:
+            p = harness.subprocess.run(harness.porta_argv(["run", "--"] + sh(
+                "cat /dev/stdin; echo clobber > /dev/stdin; echo rc=$?")),
+                stdin=f, capture_output=True, text=True, env=harness.clean_env(), timeout=60)
+        self.assertIn("input", p.stdout)
+        self.assertNotIn("rc=0", p.stdout)
+        self.assertEqual(self.read(src), "input\n")
+
+
 class CredentialSockets(PortaTestCase):
 
     def listen(self, path):

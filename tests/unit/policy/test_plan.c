@@ -25,7 +25,6 @@ Test(plan, create_is_empty_and_destroy_null)
 	cr_assert_not_null(p->envp, "envp must be a valid empty environment");
 	cr_assert_null(p->envp[0]);
 	cr_assert_null(p->home);
-	cr_assert_null(p->exec_path);
 	policy_plan_destroy(p);
 	policy_plan_destroy(NULL);
 }
@@ -200,15 +199,45 @@ Test(plan, setenv_many)
 	policy_plan_destroy(p);
 }
 
-/* destroy frees what the caller put in the owned fields too (home, cwd,
- * exec_path); under ASan a leak or double free shows. */
+/* destroy frees what the caller put in the owned fields too (home, cwd);
+ * under ASan a leak or double free shows. */
 Test(plan, destroy_frees_owned_fields)
 {
 	struct policy_plan *p = new_plan();
 	p->home = strdup("/home/u");
 	p->cwd = strdup("/work");
-	p->exec_path = strdup("/usr/bin/make");
 	cr_assert_eq(policy_plan_add_rule(p, "/work", POLICY_GRANT_WRITE, true), 0);
 	cr_assert_eq(policy_plan_setenv(p, "A", 1, "1", 1), 0);
+	policy_plan_destroy(p);
+}
+
+/* Rules on filesystems the sandbox mounts itself must be added after the
+ * mounts (Landlock skips a mount point's hidden inode); the rest before. */
+Test(plan, rules_after_mounts_are_those_on_replaced_filesystems)
+{
+	struct policy_plan *p = new_plan();
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_DEVPTS, "/dev/pts", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/work", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", "t"), 0);
+	static const struct {
+		const char *path;
+		bool late;
+	} v[] = {
+		{ "/proc", true },     { "/tmp", true },       { "/dev/pts", true },
+		{ "/dev/ptmx", true }, { "/work", false },     { "/proc/sys", false },
+		{ "/", false },        { "/tmp/x", false },    { "/dev/null", false },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct policy_rule r = { (char *)v[i].path, POLICY_GRANT_READ, true };
+		cr_expect_eq(policy_plan_rule_after_mounts(p, &r), v[i].late, "%s", v[i].path);
+	}
+	policy_plan_destroy(p);
+
+	/* Without a devpts step, /dev/ptmx is the host's file: an early rule. */
+	p = new_plan();
+	struct policy_rule ptmx = { (char *)"/dev/ptmx", POLICY_GRANT_DEV, false };
+	cr_expect_not(policy_plan_rule_after_mounts(p, &ptmx));
 	policy_plan_destroy(p);
 }
