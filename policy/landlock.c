@@ -60,3 +60,30 @@ uint64_t policy_landlock_access(const struct policy_landlock_masks *m, unsigned 
 		a &= m->file_only;
 	return a;
 }
+
+size_t policy_landlock_missing(int abi, const char **out, size_t cap)
+{
+	static const struct {
+		int since;
+		const char *what;
+	} features[] = {
+		{ 2, "Landlock ABI < 2: files cannot be renamed or linked between directories "
+		     "(EXDEV), even inside a mount" },
+		{ 3, "Landlock ABI < 3: truncate(2) is not restricted outside the mounts" },
+		{ 5, "Landlock ABI < 5: ioctl(2) on device files is not restricted" },
+		{ 6, "Landlock ABI < 6: in open network mode the host's abstract Unix sockets "
+		     "stay reachable, and signals are confined only by the PID namespace" },
+		{ 7, "Landlock ABI < 7: the kernel's audit log does not record the command's "
+		     "Landlock denials" },
+	};
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(features) / sizeof(features[0]); i++) {
+		if (abi >= features[i].since)
+			continue;
+		if (n < cap)
+			out[n] = features[i].what;
+		n++;
+	}
+	return n;
+}

@@ -9,6 +9,7 @@
 #define PORTA_POLICY_LANDLOCK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct policy_landlock_masks {
@@ -30,5 +31,10 @@ void policy_landlock_masks(int abi, struct policy_landlock_masks *out);
  * a file, within masks.  Pure. */
 uint64_t policy_landlock_access(const struct policy_landlock_masks *m, unsigned grant,
 				bool is_dir);
+
+/* What a kernel with Landlock ABI abi cannot restrict that ABI 7 can, one
+ * sentence per missing feature, for the user to read before the run: writes
+ * up to cap of them into out[] and returns how many there are.  Pure. */
+size_t policy_landlock_missing(int abi, const char **out, size_t cap);
 
 #endif /* PORTA_POLICY_LANDLOCK_H */

@@ -16,6 +16,7 @@
 
 #include "common/cleanup.h"
 #include "common/kernel.h"
+#include "common/log.h"
 #include "sandbox/internal.h"
 
 int sandbox_landlock_abi(void)
@@ -92,6 +93,11 @@ int sandbox_landlock_prepare(const struct policy_plan *plan, int *ruleset_fd,
 		return sandbox_fail(e, "Landlock", NULL, EOPNOTSUPP,
 				    "this kernel has no Landlock, so writes cannot be confined; see 'porta check'");
 	policy_landlock_masks(abi, m);
+	/* Degrade, but say so (DESIGN.md: never silently weakened). */
+	const char *missing[8];
+	size_t n_missing = policy_landlock_missing(abi, missing, 8);
+	for (size_t i = 0; i < n_missing && i < 8; i++)
+		log_msg(LOG_LEVEL_WARN, "%s", missing[i]);
 
 	struct kernel_landlock_ruleset_attr attr = {
 		.handled_access_fs = m->handled_fs,

@@ -752,6 +752,12 @@ int sandbox_resolve(const struct policy_options *opts, char *const argv[],
 			goto out;
 		}
 	}
+	{
+		const char *missing[8];
+		size_t n = policy_landlock_missing(sandbox_landlock_abi(), missing, 8);
+		for (size_t i = 0; i < n && i < 8; i++)
+			policy_plan_add_note(r.plan, "%s", missing[i]);
+	}
 	if (opts->share_tmp)
 		policy_plan_add_note(r.plan, "--share-tmp: the host's /tmp is shared and writable");
 	if (r.n_writable == 0)

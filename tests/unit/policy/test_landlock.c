@@ -232,3 +232,19 @@ Test(landlock, kernel_accepts_restrict_flags)
 	cr_assert_eq(WEXITSTATUS(status), 0, "child step %d failed (abi %d)", WEXITSTATUS(status),
 		     abi);
 }
+
+/* Every feature an older ABI lacks is named, and ABI 7 lacks none. */
+Test(landlock, missing_features_per_abi)
+{
+	static const size_t want[] = { 5, 5, 4, 3, 3, 2, 1, 0, 0 };
+	const char *out[8];
+
+	for (int abi = 0; abi <= 8; abi++) {
+		size_t n = policy_landlock_missing(abi, out, 8);
+		cr_expect_eq(n, want[abi], "ABI %d: %zu notes", abi, n);
+		for (size_t i = 0; i < n; i++)
+			cr_expect(strstr(out[i], "Landlock ABI <") == out[i], "%s", out[i]);
+	}
+	/* cap bounds what is written, not what is counted */
+	cr_expect_eq(policy_landlock_missing(1, out, 2), 5);
+}
