@@ -88,23 +88,23 @@ static int fail(const char *fmt, ...)
 }
 
 /* Options this build parses but cannot yet enforce are refused, never
- * silently ignored. */
-static int refuse_unavailable(const struct policy_options *o)
+ * silently ignored: the reason run refuses them, or NULL. */
+static const char *unavailable(const struct policy_options *o)
 {
 	if (o->net_mode == POLICY_NET_POLICY)
-		return fail("--allow-net, --deny-net, --proxy-allow and --proxy-deny are not available "
-			    "in this build yet; use --no-net or no network option");
+		return "--allow-net, --deny-net, --proxy-allow and --proxy-deny are not available "
+		       "in this build yet; use --no-net or no network option";
 	if (o->audit_path)
-		return fail("--audit records network policy decisions, which this build does not make yet");
+		return "--audit records network policy decisions, which this build does not make yet";
 	if (o->max_memory_mib.set)
-		return fail("--max-memory-mb needs a cgroup, which this build does not create yet; "
-			    "refusing rather than running without the ceiling");
+		return "--max-memory-mb needs a cgroup, which this build does not create yet; "
+		       "refusing rather than running without the ceiling";
 	if (o->why)
-		return fail("--why is not available in this build yet");
+		return "--why is not available in this build yet";
 	if (o->max_procs.set && geteuid() == 0)
-		return fail("--max-procs cannot be enforced for root: the kernel exempts uid 0 from "
-			    "RLIMIT_NPROC, and this build does not create a cgroup yet");
-	return 0;
+		return "--max-procs cannot be enforced for root: the kernel exempts uid 0 from "
+		       "RLIMIT_NPROC, and this build does not create a cgroup yet";
+	return NULL;
 }
 
 /* Ends porta the way the command ended: by the same signal. */
@@ -189,13 +189,13 @@ int main(int argc, char *argv[])
 		sandbox_error_format(&e, msg, sizeof(msg));
 		return fail("%s", msg);
 	}
-	if (opts.command == POLICY_CMD_RUN) {
-		int rc = refuse_unavailable(&opts);
-		if (rc) {
-			policy_plan_destroy(plan);
-			return rc;
-		}
+	const char *refusal = unavailable(&opts);
+	if (refusal && opts.command == POLICY_CMD_RUN) {
+		policy_plan_destroy(plan);
+		return fail("%s", refusal);
 	}
+	if (refusal)
+		policy_plan_add_note(plan, "run would refuse this: %s", refusal);
 
 	trace_mark("plan resolved");
 	int code;
