@@ -90,7 +90,7 @@ bool policy_plan_rule_after_mounts(const struct policy_plan *plan, const struct 
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
 		bool replaces = m->kind == POLICY_MOUNT_PROC || m->kind == POLICY_MOUNT_TMPFS ||
-				m->kind == POLICY_MOUNT_DEVPTS;
+				m->kind == POLICY_MOUNT_DEVPTS || m->kind == POLICY_MOUNT_COVER_DIR;
 		if (!replaces)
 			continue;
 		if (strcmp(m->path, rule->path) == 0)

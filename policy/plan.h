@@ -81,7 +81,8 @@ int policy_plan_setenv(struct policy_plan *plan, const char *name, size_t name_l
 		       const char *value, size_t value_len);
 
 /* True when rule's path is replaced by a filesystem the sandbox mounts
- * (a fresh /proc, a private tmpfs, the private devpts and its ptmx): its
+ * (a fresh /proc, a private tmpfs, the private devpts and its ptmx, a
+ * cover): its
  * Landlock rule must be added inside the sandbox after the mounts, because
  * Landlock never consults a rule on a mount point's hidden inode
  * (security/landlock/fs.c, is_access_to_paths_allowed(): "Ignores hidden

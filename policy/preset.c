@@ -41,6 +41,9 @@ static const char *const strict_readable[] = {
 	"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group",
 	"/etc/services", "/etc/protocols", "/etc/ssl", "/etc/pki", "/etc/alternatives",
 	"/etc/profile.d",
+	/* git treats an unreadable system config as fatal (EACCES is not
+	 * ENOENT); both files hold no secrets. */
+	"/etc/gitconfig", "/etc/gitattributes",
 };
 
 static const char *const env_names[] = {

@@ -80,6 +80,20 @@ static int make_mount_point(const char *path, bool is_dir)
 	return 0;
 }
 
+#define COVER_FLAGS (MS_NOSUID | MS_NODEV | MS_NOEXEC)
+#define COVER_DATA "size=4k,mode=0500"
+
+/* Does a later step bind a -v mount back beneath step i's path? */
+static bool rebind_beneath(const struct policy_plan *plan, size_t i)
+{
+	for (size_t k = i + 1; k < plan->n_mounts; k++) {
+		if (plan->mounts[k].kind == POLICY_MOUNT_REBIND &&
+		    policy_path_is_under(plan->mounts[i].path, plan->mounts[k].path))
+			return true;
+	}
+	return false;
+}
+
 int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e)
 {
 	/* -v paths under /tmp are captured (O_PATH, in this namespace) before
@@ -100,7 +114,8 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e
 		n_rebind++;
 	}
 
-	size_t next_rebind = 0;
+	size_t next_rebind = 0, n_late_ro = 0;
+	const char *late_ro[8];
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
 		const char *p = m->path;
@@ -173,9 +188,15 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e
 			break;
 		case POLICY_MOUNT_COVER_DIR:
 			step = "cover closed directory";
+			/* Writable until the -v mounts beneath it are bound back
+			 * (they need mount points), read-only before the payload
+			 * starts. */
 			if (mount("tmpfs", p, "tmpfs",
-				  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=0500") < 0)
+				  (rebind_beneath(plan, i) ? 0 : MS_RDONLY) | COVER_FLAGS,
+				  COVER_DATA) < 0)
 				r = -errno;
+			else if (rebind_beneath(plan, i) && n_late_ro < ARRAY_LEN(late_ro))
+				late_ro[n_late_ro++] = p;
 			break;
 		case POLICY_MOUNT_COVER_FILE:
 			step = "cover closed file";
@@ -194,6 +215,12 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e
 			r = 0;
 		if (r) {
 			rc = sandbox_fail(e, step, p, -r, NULL);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < n_late_ro; i++) {
+		if (mount(NULL, late_ro[i], NULL, MS_REMOUNT | MS_RDONLY | COVER_FLAGS, COVER_DATA) < 0) {
+			rc = sandbox_fail(e, "make the cover read-only:", late_ro[i], errno, NULL);
 			goto out;
 		}
 	}

@@ -84,13 +84,19 @@ static bool under_any(char *const *dirs, size_t n, const char *path)
 	return false;
 }
 
-/* Is path hidden by the private /tmp (so it does not exist in the sandbox
- * unless bound back)? */
-static bool hidden_by_private_tmp(const struct resolver *r, const char *path)
+/* Is path hidden by a filesystem the sandbox puts in place (the private /tmp,
+ * the covered home of strict reads), and not bound back by a -v mount? */
+static bool hidden_in_sandbox(const struct resolver *r, const char *path)
 {
-	if (r->o->share_tmp || !policy_path_is_under("/tmp", path))
-		return false;
-	return !under_any(r->writable, r->n_writable, path) && !under_any(r->ro, r->n_ro, path);
+	bool hidden = false;
+
+	for (size_t i = 0; i < r->plan->n_mounts && !hidden; i++) {
+		const struct policy_mount_step *m = &r->plan->mounts[i];
+		hidden = (m->kind == POLICY_MOUNT_TMPFS || m->kind == POLICY_MOUNT_COVER_DIR) &&
+			 policy_path_is_under(m->path, path);
+	}
+	return hidden && !under_any(r->writable, r->n_writable, path) &&
+	       !under_any(r->ro, r->n_ro, path);
 }
 
 /* Is path readable in the sandbox by Landlock rules (before covers)? */
@@ -216,23 +222,63 @@ static int add_base_grants(struct resolver *r)
 	return 0;
 }
 
-static int add_tmp_and_proc(struct resolver *r)
+/* Every -v path strictly beneath dir, which the sandbox replaces by an empty
+ * filesystem, is bound back at its own path. */
+static int add_rebinds(struct resolver *r, const char *dir, const char *reason)
+{
+	int rc = 0;
+
+	for (size_t pass = 0; pass < 2 && rc == 0; pass++) {
+		char *const *v = pass == 0 ? r->writable : r->ro;
+		size_t n = pass == 0 ? r->n_writable : r->n_ro;
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			if (policy_path_is_under(dir, v[i]) && strcmp(v[i], dir) != 0)
+				rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_REBIND, v[i], reason);
+		}
+	}
+	return rc;
+}
+
+/* Under --read-policy strict the home is closed.  Landlock alone would answer
+ * EACCES for ~/.gitconfig, which git (and others) treat as fatal; an empty
+ * read-only directory answers ENOENT, as for any closed directory
+ * (defaults.md), with the -v mounts beneath it bound back. */
+static bool home_is_covered(const struct resolver *r)
+{
+	const char *home = r->plan->home;
+	struct stat st;
+
+	if (r->o->read_mode != POLICY_READ_STRICT || !home || strcmp(home, "/") == 0 ||
+	    stat(home, &st) < 0 || !S_ISDIR(st.st_mode))
+		return false;
+	/* A mount at or above the home makes it readable: nothing to cover.
+	 * So do the system directories strict reads grant (a home under /usr). */
+	for (size_t i = 0; i < r->plan->n_rules; i++) {
+		if ((r->plan->rules[i].grant & POLICY_GRANT_READ) &&
+		    policy_path_is_under(r->plan->rules[i].path, home))
+			return false;
+	}
+	return true;
+}
+
+static int add_replaced_filesystems(struct resolver *r)
 {
 	struct policy_plan *plan = r->plan;
 	int rc = policy_plan_add_mount(plan, POLICY_MOUNT_PROC, "/proc", "the sandbox's own processes");
 
 	if (rc == 0 && !r->o->share_tmp) {
 		rc = policy_plan_add_mount(plan, POLICY_MOUNT_TMPFS, "/tmp", "private /tmp");
-		/* -v paths under the host's /tmp appear again at their own path. */
-		for (size_t pass = 0; pass < 2 && rc == 0; pass++) {
-			char *const *v = pass == 0 ? r->writable : r->ro;
-			size_t n = pass == 0 ? r->n_writable : r->n_ro;
-			for (size_t i = 0; i < n && rc == 0; i++) {
-				if (policy_path_is_under("/tmp", v[i]) && strcmp(v[i], "/tmp") != 0)
-					rc = policy_plan_add_mount(plan, POLICY_MOUNT_REBIND, v[i],
-								   "mount under /tmp");
-			}
-		}
+		if (rc == 0)
+			rc = add_rebinds(r, "/tmp", "mount under /tmp");
+	}
+	if (rc == 0 && home_is_covered(r)) {
+		rc = policy_plan_add_mount(plan, POLICY_MOUNT_COVER_DIR, plan->home,
+					   "home (strict reads)");
+		/* Listing the empty home shows it empty, as elsewhere. */
+		if (rc == 0)
+			rc = policy_plan_add_rule(plan, plan->home, POLICY_GRANT_READ, true);
+		if (rc == 0)
+			rc = add_rebinds(r, plan->home, "mount under the home");
 	}
 	if (rc == 0)
 		rc = policy_plan_add_mount(plan, POLICY_MOUNT_READONLY, "/proc/sys",
@@ -418,7 +464,7 @@ static int close_path(struct resolver *r, const char *path, const char *reason)
 	_cleanup_free_ char *real = realpath(path, NULL);
 	if (!real || stat(real, &st) < 0)
 		return 0;
-	if (hidden_by_private_tmp(r, real) || !readable(r, real))
+	if (hidden_in_sandbox(r, real) || !readable(r, real))
 		return 0;
 	if (strcmp(real, "/") == 0)
 		return 0;
@@ -624,7 +670,7 @@ static int add_closed_sockets(struct resolver *r, char *const envp[])
 		bool allow = false;
 		for (size_t k = 0; k < n_allowed; k++)
 			allow = allow || strcmp(allowed[k], real) == 0;
-		if (allow || hidden_by_private_tmp(r, real) || policy_plan_find_mount(r->plan, real))
+		if (allow || hidden_in_sandbox(r, real) || policy_plan_find_mount(r->plan, real))
 			continue;
 		rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_COVER_FILE, real,
 					   "credential socket");
@@ -717,7 +763,7 @@ int sandbox_resolve(const struct policy_options *opts, char *const argv[],
 	    (rc = add_base_grants(&r)))
 		goto out;
 	trace_mark("resolve: grants");
-	if ((rc = add_tmp_and_proc(&r)) || (rc = add_protection(&r)))
+	if ((rc = add_replaced_filesystems(&r)) || (rc = add_protection(&r)))
 		goto out;
 	trace_mark("resolve: protected names");
 	if ((rc = add_closed_paths(&r)))

@@ -357,6 +357,28 @@ class StrictReads(PortaTestCase):
                   sh("cat /etc/shadow /etc/gshadow /etc/sudoers 2>/dev/null | head -c 100"))
         self.assertEqual(res.out, "")
 
+    def test_strict_home_is_empty_but_mounts_under_it_remain(self):
+        # HOME points at a planted home with a git config and a secret; the
+        # workspace (a git repository) lies under it and is mounted.
+        h = self.mkdtemp(prefix="porta-it-home-")
+        self.write(os.path.join(h, ".gitconfig"), "[user]\n\tname = Planted\n")
+        self.write(os.path.join(h, "notes.txt"), SECRET + "\n")
+        ws = os.path.join(h, "ws")
+        os.mkdir(ws)
+        env = harness.clean_env({"HOME": h, "GIT_CONFIG_NOSYSTEM": "1"})
+        ctl = harness.run_host(["git", "-C", ws, "init", "-q"], env=env)
+        self.assertOk(ctl)
+        res = run(["run", "--read-policy", "strict", "-v", ws, "--"] + sh(
+            "ls -A %s; cat %s/notes.txt; cat %s/.gitconfig; git -C %s status --short && echo git-ok; "
+            "touch %s/made && echo ws-writable" % (h, h, h, ws, ws)), env=env)
+        self.assertNotIn(SECRET, res.out)
+        lines = res.out.splitlines()
+        self.assertEqual(lines[0], "ws", "the home shows more than the mount: " + res.describe())
+        self.assertIn("git-ok", res.out, res.describe())
+        self.assertIn("ws-writable", res.out)
+        self.assertIn("No such file or directory", res.err)  # ENOENT, not EACCES, for .gitconfig
+        self.assertTrue(os.path.exists(os.path.join(ws, "made")))
+
     def test_strict_programs_still_start(self):
         res = run(["run", "--read-policy", "strict", "--", PY, "-c", "print('py-ok')"])
         self.assertOk(res)

@@ -221,6 +221,7 @@ Test(plan, rules_after_mounts_are_those_on_replaced_filesystems)
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_DEVPTS, "/dev/pts", "t"), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/work", "t"), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", "t"), 0);
 	static const struct {
 		const char *path;
 		bool late;
@@ -228,6 +229,7 @@ Test(plan, rules_after_mounts_are_those_on_replaced_filesystems)
 		{ "/proc", true },     { "/tmp", true },       { "/dev/pts", true },
 		{ "/dev/ptmx", true }, { "/work", false },     { "/proc/sys", false },
 		{ "/", false },        { "/tmp/x", false },    { "/dev/null", false },
+		{ "/home/u", true },   { "/home/u/p", false },
 	};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct policy_rule r = { (char *)v[i].path, POLICY_GRANT_READ, true };
