@@ -21,6 +21,12 @@ static const char *const protected_names[] = {
 	".profile", ".envrc", ".gitconfig", ".mcp.json", ".npmrc", "porta.toml",
 	".porta.toml", ".claude/commands", ".claude/agents", ".claude/settings.json",
 	".vscode", ".idea",
+	/* Beyond defaults.md: files that run code at the user's next login,
+	 * shell or git command when the home itself is mounted writable
+	 * (git's XDG config can set core.hooksPath or core.fsmonitor). */
+	".config/git", ".bash_login", ".bash_logout", ".zshenv", ".zlogin", ".zlogout",
+	".config/fish", ".config/autostart", ".config/systemd", ".config/environment.d",
+	".pam_environment", ".xprofile", ".xsession", ".xinitrc",
 };
 
 static const char *const sockets[] = {

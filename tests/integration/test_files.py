@@ -229,6 +229,26 @@ class PresetProtectedNames(PortaTestCase):
         res = run(["run", "-v", ws, "--"] + sh("echo more >> %s/src.txt" % ws))
         self.assertOk(res)
 
+    def test_login_and_git_config_of_a_mounted_home_unwritable(self):
+        # -v HOME: the files that run code at the next login, shell or git
+        # command stay as they were (controls: writable without porta).
+        h = self.mkdtemp(prefix="porta-it-home-")
+        targets = [".config/git/config", ".zshenv", ".config/systemd/user/evil.service"]
+        self.write(os.path.join(h, ".config/git/config"), "orig\n")
+        self.write(os.path.join(h, ".zshenv"), "orig\n")
+        os.makedirs(os.path.join(h, ".config/systemd/user"))
+        for t in targets:
+            ctl = harness.run_host(sh("echo x >> %s/%s.ctl" % (h, t)))
+            self.assertOk(ctl, t)
+        env = harness.clean_env({"HOME": h})
+        for t in targets:
+            res = run(["run", "-v", h, "--"] + sh("echo '[core] hooksPath=/evil' >> %s/%s" % (h, t)),
+                      env=env)
+            self.assertFailed(res, t)
+        self.assertEqual(self.read(os.path.join(h, ".config/git/config")), "orig\n")
+        self.assertEqual(self.read(os.path.join(h, ".zshenv")), "orig\n")
+        self.assertFalse(os.path.exists(os.path.join(h, ".config/systemd/user/evil.service")))
+
     def test_git_dir_cannot_be_swapped(self):
         # Renaming .git away and making a new .git/hooks must not leave a hook
         # the user's next git command would run, nor change the config.
