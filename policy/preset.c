@@ -39,6 +39,14 @@ static const char *const sockets[] = {
 	"/docker\\.sock$",
 	"/podman[^/]*\\.sock$",
 	"/\\.(colima|orbstack|lima)/.*\\.sock$",
+	/* Beyond defaults.md.  The user's session bus and systemd manager run
+	 * commands outside any sandbox (systemd-run --user, StartTransientUnit):
+	 * reaching either is an escape.  Keyring, gcr and systemd's ssh-agent
+	 * sockets hand out credentials; the display and sound servers expose the
+	 * user's screen, clipboard, keyboard and microphone. */
+	"/run/user/[0-9]+/(bus|systemd/[^/]+)$",
+	"/(keyring/(control|ssh|pkcs11)|gcr/ssh|ssh-agent\\.socket)$",
+	"/run/user/[0-9]+/(wayland-[0-9]+|pulse/native|pipewire-[0-9]+)$",
 };
 
 static const char *const strict_readable[] = {

@@ -553,6 +553,20 @@ class CredentialSockets(PortaTestCase):
         self.assertFailed(res)
         self.assertEqual(lst.accepted, 0)
 
+    def test_session_bus_and_systemd_user_manager_closed(self):
+        # Either runs commands outside any sandbox (systemd-run --user).
+        ug = self.mkdtemp()
+        for rel in ("run/user/1000/bus", "run/user/1000/systemd/private",
+                    "run/user/1000/keyring/control"):
+            path = os.path.join(ug, rel)
+            lst = self.listen(path)
+            ctl = harness.run_host([PY, "-c", harness.UNIX_CONNECT, path])
+            self.assertOk(ctl, rel)
+            before = lst.accepted
+            res = self.connect(path)
+            self.assertFailed(res, rel)
+            self.assertEqual(lst.accepted, before, rel)
+
     def test_unreachable_socket_of_another_user_does_not_refuse_the_run(self):
         # /proc/net/unix lists every socket on the host, other users' too.  A
         # credential socket porta cannot reach is one the sandbox cannot reach

@@ -124,13 +124,30 @@ static const struct {
 	{ "/run/systemd/private", false },
 	{ "/run/dbus/system_bus_socket", false },
 	{ "/tmp/.X11-unix/X0", false },
+	/* beyond defaults.md: session bus, systemd user manager, keyrings,
+	 * display and sound */
+	{ "/run/user/1000/bus", true },
+	{ "/run/user/1000/systemd/private", true },
+	{ "/run/user/1000/systemd/notify", true },
+	{ "/run/user/1000/keyring/control", true },
+	{ "/run/user/1000/keyring/ssh", true },
+	{ "/run/user/1000/gcr/ssh", true },
+	{ "/run/user/1000/ssh-agent.socket", true },
+	{ "/run/user/1000/wayland-0", true },
+	{ "/run/user/1000/pulse/native", true },
+	{ "/run/user/1000/pipewire-0", true },
+	{ "/run/user/1000/busy", false },
+	{ "/run/user/1000/systemd", false },
+	{ "/run/user/x/bus", false },
+	{ "/home/u/bus", false },
+	{ "/run/user/1000/wayland-0.lock", false },
 };
 
 Test(preset, socket_regexes)
 {
 	size_t n;
 	const char *const *pat = policy_preset_sockets(&n);
-	cr_assert_eq(n, 6, "defaults.md names 6 socket expressions");
+	cr_assert_eq(n, 9, "defaults.md's 6 socket expressions and 3 of porta's own");
 	regex_t re[16];
 	for (size_t i = 0; i < n; i++) {
 		int rc = regcomp(&re[i], pat[i], REG_EXTENDED | REG_NOSUB);
