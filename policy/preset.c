@@ -47,6 +47,12 @@ static const char *const sockets[] = {
 	"/run/user/[0-9]+/(bus|systemd/[^/]+)$",
 	"/(keyring/(control|ssh|pkcs11)|gcr/ssh|ssh-agent\\.socket)$",
 	"/run/user/[0-9]+/(wayland-[0-9]+|pulse/native|pipewire-[0-9]+)$",
+	/* Container, VM and package managers answer whoever can connect with
+	 * root's powers (their group membership is root-equivalent); the system
+	 * bus lets an active session's processes power off the machine or mount
+	 * disks through polkit. */
+	"/(containerd[^/]*|crio|buildkitd|libvirt-sock(-ro)?|snapd)(\\.sock(et)?)?$",
+	"/((lxd|incus)/unix\\.socket|dbus/system_bus_socket)$",
 };
 
 static const char *const strict_readable[] = {

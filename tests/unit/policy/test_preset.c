@@ -122,7 +122,20 @@ static const struct {
 	{ "/home/u/.colima/default/docker.socket", false },
 	{ "/home/u/colima/default/other.sock", false },
 	{ "/run/systemd/private", false },
-	{ "/run/dbus/system_bus_socket", false },
+	{ "/run/dbus/system_bus_socket", true },
+	{ "/var/run/dbus/system_bus_socket", true },
+	{ "/run/containerd/containerd.sock", true },
+	{ "/run/k3s/containerd/containerd.sock", true },
+	{ "/var/run/crio/crio.sock", true },
+	{ "/run/buildkit/buildkitd.sock", true },
+	{ "/run/libvirt/libvirt-sock", true },
+	{ "/run/libvirt/libvirt-sock-ro", true },
+	{ "/run/snapd.socket", true },
+	{ "/var/snap/lxd/common/lxd/unix.socket", true },
+	{ "/var/lib/incus/unix.socket", true },
+	{ "/run/containerd/containerd.sock.ttrpc", true },
+	{ "/run/dbus/other_socket", false },
+	{ "/home/u/unix.socket", false },
 	{ "/tmp/.X11-unix/X0", false },
 	/* beyond defaults.md: session bus, systemd user manager, keyrings,
 	 * display and sound */
@@ -147,7 +160,7 @@ Test(preset, socket_regexes)
 {
 	size_t n;
 	const char *const *pat = policy_preset_sockets(&n);
-	cr_assert_eq(n, 9, "defaults.md's 6 socket expressions and 3 of porta's own");
+	cr_assert_eq(n, 11, "defaults.md's 6 socket expressions and 5 of porta's own");
 	regex_t re[16];
 	for (size_t i = 0; i < n; i++) {
 		int rc = regcomp(&re[i], pat[i], REG_EXTENDED | REG_NOSUB);
