@@ -23,7 +23,7 @@ struct primitive {
 	const char *name;
 	bool available;
 	bool required; /* porta refuses to run without it */
-	char detail[160];
+	char detail[256];
 	const char *missing_means;
 };
 
@@ -110,11 +110,39 @@ int sandbox_check(FILE *out, bool json)
 	snprintf(p[n].detail, sizeof(p[n].detail), "%s", notif ? "available" : "absent");
 	p[n++].missing_means = "network policy mode cannot name the process behind each connection";
 
-	struct stat st;
-	bool cg2 = stat("/sys/fs/cgroup/cgroup.controllers", &st) == 0;
-	p[n] = (struct primitive){ "cgroup v2", cg2, false, "", NULL };
-	snprintf(p[n].detail, sizeof(p[n].detail), "%s",
-		 cg2 ? "mounted at /sys/fs/cgroup" : "not mounted");
+	/* --max-memory-mb needs a cgroup v2 hierarchy with the memory
+	 * controller; a hybrid host mounts cgroup2 beside the v1 controllers
+	 * (often at /sys/fs/cgroup/unified) with none enabled in it. */
+	char where[128] = "", controllers[256] = "";
+	FILE *mounts = fopen("/proc/self/mounts", "re");
+	if (mounts) {
+		char dev[64], dir[128], type[32];
+		while (fscanf(mounts, "%63s %127s %31s %*[^\n]", dev, dir, type) == 3) {
+			if (strcmp(type, "cgroup2") == 0) {
+				snprintf(where, sizeof(where), "%s", dir);
+				break;
+			}
+		}
+		fclose(mounts);
+	}
+	if (where[0]) {
+		char path[192];
+		snprintf(path, sizeof(path), "%s/cgroup.controllers", where);
+		FILE *f = fopen(path, "re");
+		if (f) {
+			if (!fgets(controllers, sizeof(controllers), f))
+				controllers[0] = '\0';
+			controllers[strcspn(controllers, "\n")] = '\0';
+			fclose(f);
+		}
+	}
+	bool memory = strstr(controllers, "memory") != NULL;
+	p[n] = (struct primitive){ "cgroup v2 memory controller", memory, false, "", NULL };
+	if (!where[0])
+		snprintf(p[n].detail, sizeof(p[n].detail), "no cgroup2 hierarchy mounted");
+	else
+		snprintf(p[n].detail, sizeof(p[n].detail), "cgroup2 at %.100s, controllers: %.40s", where,
+			 controllers[0] ? controllers : "none");
 	p[n++].missing_means = "--max-memory-mb cannot be enforced";
 
 	bool can_run = true;
