@@ -35,6 +35,11 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e
 /* In init, in a new network namespace: brings lo up over rtnetlink.  0 or -errno. */
 int sandbox_netns_lo_up(void);
 
+/* In init, in a new network namespace with lo up (policy mode): adds the
+ * local routes 0.0.0.0/0 and ::/0 on lo, so that a connect() to any address
+ * reaches a listener on the wildcard address.  0 or -errno. */
+int sandbox_netns_anyip(void);
+
 /* In the payload: rlimits from opts.  0 or -errno (e filled). */
 int sandbox_limits_apply(const struct policy_options *opts, struct sandbox_error *e);
 

@@ -2,12 +2,14 @@
  *
  * A new network namespace has only lo, and it is down.  One RTM_NEWLINK with
  * IFF_UP on ifindex 1 (lo is always the first device of a namespace) brings
- * it up; no ip(8), no libmnl.
+ * it up; in policy mode two RTM_NEWROUTE make every address local.  No
+ * ip(8), no libmnl.
  */
 #include <errno.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -15,31 +17,17 @@
 #include "common/cleanup.h"
 #include "sandbox/internal.h"
 
-int sandbox_netns_lo_up(void)
+/* Sends one request on a NETLINK_ROUTE socket and reads its ACK: an
+ * NLMSG_ERROR whose error is 0 on success (netlink(7)).  0 or -errno. */
+static int nl_request(void *req, size_t len)
 {
-	struct {
-		struct nlmsghdr nh;
-		struct ifinfomsg ifi;
-	} req;
 	_cleanup_fd_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 
 	if (fd < 0)
 		return -errno;
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_len = sizeof(req);
-	req.nh.nlmsg_type = RTM_NEWLINK;
-	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	req.nh.nlmsg_seq = 1;
-	req.ifi.ifi_family = AF_UNSPEC;
-	req.ifi.ifi_index = 1;
-	req.ifi.ifi_flags = IFF_UP;
-	req.ifi.ifi_change = IFF_UP;
-
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
+	if (sendto(fd, req, len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
 		return -errno;
-
-	/* The ACK is an NLMSG_ERROR whose error is 0 on success. */
 	union {
 		struct nlmsghdr nh;
 		char buf[512];
@@ -57,4 +45,63 @@ int sandbox_netns_lo_up(void)
 	if ((size_t)n < NLMSG_LENGTH(sizeof(*err)))
 		return -EPROTO;
 	return err->error; /* 0 or -errno */
+}
+
+int sandbox_netns_lo_up(void)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = sizeof(req);
+	req.nh.nlmsg_type = RTM_NEWLINK;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	req.nh.nlmsg_seq = 1;
+	req.ifi.ifi_family = AF_UNSPEC;
+	req.ifi.ifi_index = 1;
+	req.ifi.ifi_flags = IFF_UP;
+	req.ifi.ifi_change = IFF_UP;
+	return nl_request(&req, sizeof(req));
+}
+
+/* `ip route add local 0.0.0.0/0 dev lo table local` (and ::/0 for IPv6):
+ * every address becomes local, so a connect() to any of them reaches a
+ * listener bound to the wildcard address (the "AnyIP" of DESIGN.md). */
+static int anyip_route(unsigned char family)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct rtmsg rt;
+		struct rtattr oif_attr;
+		uint32_t oif;
+		struct rtattr table_attr;
+		uint32_t table;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_len = sizeof(req);
+	req.nh.nlmsg_type = RTM_NEWROUTE;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL;
+	req.nh.nlmsg_seq = 2;
+	req.rt.rtm_family = family;
+	req.rt.rtm_dst_len = 0; /* 0.0.0.0/0, ::/0 */
+	req.rt.rtm_table = RT_TABLE_LOCAL;
+	req.rt.rtm_protocol = RTPROT_BOOT;
+	req.rt.rtm_scope = RT_SCOPE_HOST;
+	req.rt.rtm_type = RTN_LOCAL;
+	req.oif_attr.rta_len = RTA_LENGTH(sizeof(uint32_t));
+	req.oif_attr.rta_type = RTA_OIF;
+	req.oif = 1; /* lo is always ifindex 1 in a new namespace */
+	req.table_attr.rta_len = RTA_LENGTH(sizeof(uint32_t));
+	req.table_attr.rta_type = RTA_TABLE;
+	req.table = RT_TABLE_LOCAL;
+	return nl_request(&req, sizeof(req));
+}
+
+int sandbox_netns_anyip(void)
+{
+	int r = anyip_route(AF_INET);
+	return r ? r : anyip_route(AF_INET6);
 }
