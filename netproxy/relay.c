@@ -1,0 +1,271 @@
+/* netproxy/relay.c: see relay.h. */
+#include "netproxy/relay.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* splice(2) moves at most what the pipe can hold per call (16 pages by
+ * default, fcntl(2) F_SETPIPE_SZ); asking for more costs nothing. */
+#define RELAY_CHUNK (1 << 20)
+
+struct relay_dir {
+	struct proxy_relay *relay;
+	int from, to; /* borrowed from relay->fd */
+	int pipe_r, pipe_w;
+	size_t in_pipe; /* spliced in from `from`, not yet out to `to` */
+	bool eof;       /* `from` reached EOF */
+	bool done;      /* EOF forwarded: `to`'s write half is shut down */
+	struct event *ev_read;  /* `from` readable; off while the pipe holds bytes */
+	struct event *ev_write; /* `to` writable; on only while the pipe holds bytes */
+	uint64_t *bytes;
+};
+
+struct proxy_relay {
+	struct event_base *base;
+	int fd[2];               /* client, upstream */
+	struct relay_dir dir[2]; /* [0] up: client -> upstream, [1] down */
+	struct event *ev_idle;
+	uint32_t idle_ms;
+	struct proxy_relay_stats stats;
+	struct timespec started;
+	proxy_relay_done_fn done;
+	void *arg;
+};
+
+static uint64_t ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	int64_t ms = (int64_t)(now.tv_sec - t0->tv_sec) * 1000 +
+		     (int64_t)(now.tv_nsec - t0->tv_nsec) / 1000000;
+	return ms < 0 ? 0 : (uint64_t)ms;
+}
+
+static void relay_free(struct proxy_relay *r)
+{
+	for (int d = 0; d < 2; d++) {
+		struct relay_dir *dir = &r->dir[d];
+		if (dir->ev_read)
+			event_free(dir->ev_read);
+		if (dir->ev_write)
+			event_free(dir->ev_write);
+		if (dir->pipe_r >= 0)
+			close(dir->pipe_r);
+		if (dir->pipe_w >= 0)
+			close(dir->pipe_w);
+	}
+	if (r->ev_idle)
+		event_free(r->ev_idle);
+	for (int i = 0; i < 2; i++) {
+		if (r->fd[i] >= 0)
+			close(r->fd[i]);
+	}
+	free(r);
+}
+
+/* The one exit of every relay: close everything, report, free. */
+static void relay_finish(struct proxy_relay *r, enum proxy_relay_end end)
+{
+	r->stats.duration_ms = ms_since(&r->started);
+	struct proxy_relay_stats stats = r->stats;
+	proxy_relay_done_fn done = r->done;
+	void *arg = r->arg;
+
+	relay_free(r);
+	if (done)
+		done(end, &stats, arg);
+}
+
+static void touch(struct proxy_relay *r)
+{
+	if (r->ev_idle) {
+		struct timeval tv = { (time_t)(r->idle_ms / 1000),
+				      (suseconds_t)(r->idle_ms % 1000) * 1000 };
+		event_add(r->ev_idle, &tv);
+	}
+}
+
+/* Moves what the pipe holds on to `to`.  0 when drained or when `to` would
+ * block (then the write event is armed), -errno when `to` failed. */
+static int drain(struct relay_dir *dir)
+{
+	while (dir->in_pipe > 0) {
+		ssize_t n = splice(dir->pipe_r, NULL, dir->to, NULL, dir->in_pipe,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0) {
+			dir->in_pipe -= (size_t)n;
+			*dir->bytes += (uint64_t)n;
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else if (n < 0 && errno == EAGAIN) {
+			event_add(dir->ev_write, NULL);
+			return 0;
+		} else {
+			return n < 0 ? -errno : -EPIPE;
+		}
+	}
+	event_del(dir->ev_write);
+	return 0;
+}
+
+/* Fills the pipe from `from` until it would block, is full, or EOF.
+ * -errno when `from` failed. */
+static int fill(struct relay_dir *dir)
+{
+	for (;;) {
+		ssize_t n = splice(dir->from, NULL, dir->pipe_w, NULL, RELAY_CHUNK,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0) {
+			dir->in_pipe += (size_t)n;
+			/* Hand it on before reading more: keeps latency low
+			 * and the pipe from filling while `to` can take it. */
+			int rc = drain(dir);
+			if (rc)
+				return rc;
+			if (dir->in_pipe > 0)
+				return 0; /* `to` is full: back-pressure */
+			continue;
+		}
+		if (n == 0) {
+			dir->eof = true;
+			return 0;
+		}
+		if (errno == EINTR)
+			continue;
+		/* EAGAIN on either side: `from` is empty, or the pipe is
+		 * full (then in_pipe > 0 and the write event is armed). */
+		if (errno == EAGAIN)
+			return 0;
+		return -errno;
+	}
+}
+
+/* After progress in a direction: forward EOF once drained, read again only
+ * while the pipe is empty, and finish when both directions are done. */
+static void settle(struct proxy_relay *r, struct relay_dir *dir)
+{
+	if (dir->in_pipe == 0 && dir->eof && !dir->done) {
+		dir->done = true;
+		event_del(dir->ev_read);
+		/* The peer learns of the EOF; the other direction goes on. */
+		shutdown(dir->to, SHUT_WR);
+	} else if (dir->in_pipe > 0) {
+		event_del(dir->ev_read);
+	} else if (!dir->eof) {
+		event_add(dir->ev_read, NULL);
+	}
+	if (r->dir[0].done && r->dir[1].done)
+		relay_finish(r, PROXY_RELAY_CLOSED);
+}
+
+static void on_readable(evutil_socket_t fd, short what, void *arg)
+{
+	struct relay_dir *dir = arg;
+	struct proxy_relay *r = dir->relay;
+
+	(void)fd;
+	(void)what;
+	touch(r);
+	if (fill(dir) < 0) {
+		relay_finish(r, PROXY_RELAY_RESET);
+		return;
+	}
+	settle(r, dir);
+}
+
+static void on_writable(evutil_socket_t fd, short what, void *arg)
+{
+	struct relay_dir *dir = arg;
+	struct proxy_relay *r = dir->relay;
+
+	(void)fd;
+	(void)what;
+	touch(r);
+	if (drain(dir) < 0) {
+		relay_finish(r, PROXY_RELAY_RESET);
+		return;
+	}
+	settle(r, dir);
+}
+
+static void on_idle(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	relay_finish(arg, PROXY_RELAY_IDLE);
+}
+
+struct proxy_relay *proxy_relay_start(struct event_base *base, int client, int upstream,
+				      uint32_t idle_ms, proxy_relay_done_fn done, void *arg)
+{
+	struct proxy_relay *r = calloc(1, sizeof(*r));
+	int err = ENOMEM;
+
+	if (!r) {
+		close(client);
+		close(upstream);
+		errno = err;
+		return NULL;
+	}
+	r->base = base;
+	r->fd[0] = client;
+	r->fd[1] = upstream;
+	r->idle_ms = idle_ms;
+	r->done = done;
+	r->arg = arg;
+	clock_gettime(CLOCK_MONOTONIC, &r->started);
+	for (int d = 0; d < 2; d++) {
+		struct relay_dir *dir = &r->dir[d];
+		int p[2];
+		dir->relay = r;
+		dir->from = r->fd[d];
+		dir->to = r->fd[1 - d];
+		dir->pipe_r = dir->pipe_w = -1;
+		dir->bytes = d == 0 ? &r->stats.bytes_up : &r->stats.bytes_down;
+		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+			err = errno;
+			goto fail;
+		}
+		dir->pipe_r = p[0];
+		dir->pipe_w = p[1];
+	}
+	for (int i = 0; i < 2; i++) {
+		int fl = fcntl(r->fd[i], F_GETFL);
+		if (fl < 0 || fcntl(r->fd[i], F_SETFL, fl | O_NONBLOCK) < 0) {
+			err = errno;
+			goto fail;
+		}
+	}
+	for (int d = 0; d < 2; d++) {
+		struct relay_dir *dir = &r->dir[d];
+		dir->ev_read = event_new(base, dir->from, EV_READ | EV_PERSIST, on_readable, dir);
+		dir->ev_write = event_new(base, dir->to, EV_WRITE | EV_PERSIST, on_writable, dir);
+		if (!dir->ev_read || !dir->ev_write)
+			goto fail;
+	}
+	if (idle_ms) {
+		r->ev_idle = evtimer_new(base, on_idle, r);
+		if (!r->ev_idle)
+			goto fail;
+	}
+	for (int d = 0; d < 2; d++)
+		event_add(r->dir[d].ev_read, NULL);
+	touch(r);
+	return r;
+fail:
+	relay_free(r);
+	errno = err;
+	return NULL;
+}
+
+void proxy_relay_abort(struct proxy_relay *relay)
+{
+	if (relay)
+		relay_finish(relay, PROXY_RELAY_RESET);
+}

@@ -1,0 +1,230 @@
+/* tests/unit/netproxy/test_relay.c: the splice relay on a real event loop,
+ * over TCP on loopback: bulk both ways, half-close, back-pressure, reset,
+ * idle timeout.  Peers run in threads so the loop thread only relays. */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "netproxy/relay.h"
+
+/* A connected TCP pair on loopback: *a connects, *b is accepted. */
+static void tcp_pair(int *a, int *b)
+{
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	cr_assert_eq(bind(l, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	cr_assert_eq(listen(l, 1), 0);
+	cr_assert_eq(getsockname(l, (struct sockaddr *)&sa, &len), 0);
+	*a = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_eq(connect(*a, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	*b = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+	cr_assert_geq(*b, 0);
+	close(l);
+}
+
+struct outcome {
+	bool called;
+	enum proxy_relay_end end;
+	struct proxy_relay_stats stats;
+	struct event_base *base;
+};
+
+static void on_done(enum proxy_relay_end end, const struct proxy_relay_stats *st, void *arg)
+{
+	struct outcome *o = arg;
+	o->called = true;
+	o->end = end;
+	o->stats = *st;
+	event_base_loopbreak(o->base);
+}
+
+/* A deterministic byte stream: byte i of stream `seed` is a function of i. */
+static uint8_t pattern(uint64_t i, unsigned seed)
+{
+	return (uint8_t)((i * 2654435761u) >> 13) ^ (uint8_t)seed;
+}
+
+struct peer {
+	int fd;
+	uint64_t send;      /* bytes to send, then shutdown(SHUT_WR) */
+	unsigned seed;      /* of what it sends */
+	unsigned want_seed; /* of what it expects */
+	uint64_t received;
+	bool mismatch;
+	unsigned read_delay_ms; /* sleep before reading at all (back-pressure) */
+};
+
+static void *peer_send(void *arg)
+{
+	struct peer *p = arg;
+	uint8_t buf[65536];
+	uint64_t off = 0;
+	while (off < p->send) {
+		size_t n = sizeof(buf) < p->send - off ? sizeof(buf) : (size_t)(p->send - off);
+		for (size_t i = 0; i < n; i++)
+			buf[i] = pattern(off + i, p->seed);
+		ssize_t w = write(p->fd, buf, n);
+		if (w <= 0)
+			return NULL;
+		off += (uint64_t)w;
+	}
+	shutdown(p->fd, SHUT_WR);
+	return NULL;
+}
+
+static void *peer_recv(void *arg)
+{
+	struct peer *p = arg;
+	uint8_t buf[65536];
+	if (p->read_delay_ms)
+		usleep(p->read_delay_ms * 1000);
+	for (;;) {
+		ssize_t n = read(p->fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++)
+			p->mismatch |= buf[i] != pattern(p->received + (uint64_t)i, p->want_seed);
+		p->received += (uint64_t)n;
+	}
+	return NULL;
+}
+
+/* client <-> [c_in | relay | u_out] <-> server, both peers sending and
+ * receiving at once. */
+static struct outcome relay_both_ways(uint64_t up, uint64_t down, unsigned server_delay_ms,
+				      struct peer *client, struct peer *server)
+{
+	int c, c_in, u_out, s;
+	struct outcome o = { 0 };
+
+	signal(SIGPIPE, SIG_IGN);
+	tcp_pair(&c, &c_in);
+	tcp_pair(&u_out, &s);
+	o.base = event_base_new();
+	cr_assert_not_null(proxy_relay_start(o.base, c_in, u_out, 10000, on_done, &o));
+	*client = (struct peer){ .fd = c, .send = up, .seed = 1, .want_seed = 2 };
+	*server = (struct peer){ .fd = s, .send = down, .seed = 2, .want_seed = 1,
+				 .read_delay_ms = server_delay_ms };
+	pthread_t t[4];
+	pthread_create(&t[0], NULL, peer_send, client);
+	pthread_create(&t[1], NULL, peer_recv, client);
+	pthread_create(&t[2], NULL, peer_send, server);
+	pthread_create(&t[3], NULL, peer_recv, server);
+	event_base_dispatch(o.base);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	close(c);
+	close(s);
+	event_base_free(o.base);
+	return o;
+}
+
+Test(relay, bulk_both_ways_arrives_intact)
+{
+	struct peer client, server;
+	struct outcome o = relay_both_ways(32u << 20, 8u << 20, 0, &client, &server);
+
+	cr_assert(o.called);
+	cr_assert_eq(o.end, PROXY_RELAY_CLOSED);
+	cr_assert_eq(server.received, 32u << 20, "server got %lu", (unsigned long)server.received);
+	cr_assert_eq(client.received, 8u << 20, "client got %lu", (unsigned long)client.received);
+	cr_assert_not(server.mismatch, "bytes upstream changed or reordered");
+	cr_assert_not(client.mismatch, "bytes downstream changed or reordered");
+	cr_assert_eq(o.stats.bytes_up, 32u << 20);
+	cr_assert_eq(o.stats.bytes_down, 8u << 20);
+}
+
+/* The client sends nothing and shuts down at once; the server still sends
+ * 1 MiB after seeing that EOF, and the client gets all of it. */
+Test(relay, half_close_keeps_the_other_direction)
+{
+	struct peer client, server;
+	struct outcome o = relay_both_ways(0, 1u << 20, 0, &client, &server);
+
+	cr_assert_eq(o.end, PROXY_RELAY_CLOSED);
+	cr_assert_eq(client.received, 1u << 20);
+	cr_assert_not(client.mismatch);
+	cr_assert_eq(server.received, 0);
+}
+
+/* The server reads nothing for a while: the relay must stop reading the
+ * client (bytes wait in the socket buffers, not in porta), then deliver
+ * everything once the server reads. */
+Test(relay, back_pressure_then_everything_arrives)
+{
+	struct peer client, server;
+	struct outcome o = relay_both_ways(16u << 20, 0, 300, &client, &server);
+
+	cr_assert_eq(o.end, PROXY_RELAY_CLOSED);
+	cr_assert_eq(server.received, 16u << 20);
+	cr_assert_not(server.mismatch);
+}
+
+/* The upstream resets mid-transfer: the relay ends as RESET and the client
+ * sees its connection end. */
+Test(relay, upstream_reset_ends_the_relay)
+{
+	int c, c_in, u_out, s;
+	struct outcome o = { 0 };
+
+	signal(SIGPIPE, SIG_IGN);
+	tcp_pair(&c, &c_in);
+	tcp_pair(&u_out, &s);
+	o.base = event_base_new();
+	cr_assert_not_null(proxy_relay_start(o.base, c_in, u_out, 10000, on_done, &o));
+	char buf[4096] = { 0 };
+	cr_assert_eq(write(s, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 }; /* close() sends RST */
+	setsockopt(s, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	/* unread data in s's receive queue also makes close() reset */
+	cr_assert_eq(write(c, buf, sizeof(buf)), (ssize_t)sizeof(buf));
+	usleep(50000);
+	close(s);
+	/* the client keeps writing into a relay whose upstream is gone */
+	for (int i = 0; i < 64; i++)
+		if (write(c, buf, sizeof(buf)) < 0)
+			break;
+	event_base_dispatch(o.base);
+	cr_assert(o.called);
+	cr_assert_eq(o.end, PROXY_RELAY_RESET);
+	/* the client's side was closed by the relay: reads end */
+	char rb[65536];
+	ssize_t n;
+	while ((n = read(c, rb, sizeof(rb))) > 0)
+		;
+	cr_assert_leq(n, 0);
+	close(c);
+	event_base_free(o.base);
+}
+
+Test(relay, idle_timeout)
+{
+	int c, c_in, u_out, s;
+	struct outcome o = { 0 };
+
+	tcp_pair(&c, &c_in);
+	tcp_pair(&u_out, &s);
+	o.base = event_base_new();
+	cr_assert_not_null(proxy_relay_start(o.base, c_in, u_out, 100, on_done, &o));
+	event_base_dispatch(o.base);
+	cr_assert(o.called);
+	cr_assert_eq(o.end, PROXY_RELAY_IDLE);
+	cr_assert_geq(o.stats.duration_ms, 90);
+	/* both peers see their connection end */
+	char b;
+	cr_assert_eq(read(c, &b, 1), 0);
+	cr_assert_eq(read(s, &b, 1), 0);
+	close(c);
+	close(s);
+	event_base_free(o.base);
+}
