@@ -8,7 +8,8 @@
  * other side cannot take.  Half-close: EOF on one side becomes shutdown(2)
  * of the other's write half once the pipe is drained; the relay ends when
  * both directions have, on an error or reset, or after the idle timeout.
- * Runs on the caller's libevent base (the supervisor's loop, one thread).
+ * Runs on the caller's libevent base (the supervisor's loop, one thread);
+ * the process must ignore SIGPIPE (splice(2) to a reset peer raises it).
  */
 #ifndef PORTA_NETPROXY_RELAY_H
 #define PORTA_NETPROXY_RELAY_H
