@@ -346,17 +346,24 @@ static void on_timeout(evutil_socket_t fd, short what, void *arg)
 	kill(s->init, SIGKILL);
 }
 
-static int supervise(struct supervisor *s, const struct policy_options *o, int sfd)
+/* The supervisor's loop, made before clone: after it the supervisor should
+ * only sleep while init sets up, not compete with it for a CPU. */
+static struct event_base *new_base(void)
 {
 	struct event_config *cfg = event_config_new();
-	if (!cfg)
-		return -ENOMEM;
-	event_config_set_flag(cfg, EVENT_BASE_FLAG_NOLOCK);
-	s->base = event_base_new_with_config(cfg);
-	event_config_free(cfg);
-	if (!s->base)
-		return -ENOMEM;
+	struct event_base *base = NULL;
 
+	if (cfg) {
+		event_config_set_flag(cfg, EVENT_BASE_FLAG_NOLOCK);
+		base = event_base_new_with_config(cfg);
+		event_config_free(cfg);
+	}
+	return base;
+}
+
+/* Runs s->base (which the caller owns) until init has exited. */
+static int supervise(struct supervisor *s, const struct policy_options *o, int sfd)
+{
 	struct event *ev_ctl = event_new(s->base, s->ctl, EV_READ | EV_PERSIST, on_ctl, s);
 	struct event *ev_sig = event_new(s->base, sfd, EV_READ | EV_PERSIST, on_signal, s);
 	struct event *ev_tmo = o->timeout_ms.set ? evtimer_new(s->base, on_timeout, s) : NULL;
@@ -386,7 +393,6 @@ out:
 		event_free(ev_sig);
 	if (ev_ctl)
 		event_free(ev_ctl);
-	event_base_free(s->base);
 	return rc;
 }
 
@@ -394,6 +400,7 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 {
 	const struct policy_options *o = plan->opts;
 	struct child_ctx c = { .plan = plan, .argv = argv, .uid = getuid(), .gid = getgid() };
+	struct supervisor s = { .ctl = -1 };
 	_cleanup_fd_ int ruleset = -1, sfd = -1, ctl = -1, child_ctl = -1;
 	int sv[2], rc;
 
@@ -424,6 +431,13 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		goto out;
 	}
 
+	s.ctl = ctl;
+	s.base = new_base();
+	if (!s.base) {
+		rc = sandbox_fail(&r->error, "event loop", NULL, ENOMEM, NULL);
+		goto out;
+	}
+
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 			      CLONE_NEWUTS | SIGCHLD;
 	if (o->net_mode != POLICY_NET_OPEN)
@@ -445,7 +459,7 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 	close(steal_fd(&child_ctl));
 	close(steal_fd(&ruleset));
 
-	struct supervisor s = { .ctl = ctl, .init = pid };
+	s.init = pid;
 	if ((rc = supervise(&s, o, sfd))) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -478,6 +492,8 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 				     WEXITSTATUS(s.init_status));
 	}
 out:
+	if (s.base)
+		event_base_free(s.base);
 	/* The forwarded signals stay blocked: one still pending (a second
 	 * Ctrl-C) must not end porta before it reports the command's status. */
 	return rc;
