@@ -2,7 +2,7 @@
 # A real example of what porta refuses, with the messages a user sees.
 # Usage: scripts/demo.sh [PATH-TO-PORTA]
 set -uo pipefail
-porta=${1:-build/porta}
+porta=$(realpath "${1:-build/porta}")
 root_opt=()
 [ "$(id -u)" -eq 0 ] && root_opt=(--allow-root)
 
@@ -10,6 +10,10 @@ demo=$(mktemp -d "$HOME/porta-demo.XXXXXX")
 trap 'kill "$server" 2>/dev/null; rm -rf "$demo"' EXIT
 mkdir -p "$demo/workspace" "$demo/elsewhere" "$demo/home/.ssh"
 echo "MUST-NOT-LEAK fake key" > "$demo/home/.ssh/id_ed25519"
+
+# Run from the demo directory: a working directory under the host's /tmp
+# (where a clone may live) is not visible inside the private /tmp.
+cd "$demo" || exit 1
 
 say() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 
