@@ -1,0 +1,36 @@
+/* netproxy/netproxy.h: the netproxy module's API.
+ *
+ * ARCHITECTURE (DESIGN.md, Network).  In policy mode every connection the
+ * command makes ends at a listener porta owns, and this module decides and
+ * carries it.  Pieces, one concept per file:
+ *
+ * - listeners: one dual-stack TCP listener per port a rule names, inside the
+ *   sandbox's network namespace (getsockname() of an accepted socket is the
+ *   address the program dialled), and the proxy front ends on loopback.
+ * - sniffing (sniff.h: sniff_tls.c, sniff_http.c): pure parsers over the
+ *   bytes peeked so far.  A ClientHello's SNI, reassembled across records,
+ *   or an HTTP/1.x head with exactly one Host.  Each answers NEED_MORE until
+ *   it can decide; the glue caps bytes (PROXY_TLS_WIRE_MAX,
+ *   PROXY_HTTP_HEAD_MAX) and time, and a connection that is neither TLS nor
+ *   HTTP falls back to the DNS name<->address map.  Nothing is consumed or
+ *   sent upstream before the decision (escape corpus row 37).
+ * - HTTP and SOCKS5 front ends (sniff.h for CONNECT and absolute-form heads,
+ *   socks5.h for RFC 1928): the target named there is decided on, and the
+ *   SNI that follows a CONNECT must name the same host.
+ * - decision: policy/ (pure) on canonical names; names from the wire are
+ *   passed through policy_name_canonical() first, never compared raw.
+ * - relay: upstream dial, then bytes both ways with half-close and
+ *   back-pressure, splice(2) once decided.
+ * - audit: one JSON line per decision, program-controlled strings escaped.
+ *
+ * The parsers and the relay exist so far; the rest of the glue lands with
+ * issue 3.
+ */
+#ifndef PORTA_NETPROXY_NETPROXY_H
+#define PORTA_NETPROXY_NETPROXY_H
+
+#include "netproxy/relay.h"
+#include "netproxy/sniff.h"
+#include "netproxy/socks5.h"
+
+#endif /* PORTA_NETPROXY_NETPROXY_H */

@@ -1,0 +1,329 @@
+/* netproxy/sniff_http.c: an HTTP/1.x request head, its target and its one
+ * Host header (sniff.h).
+ *
+ * The grammar is RFC 9112 §2-§5 read strictly: where the RFC lets a
+ * recipient be lenient (bare LF, §2.2) or where implementations disagree
+ * (obs-fold, whitespace before the colon, Content-Length beside
+ * Transfer-Encoding, two Host fields), porta refuses, because the server
+ * behind it may read the other way and the decision would then be about a
+ * request the server never sees.  The head is checked one complete line at
+ * a time, so a prefix of a good head is always PROXY_HTTP_NEED_MORE.
+ */
+#include "netproxy/sniff.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+
+/* RFC 9110 §5.6.2 tchar. */
+static bool is_tchar(uint8_t c)
+{
+	if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+		return true;
+	return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
+}
+
+/* RFC 3986 §3.2.2 reg-name bytes: unreserved, sub-delims and '%' of
+ * pct-encoded (whether the escapes are well-formed is policy's concern: its
+ * canonical names have no '%' at all). */
+static bool is_regname(uint8_t c)
+{
+	if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+		return true;
+	return c != '\0' && strchr("-._~!$&'()*+,;=%", c) != NULL;
+}
+
+static bool eq_nocase(const uint8_t *p, size_t n, const char *lit)
+{
+	size_t k;
+	for (k = 0; k < n && lit[k]; k++) {
+		uint8_t a = p[k], b = (uint8_t)lit[k];
+		if (a >= 'A' && a <= 'Z')
+			a = (uint8_t)(a + 32);
+		if (a != b)
+			return false;
+	}
+	return k == n && lit[k] == '\0';
+}
+
+enum proxy_authority_status proxy_parse_authority(const uint8_t *p, size_t n, int port_required,
+						  struct proxy_authority *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		return PROXY_AUTHORITY_MALFORMED;
+	if (p[0] == '[') {
+		/* RFC 3986 §3.2.2 IP-literal; IPvFuture ("[v1.x]") and RFC 6874
+		 * zone ids ("%25eth0") name nothing a rule can. */
+		const uint8_t *close = memchr(p, ']', n);
+		char text[INET6_ADDRSTRLEN];
+		uint8_t addr[16];
+		if (!close)
+			return PROXY_AUTHORITY_MALFORMED;
+		size_t m = (size_t)(close - p) - 1;
+		if (m < 2 || m >= sizeof(text))
+			return PROXY_AUTHORITY_MALFORMED;
+		for (size_t k = 0; k < m; k++) {
+			uint8_t c = p[1 + k];
+			if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+			      (c >= 'A' && c <= 'F') || c == ':' || c == '.'))
+				return PROXY_AUTHORITY_MALFORMED;
+		}
+		memcpy(text, p + 1, m);
+		text[m] = '\0';
+		if (inet_pton(AF_INET6, text, addr) != 1)
+			return PROXY_AUTHORITY_MALFORMED;
+		out->host.p = p + 1;
+		out->host.n = m;
+		out->ipv6 = true;
+		i = m + 2;
+	} else {
+		for (i = 0; i < n && p[i] != ':'; i++) {
+			if (!is_regname(p[i]))
+				return PROXY_AUTHORITY_MALFORMED; /* '@', '/', blanks, CTLs, non-ASCII */
+		}
+		if (i == 0)
+			return PROXY_AUTHORITY_MALFORMED;
+		out->host.p = p;
+		out->host.n = i;
+	}
+	if (i == n)
+		return port_required ? PROXY_AUTHORITY_MALFORMED : PROXY_AUTHORITY_OK;
+	if (p[i] != ':')
+		return PROXY_AUTHORITY_MALFORMED;
+	i++;
+	/* Ports with a leading zero or out of range are refused rather than
+	 * read: "0443" is 443 to one parser and octal or an error to another
+	 * (escape corpus row 33). */
+	size_t digits = n - i;
+	if (digits < 1 || digits > 5 || p[i] == '0')
+		return PROXY_AUTHORITY_MALFORMED;
+	uint32_t port = 0;
+	for (; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return PROXY_AUTHORITY_MALFORMED;
+		port = port * 10 + (uint32_t)(p[i] - '0');
+	}
+	if (port > 65535)
+		return PROXY_AUTHORITY_MALFORMED;
+	out->port = (uint16_t)port;
+	return PROXY_AUTHORITY_OK;
+}
+
+/* Classifies the request-target by method (RFC 9112 §3.2). */
+static enum proxy_http_status parse_target(struct proxy_http_head *h)
+{
+	const uint8_t *t = h->target.p;
+	size_t n = h->target.n;
+
+	if (memchr(t, '#', n))
+		return PROXY_HTTP_MALFORMED; /* a fragment is never sent (RFC 9110 §4.2.5) */
+	/* RFC 9112 §3.2.3: CONNECT uses authority-form and nothing else, and
+	 * RFC 9110 §9.3.6: the port is always given. */
+	if (h->method.n == 7 && memcmp(h->method.p, "CONNECT", 7) == 0) {
+		if (proxy_parse_authority(t, n, 1, &h->target_authority) != PROXY_AUTHORITY_OK)
+			return PROXY_HTTP_MALFORMED;
+		h->form = PROXY_HTTP_FORM_AUTHORITY;
+		return PROXY_HTTP_OK;
+	}
+	if (n == 1 && t[0] == '*') {
+		if (h->method.n != 7 || memcmp(h->method.p, "OPTIONS", 7) != 0)
+			return PROXY_HTTP_MALFORMED;
+		h->form = PROXY_HTTP_FORM_ASTERISK;
+		return PROXY_HTTP_OK;
+	}
+	if (t[0] == '/') {
+		h->form = PROXY_HTTP_FORM_ORIGIN;
+		h->target_path = h->target;
+		return PROXY_HTTP_OK;
+	}
+	/* Absolute-form.  Only http: an https:// target would ask porta to
+	 * speak TLS upstream, which it never does (clients CONNECT instead). */
+	if (n < 7 || !eq_nocase(t, 7, "http://"))
+		return PROXY_HTTP_MALFORMED;
+	size_t a = 7, e = a;
+	while (e < n && t[e] != '/' && t[e] != '?')
+		e++;
+	if (proxy_parse_authority(t + a, e - a, 0, &h->target_authority) != PROXY_AUTHORITY_OK)
+		return PROXY_HTTP_MALFORMED;
+	h->form = PROXY_HTTP_FORM_ABSOLUTE;
+	h->target_path.p = t + e;
+	h->target_path.n = n - e;
+	return PROXY_HTTP_OK;
+}
+
+/* Parses "METHOD SP target SP HTTP/1.x" (the line without its CRLF). */
+static enum proxy_http_status parse_request_line(const uint8_t *p, size_t n,
+						 struct proxy_http_head *h)
+{
+	size_t i = h->method.n + 1, ts = i;
+
+	while (i < n && p[i] >= 0x21 && p[i] <= 0x7e)
+		i++;
+	if (i == ts || i == n || p[i] != ' ')
+		return PROXY_HTTP_MALFORMED; /* empty target, a CTL or non-ASCII byte, no version */
+	h->target.p = p + ts;
+	h->target.n = i - ts;
+	i++;
+	/* RFC 9113 §3.4: the HTTP/2 preface starts "PRI * HTTP/2.0"; such a
+	 * connection carries no HTTP/1 head and is handled like any other
+	 * protocol that is not HTTP/1. */
+	if (n - i == 8 && memcmp(p + i, "HTTP/2.0", 8) == 0 && h->method.n == 3 &&
+	    memcmp(p, "PRI", 3) == 0 && h->target.n == 1 && h->target.p[0] == '*')
+		return PROXY_HTTP_NOT_HTTP;
+	if (n - i != 8 || memcmp(p + i, "HTTP/1.", 7) != 0 || (p[i + 7] != '0' && p[i + 7] != '1'))
+		return PROXY_HTTP_MALFORMED;
+	h->version_minor = p[i + 7] - '0';
+	return parse_target(h);
+}
+
+/* Content-Length = 1*DIGIT (RFC 9110 §8.6), at most 18 digits so it fits. */
+static bool parse_content_length(const uint8_t *p, size_t n, uint64_t *v)
+{
+	if (n < 1 || n > 18)
+		return false;
+	*v = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (p[k] < '0' || p[k] > '9')
+			return false;
+		*v = *v * 10 + (uint64_t)(p[k] - '0');
+	}
+	return true;
+}
+
+/* Finds the end of the line starting at pos: returns the index of its LF,
+ * or lim when there is none yet. */
+static size_t find_lf(const uint8_t *buf, size_t pos, size_t lim)
+{
+	const uint8_t *nl = memchr(buf + pos, '\n', lim - pos);
+	return nl ? (size_t)(nl - buf) : lim;
+}
+
+enum proxy_http_status proxy_http_parse_head(const uint8_t *buf, size_t len,
+					     struct proxy_http_head *out)
+{
+	size_t lim = len < PROXY_HTTP_HEAD_MAX ? len : PROXY_HTTP_HEAD_MAX;
+	size_t i, eol, hosts = 0;
+	enum proxy_http_status st;
+
+	memset(out, 0, sizeof(*out));
+	/* The method decides whether this is HTTP at all, as soon as its bytes
+	 * arrive: a TLS record, an SSH banner or a database's binary start-up
+	 * shows a non-token byte or no SP early on. */
+	for (i = 0; i < lim && i <= PROXY_HTTP_METHOD_MAX && is_tchar(buf[i]); i++)
+		;
+	if (i > PROXY_HTTP_METHOD_MAX || (i < lim && (i == 0 || buf[i] != ' ')))
+		return PROXY_HTTP_NOT_HTTP;
+	if (i == lim)
+		return PROXY_HTTP_NEED_MORE;
+	out->method.p = buf;
+	out->method.n = i;
+
+	eol = find_lf(buf, 0, lim);
+	if (eol == lim)
+		return len >= PROXY_HTTP_HEAD_MAX ? PROXY_HTTP_TOO_BIG : PROXY_HTTP_NEED_MORE;
+	if (buf[eol - 1] != '\r')
+		return PROXY_HTTP_MALFORMED; /* bare LF */
+	st = parse_request_line(buf, eol - 1, out);
+	if (st != PROXY_HTTP_OK)
+		return st;
+
+	for (size_t pos = eol + 1;; pos = eol + 1) {
+		if (pos >= lim)
+			return len >= PROXY_HTTP_HEAD_MAX ? PROXY_HTTP_TOO_BIG : PROXY_HTTP_NEED_MORE;
+		eol = find_lf(buf, pos, lim);
+		if (eol == lim)
+			return len >= PROXY_HTTP_HEAD_MAX ? PROXY_HTTP_TOO_BIG : PROXY_HTTP_NEED_MORE;
+		if (eol == pos || buf[eol - 1] != '\r')
+			return PROXY_HTTP_MALFORMED; /* bare LF */
+		size_t end = eol - 1;
+		if (end == pos) {
+			out->head_len = eol + 1;
+			break;
+		}
+		/* RFC 9112 §5.2 obs-fold, and §2.2 whitespace before the first
+		 * field: both a line starting with a blank. */
+		if (buf[pos] == ' ' || buf[pos] == '\t')
+			return PROXY_HTTP_MALFORMED;
+		size_t c = pos;
+		while (c < end && is_tchar(buf[c]))
+			c++;
+		/* §5.1: "No whitespace is allowed between the field name and
+		 * colon ... MUST reject"; a name is a non-empty token. */
+		if (c == pos || c == end || buf[c] != ':')
+			return PROXY_HTTP_MALFORMED;
+		size_t vs = c + 1, ve = end;
+		for (size_t k = vs; k < ve; k++) {
+			uint8_t b = buf[k];
+			if ((b < 0x20 && b != '\t') || b == 0x7f)
+				return PROXY_HTTP_MALFORMED; /* NUL, CR, other CTLs (§5.5) */
+		}
+		while (vs < ve && (buf[vs] == ' ' || buf[vs] == '\t'))
+			vs++;
+		while (ve > vs && (buf[ve - 1] == ' ' || buf[ve - 1] == '\t'))
+			ve--;
+		out->header_count++;
+
+		const uint8_t *name = buf + pos;
+		size_t nl = c - pos;
+		if (eq_nocase(name, nl, "host")) {
+			if (++hosts == 1) {
+				out->host_value.p = buf + vs;
+				out->host_value.n = ve - vs;
+			}
+		} else if (eq_nocase(name, nl, "content-length")) {
+			/* Two Content-Length fields, even equal ones, or a list
+			 * ("5, 5") are refused rather than merged (§6.3). */
+			if (out->flags & PROXY_HTTP_CONTENT_LENGTH)
+				return PROXY_HTTP_MALFORMED;
+			out->flags |= PROXY_HTTP_CONTENT_LENGTH;
+			if (!parse_content_length(buf + vs, ve - vs, &out->content_length))
+				return PROXY_HTTP_MALFORMED;
+		} else if (eq_nocase(name, nl, "transfer-encoding")) {
+			out->flags |= PROXY_HTTP_TRANSFER_ENCODING;
+		}
+	}
+
+	/* RFC 9112 §6.1: both framings at once is how requests are smuggled
+	 * past one parser to another; Transfer-Encoding is not HTTP/1.0. */
+	if (out->flags & PROXY_HTTP_TRANSFER_ENCODING) {
+		if ((out->flags & PROXY_HTTP_CONTENT_LENGTH) || out->version_minor == 0)
+			return PROXY_HTTP_MALFORMED;
+	}
+	/* RFC 9112 §3.2: a server MUST reject a request with more than one Host
+	 * field, and an HTTP/1.1 request without one. */
+	if (hosts == 0)
+		return PROXY_HTTP_HOST_MISSING;
+	if (hosts > 1) {
+		out->host_value.p = NULL;
+		out->host_value.n = 0;
+		return PROXY_HTTP_HOST_DUPLICATE;
+	}
+	if (proxy_parse_authority(out->host_value.p, out->host_value.n, 0, &out->host) !=
+	    PROXY_AUTHORITY_OK)
+		return PROXY_HTTP_MALFORMED;
+	return PROXY_HTTP_OK;
+}
+
+bool proxy_http_target_matches_host(const struct proxy_http_head *head)
+{
+	const struct proxy_authority *t = &head->target_authority, *h = &head->host;
+
+	if (head->form != PROXY_HTTP_FORM_ABSOLUTE && head->form != PROXY_HTTP_FORM_AUTHORITY)
+		return false;
+	if (h->host.n == 0 || t->host.n != h->host.n || t->ipv6 != h->ipv6)
+		return false;
+	for (size_t k = 0; k < t->host.n; k++) {
+		uint8_t a = t->host.p[k], b = h->host.p[k];
+		if (a >= 'A' && a <= 'Z')
+			a = (uint8_t)(a + 32);
+		if (b >= 'A' && b <= 'Z')
+			b = (uint8_t)(b + 32);
+		if (a != b)
+			return false;
+	}
+	unsigned tp = t->port ? t->port : 80;
+	unsigned hp = h->port ? h->port : (head->form == PROXY_HTTP_FORM_AUTHORITY ? tp : 80);
+	return tp == hp;
+}
