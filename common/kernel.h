@@ -84,6 +84,14 @@ struct kernel_landlock_net_port_attr {
 
 /* --- sockets and namespaces -------------------------------------------- */
 
+/* A pidfd of the sender as a control message (asm-generic/socket.h, 6.5):
+ * a receiver that set SO_PASSPIDFD gets a new fd it must close. */
+#ifndef SO_PASSPIDFD
+#define SO_PASSPIDFD 76
+#endif
+#ifndef SCM_PIDFD
+#define SCM_PIDFD 0x04
+#endif
 #ifndef IPV6_FREEBIND
 #define IPV6_FREEBIND 78
 #endif

@@ -81,6 +81,60 @@
 	REFUSE_IF("socket", EPERM, fam_label " with " type_label ": " WHY_RAW,   \
 		  CMP(0, EQ, (fam)), MASKED(1, 0xf, (type)))
 
+/* --- POLICY_SECCOMP_NOTIFY_CONNECT -------------------------------------
+ *
+ * Network policy mode asks the supervisor about every call whose destination
+ * the filter can see is there: the supervisor reads it from the caller's
+ * memory, records the attempt (pid, comm, destination) and answers
+ * ECONNREFUSED at once for an IP port no rule names; everything else
+ * continues and meets the network namespace, which is what enforces
+ * (DESIGN.md, Network).  A filter sees registers, not memory, so which calls
+ * carry an address must be told from the registers alone:
+ *  - connect(2): always (addr is a pointer; AF_UNSPEC, AF_UNIX and AF_NETLINK
+ *    calls are let through by the supervisor).
+ *  - sendto(2) with dest_addr != NULL (arg4): the kernel uses an address iff
+ *    the pointer is non-NULL (__sys_sendto), so the row is exact.  This is an
+ *    unconnected UDP datagram or TCP Fast Open (sendto with MSG_FASTOPEN
+ *    connects, tcp_sendmsg_fastopen); plain send(2) passes NULL and costs
+ *    nothing.
+ *  - sendmsg(2) and sendmmsg(2) with MSG_FASTOPEN in flags (arg2, arg3):
+ *    their address sits inside struct msghdr, out of the filter's reach, and
+ *    notifying every sendmsg would put a round trip to the supervisor on the
+ *    hot path of most TCP, Unix-socket and fd-passing traffic.  With
+ *    MSG_FASTOPEN the call connects, so it is notified; without it,
+ *    sendmsg/sendmmsg to an address is an unconnected datagram, which is NOT
+ *    observed: inside the namespace every address is local and only porta's
+ *    DNS responder listens on UDP, so such a datagram reaches porta (port 53)
+ *    or nothing.
+ * The kernel keeps this filter the only listening one of the payload (a
+ * second SECCOMP_FILTER_FLAG_NEW_LISTENER is EBUSY), and a later filter can
+ * only outrank USER_NOTIF by failing the call (ERRNO, TRAP, KILL), so the
+ * sandboxed program cannot hide a connect from the supervisor. */
+#define NOTIFY(name, reason) { (name), POLICY_SC_NOTIFY, 0, 0, { { 0 } }, (reason) }
+#define NOTIFY_IF(name, reason, ...)                                             \
+	{ (name), POLICY_SC_NOTIFY, 0,                                           \
+	  sizeof((struct policy_sc_arg[]){ __VA_ARGS__ }) / sizeof(struct policy_sc_arg), \
+	  { __VA_ARGS__ }, (reason) }
+
+#define WHY_NOTIFY_FASTOPEN                                                     \
+	" with MSG_FASTOPEN connects (TCP Fast Open, tcp(7)); its address is "   \
+	"inside struct msghdr, so only the flag can be seen: the supervisor "    \
+	"records who dialled what and refuses a port no rule names"
+
+#define NOTIFY_CONNECT_ROWS                                                      \
+	NOTIFY("connect",                                                         \
+	       "connect(2) in network policy mode: the supervisor records who "    \
+	       "dialled what and refuses a port no rule names (ECONNREFUSED); the " \
+	       "network namespace decides everything else"),                      \
+	NOTIFY_IF("sendto",                                                       \
+		  "sendto(2) with a destination (an unconnected datagram, or TCP " \
+		  "Fast Open with MSG_FASTOPEN): recorded like connect(2)",        \
+		  CMP(4, NE, 0)),                                                 \
+	NOTIFY_IF("sendmsg", "sendmsg(2)" WHY_NOTIFY_FASTOPEN,                    \
+		  MASKED(2, MSG_FASTOPEN, MSG_FASTOPEN)),                         \
+	NOTIFY_IF("sendmmsg", "sendmmsg(2)" WHY_NOTIFY_FASTOPEN,                  \
+		  MASKED(3, MSG_FASTOPEN, MSG_FASTOPEN))
+
 static const struct policy_syscall_rule rules[] = {
 	/* ---- POLICY_SECCOMP_BASE ------------------------------------------ */
 
@@ -319,16 +373,21 @@ static const struct policy_syscall_rule rules[] = {
 		  "socketpair(2) in a family other than AF_UNIX",
 		  CMP(0, NE, AF_UNIX)),
 
-	/* ---- POLICY_SECCOMP_NOTIFY_CONNECT (not yet): append its rows here
-	 * and give it the whole table as its prefix. ------------------------ */
+	/* ---- POLICY_SECCOMP_NOTIFY_CONNECT: the whole table --------------- */
+	NOTIFY_CONNECT_ROWS,
 };
 
 /* Each variant is a prefix of rules[]: the rows it owns end at .end. */
+#define N_NOTIFY_CONNECT_ROWS                                                  \
+	(sizeof((const struct policy_syscall_rule[]){ NOTIFY_CONNECT_ROWS }) /     \
+	 sizeof(struct policy_syscall_rule))
+
 static const struct {
 	const char *name;
 	size_t end;
 } variants[POLICY_SECCOMP_VARIANT_COUNT] = {
-	[POLICY_SECCOMP_BASE] = { "base", ARRAY_LEN(rules) },
+	[POLICY_SECCOMP_BASE] = { "base", ARRAY_LEN(rules) - N_NOTIFY_CONNECT_ROWS },
+	[POLICY_SECCOMP_NOTIFY_CONNECT] = { "notify_connect", ARRAY_LEN(rules) },
 };
 
 const struct policy_syscall_rule *policy_seccomp_rules(enum policy_seccomp_variant v, size_t *n)
@@ -346,6 +405,18 @@ const char *policy_seccomp_variant_name(enum policy_seccomp_variant v)
 	if ((unsigned)v >= POLICY_SECCOMP_VARIANT_COUNT)
 		return NULL;
 	return variants[v].name;
+}
+
+bool policy_seccomp_variant_notifies(enum policy_seccomp_variant v)
+{
+	size_t n;
+	const struct policy_syscall_rule *r = policy_seccomp_rules(v, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].action == POLICY_SC_NOTIFY)
+			return true;
+	}
+	return false;
 }
 
 bool policy_seccomp_arg_matches(const struct policy_sc_arg *a, uint64_t value)
@@ -535,6 +606,7 @@ static bool row_ok(const struct policy_syscall_rule *r)
 			return false;
 		break;
 	case POLICY_SC_KILL:
+	case POLICY_SC_NOTIFY:
 		break;
 	default:
 		return false;

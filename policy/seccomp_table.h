@@ -19,10 +19,14 @@
  * a value with upper bits set as not on the list.
  *
  * Variants: the rows of a variant are a prefix of one table, so a variant that
- * adds rows (POLICY_SECCOMP_NOTIFY_CONNECT, a user notification on connect(2)
- * for network policy mode) is the base rows plus its own set appended, with a
- * POLICY_SC_NOTIFY action.  Everything here is pure: no syscalls, no globals
- * beyond the const table.
+ * adds rows is the base rows plus its own set appended.
+ * POLICY_SECCOMP_NOTIFY_CONNECT (network policy mode) appends POLICY_SC_NOTIFY
+ * rows: connect(2), sendto(2) with a destination, and sendmsg(2)/sendmmsg(2)
+ * with MSG_FASTOPEN.  The supervisor (sandbox/connect_watch.c) reads the
+ * address, records who dialled what and refuses ports no rule names at once;
+ * it never decides an allow (the kernel re-reads the address of a call it lets
+ * through), the network namespace enforces.  Everything here is pure: no
+ * syscalls, no globals beyond the const table.
  */
 #ifndef PORTA_POLICY_SECCOMP_TABLE_H
 #define PORTA_POLICY_SECCOMP_TABLE_H
@@ -32,13 +36,19 @@
 #include <stdint.h>
 
 enum policy_seccomp_variant {
-	POLICY_SECCOMP_BASE, /* every mode: the baseline of reference/defaults.md */
+	POLICY_SECCOMP_BASE,           /* every mode: the baseline of reference/defaults.md */
+	POLICY_SECCOMP_NOTIFY_CONNECT, /* network policy mode: BASE plus a user
+					* notification on every call that names a
+					* destination the filter can see (connect,
+					* sendto with an address, MSG_FASTOPEN) */
 	POLICY_SECCOMP_VARIANT_COUNT,
 };
 
 enum policy_sc_action {
 	POLICY_SC_ERRNO, /* fail the call with the row's err */
 	POLICY_SC_KILL,  /* kill the whole process (SECCOMP_RET_KILL_PROCESS) */
+	POLICY_SC_NOTIFY, /* stop the call and ask the supervisor
+			   * (SECCOMP_RET_USER_NOTIF, seccomp_unotify(2)); err unused */
 };
 
 /* How an argument is compared; value and mask are 64-bit, as seccomp sees
@@ -94,9 +104,16 @@ enum policy_sc_table_status {
  * variant.  Pure. */
 const struct policy_syscall_rule *policy_seccomp_rules(enum policy_seccomp_variant v, size_t *n);
 
-/* Returns the variant's short name ("base"), used for generated symbol names
- * and by `porta explain`; NULL for a value that is not a variant.  Pure. */
+/* Returns the variant's short name ("base", "notify_connect"), a C
+ * identifier used for generated symbol names and by `porta explain`; NULL for
+ * a value that is not a variant.  Pure. */
 const char *policy_seccomp_variant_name(enum policy_seccomp_variant v);
+
+/* True when some row of variant v has POLICY_SC_NOTIFY: such a filter must be
+ * installed with a listener (sandbox_seccomp_install_listener()), since a
+ * notifying filter without one fails every notified call with ENOSYS.  False
+ * for a value that is not a variant.  Pure. */
+bool policy_seccomp_variant_notifies(enum policy_seccomp_variant v);
 
 /* Returns true when value satisfies the comparison a.  Pure. */
 bool policy_seccomp_arg_matches(const struct policy_sc_arg *a, uint64_t value);

@@ -27,7 +27,8 @@ size_t sandbox_seccomp_prog_len(enum policy_seccomp_variant v)
 	return len;
 }
 
-int sandbox_seccomp_install(enum policy_seccomp_variant v)
+/* Fills *prog with variant v's program.  0 or -EINVAL. */
+static int load_prog(enum policy_seccomp_variant v, struct sock_fprog *prog)
 {
 	const struct sock_filter *insns;
 	size_t len;
@@ -40,14 +41,51 @@ int sandbox_seccomp_install(enum policy_seccomp_variant v)
 	 * let a truncated length install half a filter. */
 	if (len == 0 || len > USHRT_MAX)
 		return -EINVAL;
-
 	/* struct sock_fprog's filter pointer is not const, but the kernel only
 	 * copies the program in (seccomp_prepare_user_filter). */
-	struct sock_fprog prog = {
-		.len = (unsigned short)len,
-		.filter = (struct sock_filter *)insns,
-	};
+	prog->len = (unsigned short)len;
+	prog->filter = (struct sock_filter *)insns;
+	return 0;
+}
+
+int sandbox_seccomp_install(enum policy_seccomp_variant v)
+{
+	struct sock_fprog prog;
+	int rc = load_prog(v, &prog);
+
+	if (rc != 0)
+		return rc;
+	/* Without a listener a USER_NOTIF verdict is ENOSYS: installing a
+	 * notifying variant here would break every connect(2) quietly. */
+	if (policy_seccomp_variant_notifies(v))
+		return -EINVAL;
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0)
 		return -errno;
+	return 0;
+}
+
+int sandbox_seccomp_install_listener(enum policy_seccomp_variant v, int *listener_fd)
+{
+	struct sock_fprog prog;
+	long fd;
+	int rc;
+
+	if (!listener_fd || !policy_seccomp_variant_notifies(v))
+		return -EINVAL;
+	rc = load_prog(v, &prog);
+	if (rc != 0)
+		return rc;
+	/* seccomp(2) checks its flags before anything else and answers EINVAL
+	 * to one it does not know (seccomp_set_mode_filter), so EINVAL here
+	 * on a kernel older than 5.19 means "no WAIT_KILLABLE_RECV"; any other
+	 * EINVAL comes back from the second call too. */
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		     SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+	if (fd < 0 && errno == EINVAL)
+		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			     &prog);
+	if (fd < 0)
+		return -errno;
+	*listener_fd = (int)fd;
 	return 0;
 }

@@ -33,9 +33,34 @@ size_t sandbox_seccomp_prog_len(enum policy_seccomp_variant v);
  * already have set PR_SET_NO_NEW_PRIVS (otherwise the kernel answers EACCES
  * unless the caller has CAP_SYS_ADMIN).  Meant for the payload child between
  * clone and execve: it does not allocate or log and is async-signal-safe.
- * Returns 0 or -errno (-EINVAL for a bad variant, -EACCES, -EFAULT, -ENOMEM
+ * Returns 0 or -errno (-EINVAL for a bad variant or for one that notifies,
+ * which needs sandbox_seccomp_install_listener(); -EACCES, -EFAULT, -ENOMEM
  * as seccomp(2) reports them).  The filter is inherited across fork and
  * execve and cannot be removed. */
 int sandbox_seccomp_install(enum policy_seccomp_variant v);
+
+/* Installs variant v's program like sandbox_seccomp_install(), for a variant
+ * with notifying rows (policy_seccomp_variant_notifies()), with
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER, and stores the notification listener in
+ * *listener_fd (O_CLOEXEC, set by the kernel; the caller owns it).  Asks for
+ * SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV too (Linux 5.19): once the
+ * supervisor has received a notification, only a fatal signal interrupts the
+ * waiting call, so a runtime that signals its threads constantly (Go's
+ * preemption, SIGURG) does not restart its connect() forever; an older kernel
+ * answers EINVAL to the flag and the filter is installed without it.
+ *
+ * The payload hands the listener to the supervisor (sandbox_fdpass_send())
+ * and lets execve close its own copy.  Until the listener and every
+ * duplicate of it are closed, a notified call waits for an answer; once they
+ * are, every notified call fails with ENOSYS (seccomp_unotify(2)).
+ * Same context rules as sandbox_seccomp_install(): no_new_privs first,
+ * async-signal-safe, no allocation or logging.  Returns 0 or -errno: -EINVAL
+ * for a bad variant, one that does not notify, or a NULL listener_fd; -EBUSY
+ * when the thread already runs under a filter with a listener (porta itself
+ * under another supervisor such as a container runtime's: only one listener
+ * per thread), in which case the caller may install POLICY_SECCOMP_BASE and
+ * lose only the observation, never the enforcement; else seccomp(2)'s errno.
+ * *listener_fd is untouched on failure. */
+int sandbox_seccomp_install_listener(enum policy_seccomp_variant v, int *listener_fd);
 
 #endif /* PORTA_SANDBOX_SECCOMP_H */

@@ -76,6 +76,11 @@ static uint32_t to_scmp_action(const struct policy_syscall_rule *r)
 		return SCMP_ACT_ERRNO((uint32_t)r->err);
 	case POLICY_SC_KILL:
 		return SCMP_ACT_KILL_PROCESS;
+	case POLICY_SC_NOTIFY:
+		/* SECCOMP_RET_USER_NOTIF: libseccomp only checks that the build
+		 * host's kernel knows the action; the program is exported, never
+		 * loaded here. */
+		return SCMP_ACT_NOTIFY;
 	}
 	return SCMP_ACT_KILL_PROCESS;
 }
@@ -301,6 +306,9 @@ static void describe(const struct sock_filter *f, size_t at, char *buf, size_t c
 			break;
 		case SECCOMP_RET_KILL_THREAD:
 			snprintf(buf, cap, "ret KILL_THREAD");
+			break;
+		case SECCOMP_RET_USER_NOTIF:
+			snprintf(buf, cap, "ret USER_NOTIF");
 			break;
 		default:
 			snprintf(buf, cap, "ret #0x%08" PRIx32, k);

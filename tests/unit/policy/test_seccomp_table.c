@@ -541,3 +541,85 @@ Test(seccomp_table_check, arg_matches_every_op)
 	cr_expect(policy_seccomp_arg_matches(&mk, 0x15f) && !policy_seccomp_arg_matches(&mk, 0x60));
 	cr_expect(policy_seccomp_arg_matches(&gt, ~0ULL), "unsigned: ~0 is the largest value");
 }
+
+/* --- POLICY_SECCOMP_NOTIFY_CONNECT -------------------------------------- */
+
+static const struct policy_syscall_rule *notify_decide(const char *sc, const uint64_t args[6])
+{
+	return policy_seccomp_match(POLICY_SECCOMP_NOTIFY_CONNECT, sc, args);
+}
+
+static bool notified(const char *sc, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+		     uint64_t a4, uint64_t a5)
+{
+	const uint64_t args[6] = { a0, a1, a2, a3, a4, a5 };
+	const struct policy_syscall_rule *r = notify_decide(sc, args);
+	return r && r->action == POLICY_SC_NOTIFY;
+}
+
+Test(seccomp_table, notify_variant_is_base_plus_notify_rows)
+{
+	size_t nb, nn, a = 99, b = 99;
+	const struct policy_syscall_rule *rb = policy_seccomp_rules(POLICY_SECCOMP_BASE, &nb);
+	const struct policy_syscall_rule *rn = policy_seccomp_rules(POLICY_SECCOMP_NOTIFY_CONNECT, &nn);
+	enum policy_sc_table_status st = policy_seccomp_check(POLICY_SECCOMP_NOTIFY_CONNECT, &a, &b);
+
+	cr_assert_eq(st, POLICY_SC_TABLE_OK, "%s: rows %zu and %zu", policy_seccomp_status_str(st), a, b);
+	cr_assert_str_eq(policy_seccomp_variant_name(POLICY_SECCOMP_NOTIFY_CONNECT), "notify_connect");
+	cr_assert_eq(rb, rn, "one table, two prefixes");
+	cr_assert_gt(nn, nb);
+	for (size_t i = 0; i < nb; i++)
+		cr_assert_neq(rb[i].action, POLICY_SC_NOTIFY, "row %zu (%s): base never notifies", i,
+			      rb[i].syscall);
+	for (size_t i = nb; i < nn; i++)
+		cr_assert_eq(rn[i].action, POLICY_SC_NOTIFY, "row %zu (%s)", i, rn[i].syscall);
+	cr_assert_not(policy_seccomp_variant_notifies(POLICY_SECCOMP_BASE));
+	cr_assert(policy_seccomp_variant_notifies(POLICY_SECCOMP_NOTIFY_CONNECT));
+	cr_assert_not(policy_seccomp_variant_notifies(POLICY_SECCOMP_VARIANT_COUNT));
+}
+
+Test(seccomp_table, notify_variant_keeps_every_base_verdict)
+{
+	/* A base refusal stays a refusal with the same errno. */
+	const uint64_t newuser[6] = { CLONE_NEWUSER, 0, 0, 0, 0, 0 };
+	const uint64_t packet[6] = { AF_PACKET, SOCK_RAW, 0, 0, 0, 0 };
+	const struct policy_syscall_rule *r;
+
+	r = notify_decide("unshare", newuser);
+	cr_assert(r && r->action == POLICY_SC_ERRNO && r->err == EPERM);
+	r = notify_decide("clone", newuser);
+	cr_assert(r && r->action == POLICY_SC_ERRNO && r->err == EPERM);
+	r = notify_decide("socket", packet);
+	cr_assert(r && r->action == POLICY_SC_ERRNO && r->err == EAFNOSUPPORT);
+}
+
+Test(seccomp_table, notify_variant_notifies_what_names_a_destination)
+{
+	const uint64_t p = 0x7ffd12345000ULL;
+
+	/* connect: always, whatever the arguments. */
+	cr_assert(notified("connect", 3, p, 16, 0, 0, 0));
+	cr_assert(notified("connect", 3, 0, 0, 0, 0, 0));
+	/* sendto: exactly when dest_addr (arg4) is not NULL; flags do not matter. */
+	cr_assert(notified("sendto", 3, p, 10, 0, p, 16));
+	cr_assert(notified("sendto", 3, p, 10, MSG_FASTOPEN, p, 16));
+	cr_assert(notified("sendto", 3, p, 10, 0, 1ULL << 32, 0), "upper half of the pointer counts");
+	cr_assert_not(notified("sendto", 3, p, 10, 0, 0, 16), "send(2) is sendto(..., NULL, 0)");
+	cr_assert_not(notified("sendto", 3, p, 10, MSG_FASTOPEN, 0, 0));
+	/* sendmsg/sendmmsg: only with MSG_FASTOPEN, in the low 32 bits. */
+	cr_assert(notified("sendmsg", 3, p, MSG_FASTOPEN, 0, 0, 0));
+	cr_assert(notified("sendmsg", 3, p, MSG_FASTOPEN | MSG_NOSIGNAL, 0, 0, 0));
+	cr_assert_not(notified("sendmsg", 3, p, MSG_NOSIGNAL, 0, 0, 0));
+	cr_assert_not(notified("sendmsg", 3, p, 0, 0, 0, 0));
+	cr_assert(notified("sendmmsg", 3, p, 2, MSG_FASTOPEN, 0, 0));
+	cr_assert_not(notified("sendmmsg", 3, p, 2, 0, 0, 0));
+	cr_assert_not(notified("sendmmsg", 3, p, MSG_FASTOPEN, 0, 0, 0), "vlen is not flags");
+	/* Nothing else is notified. */
+	cr_assert_not(notified("write", 3, p, 10, 0, 0, 0));
+	cr_assert_not(notified("recvfrom", 3, p, 10, 0, p, p));
+	cr_assert_not(notified("bind", 3, p, 16, 0, 0, 0));
+	/* And the base variant notifies nothing. */
+	const uint64_t args[6] = { 3, p, 16, 0, p, 16 };
+	cr_assert_null(policy_seccomp_match(POLICY_SECCOMP_BASE, "connect", args));
+	cr_assert_null(policy_seccomp_match(POLICY_SECCOMP_BASE, "sendto", args));
+}

@@ -160,22 +160,34 @@ static uint32_t bpf_run(const struct sock_filter *f, size_t len, const struct se
 	return 0;
 }
 
-static void base_prog(const struct sock_filter **insns, size_t *len)
+static void variant_prog(enum policy_seccomp_variant v, const struct sock_filter **insns,
+			 size_t *len)
 {
-	cr_assert_eq(sandbox_seccomp_prog(POLICY_SECCOMP_BASE, insns, len), 0);
+	cr_assert_eq(sandbox_seccomp_prog(v, insns, len), 0);
 	cr_assert_gt(*len, 0);
 	cr_assert_leq(*len, BPF_MAXINSNS);
 }
 
-static uint32_t bpf_verdict(uint32_t arch, int nr, const uint64_t args[6])
+static void base_prog(const struct sock_filter **insns, size_t *len)
+{
+	variant_prog(POLICY_SECCOMP_BASE, insns, len);
+}
+
+static uint32_t bpf_verdict_of(enum policy_seccomp_variant v, uint32_t arch, int nr,
+			       const uint64_t args[6])
 {
 	const struct sock_filter *insns;
 	size_t len;
 	struct seccomp_data d = { .nr = nr, .arch = arch, .instruction_pointer = 0x401000 };
 
-	base_prog(&insns, &len);
+	variant_prog(v, &insns, &len);
 	memcpy(d.args, args, sizeof(d.args));
 	return bpf_run(insns, len, &d);
+}
+
+static uint32_t bpf_verdict(uint32_t arch, int nr, const uint64_t args[6])
+{
+	return bpf_verdict_of(POLICY_SECCOMP_BASE, arch, nr, args);
 }
 
 /* Every syscall the table names, with its x86_64 number from glibc. */
@@ -195,7 +207,7 @@ static const struct {
 	NR(ioperm), NR(iopl), NR(syslog), NR(lookup_dcookie), NR(uselib), NR(vhangup),
 	NR(io_uring_setup), NR(io_uring_enter), NR(io_uring_register), NR(clone3),
 	NR(clone), NR(ioctl), NR(execveat), NR(memfd_create), NR(personality), NR(socket),
-	NR(socketpair),
+	NR(socketpair), NR(connect), NR(sendto), NR(sendmsg), NR(sendmmsg),
 };
 
 static int nr_of(const char *name)
@@ -208,14 +220,17 @@ static int nr_of(const char *name)
 	return -1;
 }
 
-static uint32_t expected_ret(const char *name, const uint64_t args[6])
+static uint32_t expected_ret(enum policy_seccomp_variant v, const char *name,
+			     const uint64_t args[6])
 {
-	const struct policy_syscall_rule *r = policy_seccomp_match(POLICY_SECCOMP_BASE, name, args);
+	const struct policy_syscall_rule *r = policy_seccomp_match(v, name, args);
 
 	if (!r)
 		return SECCOMP_RET_ALLOW;
 	if (r->action == POLICY_SC_KILL)
 		return SECCOMP_RET_KILL_PROCESS;
+	if (r->action == POLICY_SC_NOTIFY)
+		return SECCOMP_RET_USER_NOTIF;
 	return SECCOMP_RET_ERRNO | (uint32_t)r->err;
 }
 
@@ -226,7 +241,8 @@ static uint32_t expected_ret(const char *name, const uint64_t args[6])
 static size_t candidates(const char *name, unsigned index, uint64_t *out)
 {
 	size_t n, k = 0;
-	const struct policy_syscall_rule *r = policy_seccomp_rules(POLICY_SECCOMP_BASE, &n);
+	/* Values from the whole table: every variant's rows are a prefix. */
+	const struct policy_syscall_rule *r = policy_seccomp_rules(POLICY_SECCOMP_VARIANT_COUNT - 1, &n);
 
 #define ADD(v)                                          \
 	do {                                            \
@@ -271,41 +287,52 @@ static size_t candidates(const char *name, unsigned index, uint64_t *out)
 
 Test(seccomp_bpf, every_table_syscall_agrees_with_the_table)
 {
-	size_t n;
-	const struct policy_syscall_rule *r = policy_seccomp_rules(POLICY_SECCOMP_BASE, &n);
-	size_t vectors = 0;
+	size_t vectors = 0, n;
+	const struct policy_syscall_rule *r = policy_seccomp_rules(POLICY_SECCOMP_VARIANT_COUNT - 1, &n);
 
-	for (size_t i = 0; i < n; i++) {
-		bool seen = false;
-		for (size_t j = 0; j < i; j++)
-			seen |= strcmp(r[j].syscall, r[i].syscall) == 0;
-		if (seen)
-			continue;
+	/* The number list below covers the whole table. */
+	for (size_t i = 0; i < n; i++)
+		cr_assert_gt(nr_of(r[i].syscall), 0);
+	/* Every variant, over every syscall any variant names (so a variant
+	 * that leaves a syscall alone is checked to allow it). */
+	for (int v = 0; v < POLICY_SECCOMP_VARIANT_COUNT; v++) {
+		for (size_t i = 0; i < ARRAY_LEN(table_nrs); i++) {
+			const char *name = table_nrs[i].name;
+			int nr = table_nrs[i].nr;
+			static uint64_t c0[MAX_CAND], c1[MAX_CAND], c2[MAX_CAND], c3[MAX_CAND],
+				c4[MAX_CAND], c5[MAX_CAND];
+			size_t n0 = candidates(name, 0, c0), n1 = candidates(name, 1, c1);
+			size_t n2 = candidates(name, 2, c2), n3 = candidates(name, 3, c3);
+			size_t n4 = candidates(name, 4, c4), n5 = candidates(name, 5, c5);
 
-		const char *name = r[i].syscall;
-		int nr = nr_of(name);
-		static uint64_t c0[MAX_CAND], c1[MAX_CAND], c2[MAX_CAND], c4[MAX_CAND];
-		size_t n0 = candidates(name, 0, c0), n1 = candidates(name, 1, c1);
-		size_t n2 = candidates(name, 2, c2), n4 = candidates(name, 4, c4);
-
-		for (size_t a = 0; a < n0; a++)
-			for (size_t b = 0; b < n1; b++)
-				for (size_t c = 0; c < n2; c++)
-					for (size_t e = 0; e < n4; e += (n4 > 8 ? 3 : 1)) {
-						const uint64_t args[6] = { c0[a], c1[b], c2[c],
-									   0x5a5a5a5a5a5a5a5aULL,
-									   c4[e], 42 };
-						uint32_t want = expected_ret(name, args);
-						uint32_t got = bpf_verdict(AUDIT_ARCH_X86_64, nr, args);
-						cr_assert_eq(got, want,
-							     "%s(%#llx, %#llx, %#llx, _, %#llx): BPF "
-							     "%#x, table %#x",
-							     name, (unsigned long long)args[0],
-							     (unsigned long long)args[1],
-							     (unsigned long long)args[2],
-							     (unsigned long long)args[4], got, want);
-						vectors++;
-					}
+			for (size_t a = 0; a < n0; a++)
+				for (size_t b = 0; b < n1; b++)
+					for (size_t c = 0; c < n2; c++)
+						for (size_t e = 0; e < n4; e += (n4 > 8 ? 3 : 1)) {
+							const uint64_t args[6] = {
+								c0[a], c1[b], c2[c],
+								c3[(a + b + c + e) % n3], c4[e],
+								c5[(a + c + e) % n5]
+							};
+							uint32_t want = expected_ret(
+								(enum policy_seccomp_variant)v, name, args);
+							uint32_t got = bpf_verdict_of(
+								(enum policy_seccomp_variant)v,
+								AUDIT_ARCH_X86_64, nr, args);
+							cr_assert_eq(got, want,
+								     "variant %s: %s(%#llx, %#llx, %#llx, "
+								     "%#llx, %#llx, %#llx): BPF %#x, table %#x",
+								     policy_seccomp_variant_name(
+									     (enum policy_seccomp_variant)v),
+								     name, (unsigned long long)args[0],
+								     (unsigned long long)args[1],
+								     (unsigned long long)args[2],
+								     (unsigned long long)args[3],
+								     (unsigned long long)args[4],
+								     (unsigned long long)args[5], got, want);
+							vectors++;
+						}
+		}
 	}
 	cr_log_info("bpf: %zu argument vectors agree with the table", vectors);
 	cr_assert_gt(vectors, 10000);
@@ -315,17 +342,22 @@ Test(seccomp_bpf, syscalls_outside_the_table_are_allowed)
 {
 	const uint64_t zero[6] = { 0 }, ones[6] = { ~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL, ~0ULL };
 
-	for (int nr = 0; nr < 600; nr++) {
-		bool listed = false;
-		for (size_t i = 0; i < ARRAY_LEN(table_nrs); i++)
-			listed |= table_nrs[i].nr == nr;
-		if (listed)
-			continue;
-		cr_assert_eq(bpf_verdict(AUDIT_ARCH_X86_64, nr, zero), SECCOMP_RET_ALLOW, "nr %d", nr);
-		cr_assert_eq(bpf_verdict(AUDIT_ARCH_X86_64, nr, ones), SECCOMP_RET_ALLOW, "nr %d", nr);
+	for (int v = 0; v < POLICY_SECCOMP_VARIANT_COUNT; v++) {
+		enum policy_seccomp_variant var = (enum policy_seccomp_variant)v;
+		for (int nr = 0; nr < 600; nr++) {
+			bool listed = false;
+			for (size_t i = 0; i < ARRAY_LEN(table_nrs); i++)
+				listed |= table_nrs[i].nr == nr;
+			if (listed)
+				continue;
+			cr_assert_eq(bpf_verdict_of(var, AUDIT_ARCH_X86_64, nr, zero), SECCOMP_RET_ALLOW,
+				     "nr %d", nr);
+			cr_assert_eq(bpf_verdict_of(var, AUDIT_ARCH_X86_64, nr, ones), SECCOMP_RET_ALLOW,
+				     "nr %d", nr);
+		}
+		/* -1 is what a tracer sets to skip a syscall; the kernel answers ENOSYS. */
+		cr_assert_eq(bpf_verdict_of(var, AUDIT_ARCH_X86_64, -1, zero), SECCOMP_RET_ALLOW);
 	}
-	/* -1 is what a tracer sets to skip a syscall; the kernel answers ENOSYS. */
-	cr_assert_eq(bpf_verdict(AUDIT_ARCH_X86_64, -1, zero), SECCOMP_RET_ALLOW);
 }
 
 Test(seccomp_bpf, foreign_architectures_and_x32_kill_the_process)

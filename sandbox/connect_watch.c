@@ -1,0 +1,430 @@
+/* sandbox/connect_watch.c: one seccomp notification, received, looked at,
+ * answered.
+ *
+ * The order is the one seccomp_unotify(2) prescribes for reading through a
+ * pid: receive, read (memory, /proc), then SECCOMP_IOCTL_NOTIF_ID_VALID, and
+ * only then trust what was read; the answer goes out whatever happened in
+ * between, so the caller never waits on a failure of ours.
+ */
+#include "sandbox/connect_watch.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/seccomp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "common/kernel.h"
+
+#if !defined(__x86_64__)
+#error "the notified syscalls' argument layout below is x86_64's"
+#endif
+
+/* Buffers for the kernel's structs: the kernel copies its own size of
+ * seccomp_notif out and of seccomp_notif_resp in, which SECCOMP_GET_NOTIF_SIZES
+ * reports and which may grow in a later kernel (seccomp_unotify(2)). */
+#define NOTIF_BUF 512
+
+union notif_buf {
+	struct seccomp_notif n;
+	unsigned char raw[NOTIF_BUF];
+};
+
+union resp_buf {
+	struct seccomp_notif_resp r;
+	unsigned char raw[NOTIF_BUF];
+};
+
+enum sandbox_connect_verdict sandbox_connect_decide(const struct sandbox_connect_event *ev,
+						    const struct policy_port_set *allowed)
+{
+	if (ev->addr_status != SANDBOX_CONNECT_ADDR_OK)
+		return SANDBOX_CONNECT_CONTINUE;
+	if (ev->family != AF_INET && ev->family != AF_INET6)
+		return SANDBOX_CONNECT_CONTINUE;
+	return policy_port_set_has(allowed, ev->port) ? SANDBOX_CONNECT_CONTINUE
+						       : SANDBOX_CONNECT_REFUSE;
+}
+
+const char *sandbox_connect_call_name(enum sandbox_connect_call c)
+{
+	switch (c) {
+	case SANDBOX_CONNECT_CALL_CONNECT:
+		return "connect";
+	case SANDBOX_CONNECT_CALL_SENDTO:
+		return "sendto";
+	case SANDBOX_CONNECT_CALL_SENDMSG:
+		return "sendmsg";
+	case SANDBOX_CONNECT_CALL_SENDMMSG:
+		return "sendmmsg";
+	case SANDBOX_CONNECT_CALL_OTHER:
+		break;
+	}
+	return "other";
+}
+
+bool sandbox_connect_event_dst(const struct sandbox_connect_event *ev, char *out, size_t cap)
+{
+	char ip[INET6_ADDRSTRLEN];
+	int n = -1;
+
+	if (cap)
+		out[0] = '\0';
+	if (ev->addr_status != SANDBOX_CONNECT_ADDR_OK)
+		return false;
+	if (ev->family == AF_INET) {
+		const struct sockaddr_in *s = (const struct sockaddr_in *)&ev->sa;
+		if (inet_ntop(AF_INET, &s->sin_addr, ip, sizeof(ip)))
+			n = snprintf(out, cap, "%s:%u", ip, (unsigned)ev->port);
+	} else if (ev->family == AF_INET6) {
+		const struct sockaddr_in6 *s = (const struct sockaddr_in6 *)&ev->sa;
+		if (inet_ntop(AF_INET6, &s->sin6_addr, ip, sizeof(ip)))
+			n = snprintf(out, cap, "[%s]:%u", ip, (unsigned)ev->port);
+	}
+	if (n < 0 || (size_t)n >= cap) {
+		if (cap)
+			out[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
+/* Copies len bytes at addr in tid's memory into buf.  Returns the bytes
+ * copied (fewer at an unmapped page) or -errno. */
+static ssize_t read_target(pid_t tid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { .iov_base = buf, .iov_len = len };
+	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
+	char path[40];
+	ssize_t n;
+	int fd, err;
+
+	n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
+	if (n >= 0)
+		return n;
+	if (errno != ENOSYS)
+		return -errno;
+	/* A kernel without CONFIG_CROSS_MEMORY_ATTACH: /proc/TID/mem asks for
+	 * the same PTRACE_MODE_ATTACH (proc(5)). */
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, buf, len, (off_t)addr);
+	err = errno;
+	close(fd);
+	return n < 0 ? -err : n;
+}
+
+/* Reads /proc/TID/<name> into buf (NUL-terminated); bytes read or -errno. */
+static ssize_t read_proc(pid_t tid, const char *name, char *buf, size_t cap)
+{
+	char path[48];
+	size_t got = 0;
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (got + 1 < cap) {
+		ssize_t n = read(fd, buf + got, cap - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = errno;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return err ? -err : (ssize_t)got;
+}
+
+/* Parses blanks then a positive decimal pid at s; 0 when there is none.
+ * *end (when not NULL) gets the first byte after the digits. */
+static pid_t parse_pid(const char *s, const char **end)
+{
+	long v = 0;
+	bool digits = false;
+
+	while (*s == '\t' || *s == ' ')
+		s++;
+	while (*s >= '0' && *s <= '9' && v < 0x7fffffff) {
+		v = v * 10 + (*s++ - '0');
+		digits = true;
+	}
+	if (end)
+		*end = s;
+	return digits && v > 0 && v < 0x7fffffff ? (pid_t)v : 0;
+}
+
+/* The thread's comm, its thread group id, and that id inside the
+ * sandbox's own pid namespace. */
+static void read_identity(pid_t tid, struct sandbox_connect_event *ev)
+{
+	char buf[4096];
+	ssize_t n;
+	const char *t;
+
+	n = read_proc(tid, "comm", buf, sizeof(buf));
+	if (n > 0) {
+		/* The kernel appends one newline (proc_pid_comm); the name
+		 * itself may hold any byte but NUL, a newline included. */
+		if (buf[n - 1] == '\n')
+			n--;
+		if ((size_t)n >= sizeof(ev->comm))
+			n = sizeof(ev->comm) - 1;
+		memcpy(ev->comm, buf, (size_t)n);
+		ev->comm[n] = '\0';
+	}
+	/* "Tgid:\t<n>" and "NStgid:\t<outer> ... <inner>" are lines of their
+	 * own near the top of status; the Name line before them is escaped by
+	 * the kernel (a newline in a name prints as \n), so it cannot fake one. */
+	n = read_proc(tid, "status", buf, sizeof(buf));
+	if (n > 0 && (t = strstr(buf, "\nTgid:")) != NULL)
+		ev->pid = parse_pid(t + strlen("\nTgid:"), NULL);
+	if (n > 0 && (t = strstr(buf, "\nNStgid:")) != NULL) {
+		const char *next = t + strlen("\nNStgid:");
+		pid_t v;
+		/* The last number of the line is the innermost namespace's. */
+		while ((v = parse_pid(next, &next)) > 0)
+			ev->ns_pid = v;
+	}
+}
+
+/* Where the call's address is and how long the caller says it is. */
+static void locate_address(const struct seccomp_data *d, struct sandbox_connect_event *ev,
+			   uint64_t *where, int64_t *len)
+{
+	*where = 0;
+	*len = 0;
+	switch (ev->call) {
+	case SANDBOX_CONNECT_CALL_CONNECT:
+		/* connect(fd, addr, int addrlen): the kernel truncates the
+		 * int argument to its low 32 bits. */
+		*where = d->args[1];
+		*len = (int32_t)(uint32_t)d->args[2];
+		break;
+	case SANDBOX_CONNECT_CALL_SENDTO:
+		/* sendto(fd, buf, len, flags, dest_addr, int addrlen) */
+		*where = d->args[4];
+		*len = (int32_t)(uint32_t)d->args[5];
+		break;
+	case SANDBOX_CONNECT_CALL_SENDMSG:
+	case SANDBOX_CONNECT_CALL_SENDMMSG: {
+		/* sendmsg(fd, msg, flags), sendmmsg(fd, msgvec, vlen, flags):
+		 * struct mmsghdr starts with its struct msghdr, whose first
+		 * fields are void *msg_name and int msg_namelen. */
+		struct {
+			uint64_t name;
+			int32_t namelen;
+		} h;
+		ssize_t n;
+
+		if (ev->call == SANDBOX_CONNECT_CALL_SENDMMSG && (uint32_t)d->args[2] == 0) {
+			ev->addr_status = SANDBOX_CONNECT_ADDR_NONE; /* vlen 0 sends nothing */
+			return;
+		}
+		n = read_target(ev->tid, d->args[1], &h, 12);
+		if (n != 12) {
+			ev->addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
+			ev->addr_err = n < 0 ? (int)-n : EFAULT;
+			return;
+		}
+		if (h.name == 0) {
+			ev->addr_status = SANDBOX_CONNECT_ADDR_NONE;
+			return;
+		}
+		*where = h.name;
+		/* copy_msghdr_from_user: a negative length is EINVAL, a long
+		 * one is clamped to sizeof(struct sockaddr_storage). */
+		*len = h.namelen > (int32_t)sizeof(struct sockaddr_storage)
+			       ? (int64_t)sizeof(struct sockaddr_storage)
+			       : h.namelen;
+		break;
+	}
+	case SANDBOX_CONNECT_CALL_OTHER:
+		ev->addr_status = SANDBOX_CONNECT_ADDR_NONE;
+		return;
+	}
+	if (*where == 0)
+		ev->addr_status = SANDBOX_CONNECT_ADDR_NONE;
+}
+
+/* Reads and parses the destination into ev, mirroring the kernel's own
+ * length rules (move_addr_to_kernel, inet_stream_connect, tcp_v4_connect,
+ * tcp_v6_connect), so that a call the kernel would refuse with EINVAL is let
+ * through to be refused there. */
+static void read_address(const struct seccomp_data *d, struct sandbox_connect_event *ev)
+{
+	uint64_t where;
+	int64_t len;
+	ssize_t n;
+
+	ev->addr_status = SANDBOX_CONNECT_ADDR_OK;
+	locate_address(d, ev, &where, &len);
+	if (ev->addr_status != SANDBOX_CONNECT_ADDR_OK)
+		return;
+	if (len < (int64_t)sizeof(sa_family_t) || len > (int64_t)sizeof(struct sockaddr_storage)) {
+		ev->addr_status = SANDBOX_CONNECT_ADDR_BAD_LEN;
+		return;
+	}
+	n = read_target(ev->tid, where, &ev->sa, (size_t)len);
+	if (n != (ssize_t)len) {
+		/* Partial: the kernel's copy of the whole length would fault. */
+		memset(&ev->sa, 0, sizeof(ev->sa));
+		ev->addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
+		ev->addr_err = n < 0 ? (int)-n : EFAULT;
+		return;
+	}
+	ev->sa_len = (socklen_t)len;
+	ev->family = ev->sa.ss_family;
+	if (ev->family == AF_INET) {
+		if (len < (int64_t)sizeof(struct sockaddr_in)) {
+			ev->addr_status = SANDBOX_CONNECT_ADDR_BAD_LEN;
+			return;
+		}
+		ev->port = ntohs(((const struct sockaddr_in *)&ev->sa)->sin_port);
+	} else if (ev->family == AF_INET6) {
+		/* SIN6_LEN_RFC2133: sin6_scope_id is optional. */
+		if (len < (int64_t)offsetof(struct sockaddr_in6, sin6_scope_id)) {
+			ev->addr_status = SANDBOX_CONNECT_ADDR_BAD_LEN;
+			return;
+		}
+		ev->port = ntohs(((const struct sockaddr_in6 *)&ev->sa)->sin6_port);
+	}
+}
+
+static enum sandbox_connect_call call_of(const struct seccomp_data *d)
+{
+	if (d->arch != AUDIT_ARCH_X86_64)
+		return SANDBOX_CONNECT_CALL_OTHER; /* the filter kills these first */
+	switch (d->nr) {
+	case SYS_connect:
+		return SANDBOX_CONNECT_CALL_CONNECT;
+	case SYS_sendto:
+		return SANDBOX_CONNECT_CALL_SENDTO;
+	case SYS_sendmsg:
+		return SANDBOX_CONNECT_CALL_SENDMSG;
+	case SYS_sendmmsg:
+		return SANDBOX_CONNECT_CALL_SENDMMSG;
+	default:
+		return SANDBOX_CONNECT_CALL_OTHER;
+	}
+}
+
+/* Sends the answer for id; 0, -ENOENT (the call is gone) or -errno. */
+static int answer(int fd, uint64_t id, enum sandbox_connect_verdict v)
+{
+	union resp_buf rb;
+
+	/* Zeroed to NOTIF_BUF, at least the kernel's seccomp_notif_resp size
+	 * (checked before the receive), so any field it adds reads as 0. */
+	memset(&rb, 0, sizeof(rb));
+	rb.r.id = id;
+	if (v == SANDBOX_CONNECT_REFUSE) {
+		rb.r.error = -ECONNREFUSED;
+	} else {
+		/* CONTINUE needs error == val == 0 (seccomp_unotify(2)). */
+		rb.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	}
+	while (ioctl(fd, SECCOMP_IOCTL_NOTIF_SEND, &rb) != 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
+				 struct sandbox_connect_event *ev)
+{
+	struct seccomp_notif_sizes sizes;
+	struct pollfd p = { .fd = listener_fd, .events = POLLIN };
+	union notif_buf nb;
+	uint64_t id;
+	int r;
+
+	if (!allowed || !ev)
+		return -EINVAL;
+	if (listener_fd < 0)
+		return -EBADF; /* poll(2) would skip it and say "nothing pending" */
+	memset(ev, 0, sizeof(*ev));
+	ev->verdict = SANDBOX_CONNECT_CONTINUE;
+
+	/* SECCOMP_IOCTL_NOTIF_RECV blocks when nothing is pending; an event
+	 * loop's read callback also runs on POLLHUP (no process left under
+	 * the filter), so look first.  Once POLLIN was seen, RECV does not
+	 * block: a notification withdrawn meanwhile makes it fail with ENOENT
+	 * (seccomp_notify_recv). */
+	do
+		r = poll(&p, 1, 0);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	if (p.revents & POLLNVAL)
+		return -EBADF;
+	if (!(p.revents & POLLIN))
+		return (p.revents & (POLLHUP | POLLERR)) ? -EPIPE : -EAGAIN;
+
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0)
+		return -errno;
+	if (sizes.seccomp_notif > sizeof(nb) || sizes.seccomp_notif_resp > sizeof(union resp_buf))
+		return -E2BIG; /* a kernel from the future: closing the listener is safe */
+
+	/* The buffer must be zero (EINVAL otherwise, since 5.5). */
+	memset(&nb, 0, sizeof(nb));
+	while (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_RECV, &nb) != 0) {
+		if (errno != EINTR)
+			return -errno; /* ENOENT: gone before we got it; nothing to answer */
+		memset(&nb, 0, sizeof(nb));
+	}
+
+	/* From here on exactly one answer goes out, whatever happens. */
+	id = nb.n.id;
+	ev->id = id;
+	ev->tid = (pid_t)nb.n.pid;
+	ev->call = call_of(&nb.n.data);
+	ev->sockfd = (int)(uint32_t)nb.n.data.args[0];
+
+	if (ev->tid <= 0) {
+		/* 0: the caller is not visible in our pid namespace. */
+		ev->addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
+		ev->addr_err = ESRCH;
+	} else {
+		read_address(&nb.n.data, ev);
+		read_identity(ev->tid, ev);
+	}
+
+	if (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
+		/* The caller is gone (or was interrupted): its pid may already
+		 * name another process, so nothing read through it counts. */
+		ev->withdrawn = true;
+		ev->pid = 0;
+		ev->ns_pid = 0;
+		ev->comm[0] = '\0';
+		memset(&ev->sa, 0, sizeof(ev->sa));
+		ev->sa_len = 0;
+		ev->family = AF_UNSPEC;
+		ev->port = 0;
+		ev->addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
+		ev->addr_err = ESRCH;
+	}
+
+	ev->verdict = sandbox_connect_decide(ev, allowed);
+	r = answer(listener_fd, id, ev->verdict);
+	if (r == -ENOENT) {
+		ev->withdrawn = true;
+		return 0;
+	}
+	return r;
+}

@@ -1,0 +1,139 @@
+/* sandbox/connect_watch.h: the supervisor's side of the connect(2)
+ * notification in network policy mode.
+ *
+ * ARCHITECTURE (DESIGN.md, Network): the payload runs under
+ * POLICY_SECCOMP_NOTIFY_CONNECT, whose listener fd it sends to the supervisor
+ * (sandbox_seccomp_install_listener(), sandbox_fdpass_send()).  The
+ * supervisor's event loop watches that fd for reading and calls
+ * sandbox_connect_watch_handle() once per readiness: it receives one
+ * notification, reads the destination from the caller's memory, learns the
+ * caller's pid and command name, and answers at once:
+ *   - an AF_INET/AF_INET6 destination whose port is not in the allowed set:
+ *     ECONNREFUSED, without running the call (nothing reaches any listener);
+ *   - everything else (allowed ports, AF_UNIX, AF_NETLINK, AF_UNSPEC, an
+ *     address that could not be read or is malformed): CONTINUE, the kernel
+ *     runs the call as if no filter were there.
+ * A CONTINUE is never an allow: the kernel reads the address again when it
+ * runs the call, after the supervisor looked (another thread of the caller
+ * can rewrite it in between, seccomp_unotify(2), NOTES), so what the
+ * supervisor saw is a record, not a decision.  The network namespace and
+ * porta's listeners enforce.  A refusal, on the other hand, cannot be undone
+ * by rewriting the address: the call never runs.
+ *
+ * Reading the caller's memory: process_vm_readv(2) (falling back to
+ * /proc/TID/mem where the kernel lacks CONFIG_CROSS_MEMORY_ATTACH).  Both ask
+ * for PTRACE_MODE_ATTACH over the caller, which the supervisor has twice
+ * over: the payload runs with porta's own uid through the identity map, and
+ * the supervisor created the sandbox's user namespace, so it holds
+ * CAP_SYS_PTRACE in it even when the payload made itself non-dumpable (with
+ * Yama, it is also the payload's ancestor).  The payload's own seccomp
+ * refusal of ptrace and process_vm_readv binds the payload, not a reader
+ * outside it.  Every value read through the caller's pid is checked
+ * afterwards with SECCOMP_IOCTL_NOTIF_ID_VALID (the pid may have been reused).
+ */
+#ifndef PORTA_SANDBOX_CONNECT_WATCH_H
+#define PORTA_SANDBOX_CONNECT_WATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include "policy/portset.h"
+
+/* The notified call. */
+enum sandbox_connect_call {
+	SANDBOX_CONNECT_CALL_CONNECT,
+	SANDBOX_CONNECT_CALL_SENDTO,   /* with a destination */
+	SANDBOX_CONNECT_CALL_SENDMSG,  /* with MSG_FASTOPEN */
+	SANDBOX_CONNECT_CALL_SENDMMSG, /* with MSG_FASTOPEN; the first message's address */
+	SANDBOX_CONNECT_CALL_OTHER,    /* not one the filter notifies: let through */
+};
+
+/* What became of reading the destination. */
+enum sandbox_connect_addr {
+	SANDBOX_CONNECT_ADDR_OK,         /* sa[0..sa_len) read; family (and port) set */
+	SANDBOX_CONNECT_ADDR_NONE,       /* the call names no address (msg_name NULL) */
+	SANDBOX_CONNECT_ADDR_BAD_LEN,    /* a length the kernel refuses itself (negative,
+					  * 0, over sizeof(struct sockaddr_storage), or
+					  * short for the family): EINVAL follows */
+	SANDBOX_CONNECT_ADDR_UNREADABLE, /* the caller's memory could not be read:
+					  * addr_err (EFAULT: the kernel fails the call
+					  * the same way; EPERM/EACCES: no access) */
+};
+
+/* What the supervisor answered. */
+enum sandbox_connect_verdict {
+	SANDBOX_CONNECT_CONTINUE, /* the kernel runs the call; the netns decides */
+	SANDBOX_CONNECT_REFUSE,   /* the call returned -1/ECONNREFUSED without running */
+};
+
+/* One notification, as seen by the supervisor.  Every string and address is
+ * program-controlled: escape before printing (log_escape()). */
+struct sandbox_connect_event {
+	uint64_t id;        /* the notification's cookie */
+	pid_t tid;          /* calling thread, in the supervisor's pid namespace */
+	pid_t pid;          /* its process (thread group), same namespace; 0 when
+			     * /proc did not say */
+	pid_t ns_pid;       /* that process's pid in its own, innermost pid
+			     * namespace (as the program sees itself: NStgid's
+			     * last field), 0 when /proc did not say */
+	char comm[16];      /* the thread's command name (/proc/TID/comm, raw bytes,
+			     * NUL-terminated), "" when unknown */
+	enum sandbox_connect_call call;
+	int sockfd;         /* the socket, as a number in the caller's fd table */
+	enum sandbox_connect_addr addr_status;
+	int addr_err;       /* errno for SANDBOX_CONNECT_ADDR_UNREADABLE, else 0 */
+	struct sockaddr_storage sa; /* the bytes read; zero past sa_len */
+	socklen_t sa_len;
+	int family;         /* sa's family when at least its 2 bytes were read, else AF_UNSPEC */
+	uint16_t port;      /* host order; AF_INET/AF_INET6 with ADDR_OK, else 0 */
+	enum sandbox_connect_verdict verdict; /* what was sent */
+	bool withdrawn;     /* the call went away before the answer landed (the
+			     * caller was killed, or a signal interrupted it; an
+			     * interrupted call that restarts notifies again): the
+			     * fields read through its pid are cleared and nothing
+			     * should be recorded */
+};
+
+/* The fast refusal, as a pure function: SANDBOX_CONNECT_REFUSE when ev's
+ * destination was read whole (SANDBOX_CONNECT_ADDR_OK), is AF_INET or
+ * AF_INET6, and its port is not in *allowed; SANDBOX_CONNECT_CONTINUE in
+ * every other case.  Never returns an allow: CONTINUE only means "not
+ * refused here".  Pure. */
+enum sandbox_connect_verdict sandbox_connect_decide(const struct sandbox_connect_event *ev,
+						    const struct policy_port_set *allowed);
+
+/* Handles one notification on listener_fd (the seccomp listener; the caller
+ * keeps ownership) and sends exactly one answer for it: ECONNREFUSED or
+ * CONTINUE as sandbox_connect_decide() says.  Fills *ev (zeroed first).
+ * Never blocks: it polls listener_fd first, so a read callback woken by
+ * POLLHUP (every sandboxed process gone) returns instead of waiting.
+ * Supervisor side, one thread per listener (the event loop's).  Returns:
+ *   0        a notification was received and answered; *ev describes it
+ *            (ev->withdrawn: the answer found no caller, nothing to record);
+ *   -EAGAIN  nothing pending;
+ *   -EPIPE   nothing pending and nothing left to notify (POLLHUP): stop
+ *            watching and close the listener;
+ *   -ENOENT  the notification vanished between the poll and its receipt
+ *            (caller killed): nothing to answer, keep watching;
+ *   -EINVAL  NULL allowed or ev;
+ *   -E2BIG   the kernel's seccomp_notif is larger than this build knows;
+ *   else poll(2) or ioctl(2)'s errno (-EBADF, -ENOTTY for a listener_fd that
+ *            is not a seccomp listener).
+ * On any error other than -EAGAIN and -ENOENT the caller should stop watching
+ * and close the listener: closing it answers every waiting call, and every
+ * later one, with ENOSYS, so no sandboxed process is ever left hanging. */
+int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
+				 struct sandbox_connect_event *ev);
+
+/* Writes ev's destination as "192.0.2.1:443" or "[2001:db8::1]:443" (the
+ * audit record's `dst`) into out[cap].  Returns false and writes "" when ev
+ * has no IP destination read whole.  Pure. */
+bool sandbox_connect_event_dst(const struct sandbox_connect_event *ev, char *out, size_t cap);
+
+/* "connect", "sendto", "sendmsg", "sendmmsg" or "other".  Pure. */
+const char *sandbox_connect_call_name(enum sandbox_connect_call c);
+
+#endif /* PORTA_SANDBOX_CONNECT_WATCH_H */
