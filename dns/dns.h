@@ -1,0 +1,38 @@
+/* dns/dns.h: porta's DNS module, the API other modules use.
+ *
+ * ARCHITECTURE (DESIGN.md, Network and Modules).  Four layers, only the
+ * first of which exists so far:
+ *   1. wire format (dns/wire.h): pure parsers and builders over
+ *      (const uint8_t *, size_t): queries in, responses out, upstream
+ *      responses read back, TCP length framing.  No syscalls, no globals,
+ *      no allocation, no logging; each parser has a fuzz target.
+ *   2. responder: UDP and TCP port 53 inside the sandbox, on the event loop.
+ *      The question's text name (struct dnsd_query .name, only when
+ *      .name_is_text) goes through policy_name_canonical(); that canonical
+ *      buffer is what is checked and what is resolved.  A and AAAA for names
+ *      some allow rule matches (policy_net_name_resolvable) go upstream;
+ *      every other name (not allowed, malformed, not text, or an IP literal
+ *      in disguise: POLICY_NAME_NUMERIC) is answered locally as REFUSED and
+ *      never leaves the machine; other record types and classes of allowed
+ *      names get an empty NOERROR answer.  A default-denied address
+ *      (policy_addr_class_on_host) is never handed out: it is dropped from
+ *      the answer.  Malformed queries get FORMERR, other opcodes NOTIMP
+ *      (dnsd_build_error), responses (QR set) nothing.
+ *      Why REFUSED rather than NXDOMAIN for names porta will not resolve:
+ *      REFUSED says "not from this server" and asserts nothing about the
+ *      name, so caches (nscd, systemd-resolved in a shared cache) do not
+ *      record a false non-existence; NXDOMAIN is only ever passed through
+ *      from upstream for an allowed name that does not exist.
+ *   3. upstream: c-ares (no search list, no hosts file, absolute names only),
+ *      reading answers with the wire parser's address records and TTLs.
+ *   4. name <-> address map: what porta handed out, with its TTL, so the
+ *      transparent path can check that a dialled address came from porta's
+ *      own answer for an allowed name.
+ * Exported names are prefixed dnsd_ and constants DNSD_ (STYLE 5).
+ */
+#ifndef PORTA_DNS_DNS_H
+#define PORTA_DNS_DNS_H
+
+#include "dns/wire.h"
+
+#endif /* PORTA_DNS_DNS_H */
