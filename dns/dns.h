@@ -1,7 +1,7 @@
 /* dns/dns.h: porta's DNS module, the API other modules use.
  *
- * ARCHITECTURE (DESIGN.md, Network and Modules).  Four layers, only the
- * first of which exists so far:
+ * ARCHITECTURE (DESIGN.md, Network and Modules).  Four layers (the
+ * responder is not yet wired into `porta run`):
  *   1. wire format (dns/wire.h): pure parsers and builders over
  *      (const uint8_t *, size_t): queries in, responses out, upstream
  *      responses read back, TCP length framing.  No syscalls, no globals,
@@ -23,9 +23,10 @@
  *      name, so caches (nscd, systemd-resolved in a shared cache) do not
  *      record a false non-existence; NXDOMAIN is only ever passed through
  *      from upstream for an allowed name that does not exist.
- *   3. upstream: c-ares (no search list, no hosts file, absolute names only),
+ *      (dns/responder.h; dns/resolvconf.h reads the upstream's address.)
+ *   3. upstream (dns/upstream.h): c-ares (no search list, no hosts file, absolute names only),
  *      reading answers with the wire parser's address records and TTLs.
- *   4. name <-> address map: what porta handed out, with its TTL, so the
+ *   4. name <-> address map (dns/namemap.h): what porta handed out, with its TTL, so the
  *      transparent path can check that a dialled address came from porta's
  *      own answer for an allowed name.
  * Exported names are prefixed dnsd_ and constants DNSD_ (STYLE 5).
@@ -33,6 +34,10 @@
 #ifndef PORTA_DNS_DNS_H
 #define PORTA_DNS_DNS_H
 
+#include "dns/namemap.h"
+#include "dns/resolvconf.h"
+#include "dns/responder.h"
+#include "dns/upstream.h"
 #include "dns/wire.h"
 
 #endif /* PORTA_DNS_DNS_H */
