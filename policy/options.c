@@ -1,6 +1,8 @@
 /* policy/options.c: the command line of reference/cli.md (see options.h). */
 #include "policy/options.h"
 
+#include "policy/netrule.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -186,18 +188,29 @@ static enum policy_parse_status set_limit(struct policy_limit *l, const char *na
 	return POLICY_PARSE_OK;
 }
 
-/* Checks a comma-separated list of net rules for empty items; the rule
- * grammar itself belongs to the network policy compiler. */
-static enum policy_parse_status check_rule_list(const char *name, const char *value,
+/* Checks every rule of a comma-separated list against the rule grammar
+ * (policy/netrule.h), so a malformed rule, or one that can never take effect
+ * (localhost, *.com, port 0), is refused with its reason before anything
+ * runs. */
+static enum policy_parse_status check_rule_list(const struct opt_spec *spec, const char *value,
 						char err[POLICY_ERR_MAX])
 {
-	const char *cur = value, *item;
+	const char *name = spec->long_name, *cur = value, *item;
 	size_t len;
+	struct policy_net_rule rule;
+	bool deny = spec->id == OPT_DENY_NET || spec->id == OPT_PROXY_DENY;
+	bool proxy = spec->id == OPT_PROXY_ALLOW || spec->id == OPT_PROXY_DENY;
 
 	while (policy_split_next(&cur, &item, &len)) {
 		if (len == 0)
 			return fail(err, "--%s '%.64s': empty rule; expected HOST[:PORT][,HOST[:PORT]...]",
 				    name, value);
+		enum policy_net_rule_status st = policy_net_rule_parse(
+			item, len, deny ? POLICY_NET_DENY : POLICY_NET_ALLOW,
+			proxy ? POLICY_NET_SCOPE_PROXY : POLICY_NET_SCOPE_ALL, &rule);
+		if (st != POLICY_NET_RULE_OK)
+			return fail(err, "--%s '%.*s': %s", name, (int)(len > 64 ? 64 : len), item,
+				    policy_net_rule_reason(st));
 	}
 	return POLICY_PARSE_OK;
 }
@@ -299,7 +312,7 @@ static enum policy_parse_status apply(struct policy_options *o, const struct opt
 					   : spec->id == OPT_DENY_NET ? &o->deny_net
 					   : spec->id == OPT_PROXY_ALLOW ? &o->proxy_allow
 									 : &o->proxy_deny;
-		if (check_rule_list(name, value, err) != POLICY_PARSE_OK)
+		if (check_rule_list(spec, value, err) != POLICY_PARSE_OK)
 			return POLICY_PARSE_ERROR;
 		if (!list_push(l, value))
 			return fail(err, "--%s: given more than %d times", name, POLICY_MAX_LIST);

@@ -934,3 +934,28 @@ Test(options, env_name_vectors)
 	cr_assert(policy_env_name_valid("AB=1", 2));
 	cr_assert(!policy_env_name_valid("A\0B", 3));
 }
+
+/* Network rules are checked against the rule grammar when porta starts:
+ * malformed ones and ones that can never take effect are refused, naming
+ * the option and the rule (issue 3). */
+Test(options, net_rules_checked_at_parse_time)
+{
+	static const struct {
+		const char *opt, *rule;
+	} bad[] = {
+		{ "--allow-net", "localhost" },       { "--allow-net", "*.com" },
+		{ "--allow-net", "x.test:0" },        { "--allow-net", "x.test:0443" },
+		{ "--allow-net", "x.test:65979" },    { "--deny-net", "127.1" },
+		{ "--proxy-allow", "a.test:443-80" }, { "--proxy-deny", "bad name.test" },
+		{ "--allow-net", "ok.test,*.org" },   { "--allow-net", "::1:443" },
+	};
+	for (size_t i = 0; i < N_ELEMS(bad); i++)
+		assert_refused(ARGS("run", bad[i].opt, bad[i].rule, "--", "true"), bad[i].opt);
+
+	struct policy_options o;
+	assert_accepted(ARGS("run", "--allow-net", "github.com,*.npmjs.org:443,10.0.0.0/8:5432",
+			     "--deny-net", "[2001:db8::1]:22", "--proxy-allow", "api.example.com:8000-8010",
+			     "--", "true"),
+			&o);
+	cr_assert_eq(o.net_mode, POLICY_NET_POLICY);
+}
