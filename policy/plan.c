@@ -41,6 +41,9 @@ void policy_plan_destroy(struct policy_plan *plan)
 	free_strv(plan->absent_protected, plan->n_absent_protected);
 	free_strv(plan->notes, plan->n_notes);
 	free_strv(plan->envp, plan->n_env);
+	free(plan->net_rules);
+	free(plan->listen_ports);
+	free(plan->host_addrs);
 	free(plan->home);
 	free(plan->cwd);
 	free(plan);
@@ -185,4 +188,29 @@ int policy_plan_setenv(struct policy_plan *plan, const char *name, size_t name_l
 	v[plan->n_env++] = entry;
 	v[plan->n_env] = NULL;
 	return 0;
+}
+
+size_t policy_net_listen_ports(const struct policy_net_rule *rules, size_t n_rules, uint16_t *out,
+			       size_t cap)
+{
+	/* A bitmap of the 65536 ports keeps the union exact and ordered. */
+	uint64_t seen[65536 / 64] = { 0 };
+	size_t n = 0;
+
+	for (size_t i = 0; i < n_rules; i++) {
+		const struct policy_net_rule *r = &rules[i];
+		if (r->action != POLICY_NET_ALLOW || r->scope != POLICY_NET_SCOPE_ALL)
+			continue;
+		for (uint32_t p = r->port_lo; p <= r->port_hi; p++)
+			seen[p / 64] |= 1ULL << (p % 64);
+	}
+	seen[53 / 64] &= ~(1ULL << (53 % 64));
+	for (uint32_t p = 1; p < 65536; p++) {
+		if (!(seen[p / 64] & (1ULL << (p % 64))))
+			continue;
+		if (n < cap)
+			out[n] = (uint16_t)p;
+		n++;
+	}
+	return n;
 }

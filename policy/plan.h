@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "policy/addr.h"
+#include "policy/netrule.h"
 #include "policy/options.h"
 
 /* Path grants, in words; policy/landlock.h turns them into access masks. */
@@ -60,7 +62,25 @@ struct policy_plan {
 	size_t n_notes;
 	char **envp; /* NULL-terminated environment for the command */
 	size_t n_env;
+
+	/* Network policy mode (opts->net_mode == POLICY_NET_POLICY), else empty. */
+	struct policy_net_rule *net_rules; /* compiled --allow/--deny/--proxy-* rules */
+	size_t n_net_rules;
+	uint16_t *listen_ports; /* one transparent listener each (policy_net_listen_ports) */
+	size_t n_listen_ports;
+	struct policy_addr *host_addrs; /* the host's own addresses: never dialled by name */
+	size_t n_host_addrs;
+	struct policy_addr dns_upstream; /* the resolver porta asks for allowed names */
+	uint16_t dns_upstream_port;
 };
+
+/* The ports that need a transparent listener: those of every allow rule that
+ * applies to every connection (proxy-only rules are reached through the
+ * proxy), without 53 (the DNS responder's), sorted, each once.  Writes up to
+ * cap into out and returns how many there are (more than cap: the caller
+ * refuses the run).  Pure. */
+size_t policy_net_listen_ports(const struct policy_net_rule *rules, size_t n_rules, uint16_t *out,
+			       size_t cap);
 
 /* Returns an empty plan for opts (which must outlive it), or NULL on ENOMEM. */
 struct policy_plan *policy_plan_create(const struct policy_options *opts);

@@ -8,6 +8,9 @@
 #include "policy/landlock.h"
 #include "sandbox/sandbox.h"
 
+/* Transparent listeners at most, one per port the rules name (issue 3). */
+#define SANDBOX_MAX_LISTENERS 1024
+
 /* Fills e; returns -err for "return sandbox_fail(...)" chains. */
 int sandbox_fail(struct sandbox_error *e, const char *step, const char *path, int err,
 		 const char *fmt, ...) __attribute__((format(printf, 5, 6)));

@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <limits.h>
 #include <pwd.h>
 #include <regex.h>
@@ -22,6 +24,8 @@
 #include "common/cleanup.h"
 #include "common/log.h"
 #include "common/trace.h"
+#include "dns/resolvconf.h"
+#include "dns/upstream.h"
 #include "policy/paths.h"
 #include "policy/preset.h"
 #include "policy/textparse.h"
@@ -746,6 +750,89 @@ static int add_env(struct resolver *r, char *const envp[])
 	return 0;
 }
 
+/* The host's own addresses (getifaddrs(3)): a name rule never reaches them. */
+static int add_host_addrs(struct policy_plan *plan)
+{
+	struct ifaddrs *ifa = NULL, *i;
+	size_t n = 0, cap = 0;
+
+	if (getifaddrs(&ifa) < 0)
+		return -errno;
+	for (i = ifa; i; i = i->ifa_next)
+		cap++;
+	plan->host_addrs = calloc(cap ? cap : 1, sizeof(*plan->host_addrs));
+	if (!plan->host_addrs) {
+		freeifaddrs(ifa);
+		return -ENOMEM;
+	}
+	for (i = ifa; i; i = i->ifa_next) {
+		struct policy_addr *a = &plan->host_addrs[n];
+		if (!i->ifa_addr)
+			continue;
+		if (i->ifa_addr->sa_family == AF_INET) {
+			a->family = POLICY_ADDR_V4;
+			memcpy(a->b, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
+			n++;
+		} else if (i->ifa_addr->sa_family == AF_INET6) {
+			a->family = POLICY_ADDR_V6;
+			memcpy(a->b, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, 16);
+			n++;
+		}
+	}
+	freeifaddrs(ifa);
+	plan->n_host_addrs = n;
+	return 0;
+}
+
+/* Policy mode: the compiled rules, the transparent listeners' ports, the
+ * host's addresses and the upstream resolver, all before anything runs. */
+static int add_network(struct resolver *r)
+{
+	const struct policy_options *o = r->o;
+	struct policy_plan *plan = r->plan;
+	char err[POLICY_ERR_MAX];
+	int rc;
+
+	if (o->net_mode != POLICY_NET_POLICY)
+		return 0;
+	plan->net_rules = calloc(POLICY_NET_MAX_RULES, sizeof(*plan->net_rules));
+	if (!plan->net_rules)
+		return sandbox_fail(r->e, "network rules", NULL, ENOMEM, NULL);
+	if (policy_net_compile(o, plan->net_rules, POLICY_NET_MAX_RULES, &plan->n_net_rules, err) !=
+	    POLICY_NET_COMPILE_OK)
+		return sandbox_fail(r->e, "network rules", NULL, 0, "%s", err);
+
+	size_t n = policy_net_listen_ports(plan->net_rules, plan->n_net_rules, NULL, 0);
+	if (n > SANDBOX_MAX_LISTENERS)
+		return sandbox_fail(r->e, "network rules", NULL, 0,
+				    "the rules name %zu ports; porta opens at most %d listeners "
+				    "(narrow the port ranges)",
+				    n, SANDBOX_MAX_LISTENERS);
+	plan->listen_ports = calloc(n ? n : 1, sizeof(uint16_t));
+	if (!plan->listen_ports)
+		return sandbox_fail(r->e, "network rules", NULL, ENOMEM, NULL);
+	plan->n_listen_ports =
+		policy_net_listen_ports(plan->net_rules, plan->n_net_rules, plan->listen_ports, n);
+
+	if ((rc = add_host_addrs(plan)))
+		return sandbox_fail(r->e, "the host's addresses", NULL, -rc, NULL);
+
+	struct dnsd_server up;
+	if (o->dns_upstream) {
+		enum dnsd_server_status st =
+			dnsd_server_parse(o->dns_upstream, strlen(o->dns_upstream), &up);
+		if (st != DNSD_SERVER_OK)
+			return sandbox_fail(r->e, "--dns-upstream", o->dns_upstream, 0, "%s",
+					    dnsd_server_reason(st));
+	} else if ((rc = dnsd_upstream_host_server(NULL, &up))) {
+		return sandbox_fail(r->e, "the host's resolver", "/etc/resolv.conf", -rc == ENODATA ? 0 : -rc,
+				    "no usable nameserver; give one with --dns-upstream ADDR[:PORT]");
+	}
+	plan->dns_upstream = up.addr;
+	plan->dns_upstream_port = up.port;
+	return 0;
+}
+
 int sandbox_resolve(const struct policy_options *opts, char *const argv[],
 		    char *const envp[], struct policy_plan **out, struct sandbox_error *e)
 {
@@ -772,7 +859,7 @@ int sandbox_resolve(const struct policy_options *opts, char *const argv[],
 	if ((rc = add_closed_sockets(&r, envp)))
 		goto out;
 	trace_mark("resolve: closed sockets");
-	if ((rc = add_env(&r, envp)))
+	if ((rc = add_env(&r, envp)) || (rc = add_network(&r)))
 		goto out;
 	if (opts->audit_path) {
 		/* cli.md: the audit file may not lie inside a writable mount of

@@ -1,0 +1,116 @@
+/* netproxy/proxy.h: policy mode's proxy, as the supervisor sees it.
+ *
+ * ARCHITECTURE: the supervisor (sandbox/spawn.c) receives, over the control
+ * channel, the listening sockets init made inside the sandbox's network
+ * namespace, and hands them to proxy_create() together with the compiled
+ * rules, the resolver and the audit sink.  From then on the proxy serves on
+ * the supervisor's event loop until proxy_destroy():
+ *
+ *   transparent listeners  one per port a rule names, [::]:P dual-stack in the
+ *                          sandbox (every address is local there): accept,
+ *                          getsockname() = the address the program dialled,
+ *                          peek (never consume) until the TLS ClientHello's
+ *                          SNI or the HTTP head's Host decides, or the
+ *                          sniff deadline passes (then: DNS map or IP rule),
+ *                          decide (policy_net_decide), dial, relay.
+ *   HTTP proxy front end   CONNECT host:port and absolute-form requests on
+ *                          loopback inside the sandbox; the SNI that follows
+ *                          a CONNECT must name the CONNECT host.
+ *   SOCKS5 front end       CONNECT with IPv4, IPv6 and domain targets.
+ *   dial                   never the address the program chose because a
+ *                          name was allowed: that address only when porta's
+ *                          own resolver handed it out for the allowed name
+ *                          (dnsd_namemap), otherwise the allowed name is
+ *                          resolved (dnsd_upstream) and that is dialled;
+ *                          default-denied addresses only by IP/CIDR rules.
+ *   audit                  one JSON line per decision (DESIGN.md's keys),
+ *                          a second when an allowed connection closes; one
+ *                          stderr line per distinct refused destination
+ *                          with the option that would allow it; a summary
+ *                          at the end.
+ *
+ * A decision is made before a single byte is sent upstream.  Limits
+ * (connections, sniff bytes and time, idle time) refuse that connection,
+ * log it, and keep serving the others.  Single-threaded: every function is
+ * called on the base's thread.
+ */
+#ifndef PORTA_NETPROXY_PROXY_H
+#define PORTA_NETPROXY_PROXY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "policy/addr.h"
+#include "policy/netrule.h"
+
+struct event_base;
+struct dnsd_namemap;
+struct dnsd_upstream;
+struct proxy;
+
+struct proxy_limits {
+	uint32_t max_connections;  /* open at once; 0: default 4096 */
+	uint32_t sniff_timeout_ms; /* first bytes must decide within; 0: default 5000 */
+	uint32_t dial_timeout_ms;  /* upstream connect; 0: default 10000 */
+	uint32_t idle_timeout_ms;  /* relayed connection without traffic; 0: default 600000 */
+};
+
+/* One transparent listener: a listening TCP socket and the port it serves. */
+struct proxy_listener {
+	int fd;
+	uint16_t port;
+};
+
+struct proxy_config {
+	struct event_base *base;             /* borrowed; outlives the proxy */
+	const struct policy_net_rule *rules; /* borrowed, rules[0..n_rules) */
+	size_t n_rules;
+	const struct policy_addr *host_addrs; /* borrowed; the host's own addresses */
+	size_t n_host_addrs;
+	struct dnsd_namemap *map;        /* borrowed: what porta's resolver handed out */
+	struct dnsd_upstream *upstream;  /* borrowed: resolves names to dial */
+	const struct proxy_listener *transparent; /* owned by the proxy on success */
+	size_t n_transparent;
+	int http_fd;  /* listening socket of the HTTP proxy front end, or -1; owned on success */
+	int socks_fd; /* listening socket of the SOCKS5 front end, or -1; owned on success */
+	FILE *audit;  /* borrowed, or NULL: JSON lines are written and flushed here */
+	bool quiet;   /* -q: no stderr line per refusal, no summary */
+	struct proxy_limits limits;
+};
+
+/* Starts serving.  Returns 0 and sets *out, or -errno (the fds stay the
+ * caller's on failure). */
+int proxy_create(const struct proxy_config *cfg, struct proxy **out);
+
+/* What the proxy learns from elsewhere, recorded in the same audit stream and
+ * summary: a DNS decision (dns/responder.h's event, converted by the
+ * supervisor) or a connect() the seccomp watch refused or saw. */
+struct proxy_audit_rec {
+	const char *kind;     /* "dns" or "connect" */
+	int pid;              /* as the program sees it; 0 when unknown */
+	const char *comm;     /* raw bytes, NUL-terminated, escaped by the proxy; may be NULL */
+	const char *dst;      /* "ip:port" or "[ip6]:port", or NULL */
+	const char *host;     /* raw name (escaped by the proxy), or NULL */
+	size_t host_len;
+	const char *rule;     /* text of the deciding rule, or NULL */
+	const char *verdict;  /* "allow", "deny", "error" */
+	const char *reason;   /* "no-rule", "denied-address", ... */
+	uint16_t port;        /* for the hint; 0 when none */
+};
+
+/* Records one decision made elsewhere (audit line; stderr line and summary
+ * entry when it is a refusal).  0 or -errno (the audit write failed). */
+int proxy_record(struct proxy *p, const struct proxy_audit_rec *rec);
+
+/* Prints the end-of-run summary of what was refused and the exact options
+ * that would allow it, unless quiet or nothing was refused. */
+void proxy_summary(struct proxy *p, FILE *err);
+
+/* Stops serving: closes the listeners, ends every connection (relays end as
+ * reset, their close records written), frees everything.  destroy(NULL) is a
+ * no-op. */
+void proxy_destroy(struct proxy *p);
+
+#endif /* PORTA_NETPROXY_PROXY_H */
