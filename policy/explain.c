@@ -124,6 +124,30 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 	for (size_t i = 0; i < plan->n_notes; i++)
 		json_array_append_new(notes, jstr(plan->notes[i]));
 	json_object_set_new(net, "mode", json_string(net_mode_name(o->net_mode)));
+	if (o->net_mode == POLICY_NET_POLICY) {
+		json_t *rules = json_array(), *ports = json_array();
+		char addr[POLICY_ADDR_STRLEN];
+		for (size_t i = 0; i < plan->n_net_rules; i++) {
+			const struct policy_net_rule *r = &plan->net_rules[i];
+			json_t *j = json_object();
+			json_object_set_new(j, "rule", jstr(r->text));
+			json_object_set_new(j, "action", json_string(r->action == POLICY_NET_DENY
+									  ? "deny" : "allow"));
+			json_object_set_new(j, "scope", json_string(r->scope == POLICY_NET_SCOPE_PROXY
+									 ? "proxy" : "all"));
+			json_object_set_new(j, "ports", json_pack("[ii]", r->port_lo, r->port_hi));
+			json_array_append_new(rules, j);
+		}
+		for (size_t i = 0; i < plan->n_listen_ports; i++)
+			json_array_append_new(ports, json_integer(plan->listen_ports[i]));
+		json_object_set_new(net, "rules", rules);
+		json_object_set_new(net, "listen_ports", ports);
+		policy_addr_format(&plan->dns_upstream, addr);
+		json_object_set_new(net, "dns_upstream", json_string(addr));
+		json_object_set_new(net, "dns_upstream_port", json_integer(plan->dns_upstream_port));
+		if (o->audit_path)
+			json_object_set_new(net, "audit", jstr(o->audit_path));
+	}
 
 	json_object_set_new(root, "mounts", mounts);
 	json_object_set_new(root, "read_policy",
@@ -235,9 +259,35 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 	case POLICY_NET_NONE:
 		fprintf(out, "none (an empty network namespace: lo only, no DNS, not even the host's loopback)\n");
 		break;
-	case POLICY_NET_POLICY:
-		fprintf(out, "policy (only through porta's proxy and DNS)\n");
+	case POLICY_NET_POLICY: {
+		char addr[POLICY_ADDR_STRLEN];
+		fprintf(out, "policy: an own network namespace; every connection ends at porta, "
+			     "which decides it by TLS SNI, HTTP Host or its own DNS answers\n");
+		for (size_t i = 0; i < plan->n_net_rules; i++) {
+			const struct policy_net_rule *r = &plan->net_rules[i];
+			fprintf(out, "  %s %-8s ", r->action == POLICY_NET_DENY ? "deny " : "allow",
+				r->scope == POLICY_NET_SCOPE_PROXY ? "(proxy)" : "");
+			esc_print(out, "", r->text, "");
+			if (r->port_lo == r->port_hi)
+				fprintf(out, "  port %u\n", (unsigned)r->port_lo);
+			else
+				fprintf(out, "  ports %u-%u\n", (unsigned)r->port_lo, (unsigned)r->port_hi);
+		}
+		fprintf(out, "  listening inside on TCP port%s", plan->n_listen_ports == 1 ? "" : "s");
+		for (size_t i = 0; i < plan->n_listen_ports && i < 16; i++)
+			fprintf(out, " %u", (unsigned)plan->listen_ports[i]);
+		if (plan->n_listen_ports > 16)
+			fprintf(out, " ... (%zu in all)", plan->n_listen_ports);
+		fprintf(out, "%s; every other port refused at once\n", plan->n_listen_ports ? "" : " none");
+		fprintf(out, "  DNS: answered by porta on every address, port 53; allowed names resolved "
+			     "through %s port %u; all others refused locally\n",
+			policy_addr_format(&plan->dns_upstream, addr), (unsigned)plan->dns_upstream_port);
+		fprintf(out, "  proxies: HTTP (CONNECT, absolute-form) and SOCKS5 on loopback, in "
+			     "HTTP_PROXY, HTTPS_PROXY, ALL_PROXY\n");
+		if (o->audit_path)
+			esc_print(out, "  audit: ", o->audit_path, "\n");
 		break;
+	}
 	default:
 		fprintf(out, "open (as the host has it)\n");
 		break;
