@@ -23,12 +23,14 @@
  *   back-pressure, splice(2) once decided.
  * - audit: one JSON line per decision, program-controlled strings escaped.
  *
- * The parsers and the relay exist so far; the rest of the glue lands with
- * issue 3.
+ * The glue (proxy.h is its API): proxy.c (listeners, connection table,
+ * decide/resolve/dial), transparent.c, front_http.c, front_socks.c, dial.c,
+ * resolve.c, audit.c; internal.h is shared by them and their tests.
  */
 #ifndef PORTA_NETPROXY_NETPROXY_H
 #define PORTA_NETPROXY_NETPROXY_H
 
+#include "netproxy/proxy.h"
 #include "netproxy/relay.h"
 #include "netproxy/sniff.h"
 #include "netproxy/socks5.h"

@@ -33,6 +33,58 @@
  * (connections, sniff bytes and time, idle time) refuse that connection,
  * log it, and keep serving the others.  Single-threaded: every function is
  * called on the base's thread.
+ *
+ * Decisions, as implemented:
+ *   - A name from the wire (SNI, Host, CONNECT or SOCKS target) is read with
+ *     policy_net_target_parse(): canonicalised, or taken as the address it
+ *     spells ("127.1", "2130706433", "[::1]"); an address is decided on
+ *     that address alone (only IP/CIDR rules reach it) and that address is
+ *     dialled.
+ *   - Transparent: policy_net_decide(name, dialled address, port).  An
+ *     allowed name is dialled at the dialled address only when the name map
+ *     says porta's resolver handed that address out for that name; else the
+ *     name is resolved (A and AAAA at once; A answers tried first) and every
+ *     answer is decided again with the name (default-denied classes and
+ *     deny-listed addresses drop out).  A TLS hello without SNI or an HTTP
+ *     head without Host is allowed only by an IP/CIDR rule for the dialled
+ *     address; nothing within quiet_ms, or bytes that are neither TLS nor
+ *     HTTP: every name the map holds for the address is decided (a deny for
+ *     any refuses), else IP/CIDR rules.
+ *   - Proxy front ends decide with via_proxy (proxy-scope rules count) and
+ *     no address; allowed names are always resolved.  After a CONNECT or
+ *     SOCKS reply, a TLS hello must name the target (canonical compare; an
+ *     address target admits no SNI); no TLS, or a hello without SNI, is
+ *     relayed as the rule allowed.
+ *   - Refusals: transparent and after a reply, a TCP RST; HTTP 403 with a
+ *     text body naming the option (400 unreadable head, 502 upstream
+ *     unreachable, 408 sniff deadline); SOCKS REP 0x02 (0x07 BIND/UDP, 0x08
+ *     address type, 0x05 dial failed, 0x04 resolve failed).
+ *
+ * Audit records (one JSON object per line): ts (RFC 3339 UTC, ms), seq,
+ * kind ("connect": transparent; "proxy": front ends; "dns"/"connect" from
+ * proxy_record), pid and comm only when known, dst ("ip:port"/"[ip6]:port":
+ * what the program dialled, or the address target), host (the name decided
+ * on, escaped; as sent when malformed), sni (as sent, escaped, or null),
+ * rule (text or null), verdict ("allow", "deny", "error"), reason, hint
+ * (the option that would allow it, or null), and on allows "upstream" (the
+ * address porta connected to).  A second record when an allowed connection
+ * ends: verdict "allow", reason "closed"/"reset"/"idle"/"no-memory",
+ * bytes_up, bytes_down, duration_ms.
+ * Reasons: "allow"; policy_net_reason_code()'s "no-rule", "deny-rule",
+ * "denied-address" (a name rule matched but the address dialled or resolved
+ * is in a default-denied class), "reserved-name" (localhost, metadata
+ * names); and "malformed-name" (not a host name, CR/LF/NUL, ...),
+ * "sni-mismatch" (the hello after CONNECT/SOCKS names another host),
+ * "no-sni", "no-host", "duplicate-host", "host-mismatch" (an absolute-form
+ * or CONNECT target names another host than Host), "malformed-tls",
+ * "malformed-http", "malformed-socks", "not-proxy-request" (origin-form to
+ * the HTTP proxy), "unsupported-command" (SOCKS BIND, UDP ASSOCIATE),
+ * "unsupported-address", "socks-no-method", "sniff-timeout", "too-big"
+ * (hello or head over its cap), "write-failed"; verdict "error":
+ * "dial-failed", "resolve-failed", "limit" (max_connections), "no-memory".
+ * stderr (unless quiet): "porta: refused DST (REASON); allow with OPTION"
+ * once per distinct destination (host:port as the program named it, else
+ * address:port).
  */
 #ifndef PORTA_NETPROXY_PROXY_H
 #define PORTA_NETPROXY_PROXY_H
@@ -55,6 +107,10 @@ struct proxy_limits {
 	uint32_t sniff_timeout_ms; /* first bytes must decide within; 0: default 5000 */
 	uint32_t dial_timeout_ms;  /* upstream connect; 0: default 10000 */
 	uint32_t idle_timeout_ms;  /* relayed connection without traffic; 0: default 600000 */
+	/* Nothing arrived this long after accept (transparent) or after a
+	 * CONNECT/SOCKS reply: the server speaks first (SSH, SMTP), decide
+	 * without a name; 0: default 300, at most sniff_timeout_ms. */
+	uint32_t quiet_ms;
 };
 
 /* One transparent listener: a listening TCP socket and the port it serves. */
@@ -81,7 +137,11 @@ struct proxy_config {
 };
 
 /* Starts serving.  Returns 0 and sets *out, or -errno (the fds stay the
- * caller's on failure). */
+ * caller's on failure).  The listeners are made non-blocking.  map and
+ * upstream may be NULL (no map path; names cannot be resolved: refused as
+ * "resolve-failed").  The upstream may be destroyed before or after the
+ * proxy, but not while the loop runs with the proxy alive.  The process must
+ * ignore SIGPIPE (relay.h). */
 int proxy_create(const struct proxy_config *cfg, struct proxy **out);
 
 /* What the proxy learns from elsewhere, recorded in the same audit stream and
@@ -107,6 +167,9 @@ int proxy_record(struct proxy *p, const struct proxy_audit_rec *rec);
 /* Prints the end-of-run summary of what was refused and the exact options
  * that would allow it, unless quiet or nothing was refused. */
 void proxy_summary(struct proxy *p, FILE *err);
+
+/* Connections open now (accepted and not yet closed), for tests and limits. */
+size_t proxy_connections(const struct proxy *p);
 
 /* Stops serving: closes the listeners, ends every connection (relays end as
  * reset, their close records written), frees everything.  destroy(NULL) is a

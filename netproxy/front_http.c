@@ -1,0 +1,241 @@
+/* netproxy/front_http.c: the HTTP proxy front end (loopback inside the
+ * sandbox, announced as HTTP_PROXY/HTTPS_PROXY).
+ *
+ *   CONNECT host:port   decided on the canonical host (IP literals as the
+ *                       address they spell), "200 Connection established"
+ *                       only once the upstream connect succeeded, then the
+ *                       SNI of a ClientHello that follows must name the
+ *                       same host (proxy.c, proxy_check_sni_*).  Bytes the
+ *                       client pipelined after the head stay in the
+ *                       socket's queue until the relay (corpus row 37).
+ *   GET http://h/p      absolute-form: decided, dialled, the request line
+ *                       rewritten to origin-form and the head forwarded
+ *                       as received minus Proxy-* and Connection fields
+ *                       (with "Connection: close": one request per
+ *                       decision), then relayed.
+ * Refusals answer 403 with a short text naming the option that would allow
+ * it; a head porta cannot read, 400; an upstream it cannot reach, 502.
+ */
+#include "netproxy/internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common/log.h"
+
+void proxy_http_start(struct proxy_conn *c)
+{
+	proxy_conn_sniff(c, false);
+}
+
+static bool take_target(struct proxy_conn *c, const struct proxy_authority *a, uint16_t port)
+{
+	struct policy_net_target t;
+
+	c->raw_len = a->host.n < sizeof(c->raw) ? a->host.n : sizeof(c->raw) - 1;
+	memcpy(c->raw, a->host.p, c->raw_len);
+	c->raw[c->raw_len] = '\0';
+	c->target.port = port;
+	if (policy_net_target_parse(a->host.p, a->host.n, &t) != POLICY_NET_TARGET_OK)
+		return false;
+	if (t.is_addr) {
+		c->target.has_addr = true;
+		c->target.addr = t.addr;
+	} else {
+		c->target.has_name = true;
+		memcpy(c->target.name, t.name, sizeof(c->target.name));
+	}
+	return true;
+}
+
+static bool field_is(const uint8_t *line, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+	if (n < k)
+		return false;
+	for (size_t i = 0; i < k; i++) {
+		uint8_t ch = line[i];
+		if (ch >= 'A' && ch <= 'Z')
+			ch = (uint8_t)(ch - 'A' + 'a');
+		if (ch != (uint8_t)name[i])
+			return false;
+	}
+	return true;
+}
+
+/* The head with its request line in origin-form and without the fields
+ * meant for the proxy.  The parser accepted it: every line ends in CRLF. */
+static uint8_t *rewrite_head(const uint8_t *buf, const struct proxy_http_head *h, size_t *out_len)
+{
+	size_t cap = h->head_len + h->target_path.n + 64;
+	uint8_t *o = malloc(cap);
+	size_t n = 0;
+	if (!o)
+		return NULL;
+	memcpy(o + n, h->method.p, h->method.n);
+	n += h->method.n;
+	o[n++] = ' ';
+	if (h->target_path.n == 0 || h->target_path.p[0] == '?')
+		o[n++] = '/';
+	memcpy(o + n, h->target_path.p, h->target_path.n);
+	n += h->target_path.n;
+	n += (size_t)snprintf((char *)o + n, cap - n, " HTTP/1.%d\r\n", h->version_minor);
+
+	const uint8_t *p = memchr(buf, '\n', h->head_len) + 1;
+	const uint8_t *end = buf + h->head_len - 2; /* the empty line */
+	while (p < end) {
+		const uint8_t *eol = memchr(p, '\n', (size_t)(end - p + 2));
+		size_t ll = (size_t)(eol - p) + 1;
+		if (!field_is(p, ll, "proxy-") && !field_is(p, ll, "connection:") &&
+		    !field_is(p, ll, "keep-alive:")) {
+			memcpy(o + n, p, ll);
+			n += ll;
+		}
+		p = eol + 1;
+	}
+	static const char tail[] = "Connection: close\r\n\r\n";
+	memcpy(o + n, tail, sizeof(tail) - 1);
+	n += sizeof(tail) - 1;
+	*out_len = n;
+	return o;
+}
+
+void proxy_http_readable(struct proxy_conn *c)
+{
+	struct proxy_http_head h;
+	ssize_t n = proxy_conn_peek(c, PROXY_HTTP_HEAD_MAX + 1);
+
+	if (n == -EAGAIN) {
+		proxy_conn_want_more(c, c->peeked);
+		return;
+	}
+	if (n <= 0) {
+		proxy_conn_free(c);
+		return;
+	}
+	const uint8_t *buf = c->p->scratch;
+	enum proxy_http_status st = proxy_http_parse_head(buf, (size_t)n, &h);
+	switch (st) {
+	case PROXY_HTTP_NEED_MORE:
+		proxy_conn_want_more(c, (size_t)n);
+		return;
+	case PROXY_HTTP_NOT_HTTP:
+	case PROXY_HTTP_MALFORMED:
+		proxy_conn_refuse(c, "deny", "malformed-http");
+		return;
+	case PROXY_HTTP_TOO_BIG:
+		proxy_conn_refuse(c, "deny", "too-big");
+		return;
+	case PROXY_HTTP_HOST_DUPLICATE:
+		proxy_conn_refuse(c, "deny", "duplicate-host");
+		return;
+	case PROXY_HTTP_OK:
+	case PROXY_HTTP_HOST_MISSING:
+		break;
+	}
+	uint16_t port;
+	if (h.form == PROXY_HTTP_FORM_AUTHORITY) {
+		port = h.target_authority.port;
+	} else if (h.form == PROXY_HTTP_FORM_ABSOLUTE) {
+		port = h.target_authority.port ? h.target_authority.port : 80;
+	} else {
+		proxy_conn_refuse(c, "deny", "not-proxy-request");
+		return;
+	}
+	/* a Host that names another host than the target: two readers could
+	 * take two destinations from one head */
+	if (st == PROXY_HTTP_OK && !proxy_http_target_matches_host(&h)) {
+		take_target(c, &h.target_authority, port);
+		proxy_conn_refuse(c, "deny", "host-mismatch");
+		return;
+	}
+	if (!take_target(c, &h.target_authority, port)) {
+		proxy_conn_refuse(c, "deny", "malformed-name");
+		return;
+	}
+	if (h.form == PROXY_HTTP_FORM_ABSOLUTE) {
+		c->http_absolute = true;
+		c->out = rewrite_head(buf, &h, &c->out_len);
+		if (!c->out) {
+			proxy_conn_refuse(c, "error", "no-memory");
+			return;
+		}
+	}
+	/* the head is the proxy's; what follows stays queued until the relay */
+	if (proxy_conn_consume(c, h.head_len) < 0) {
+		proxy_conn_free(c);
+		return;
+	}
+	proxy_conn_decide(c);
+}
+
+static void relay_now(struct proxy_conn *c)
+{
+	proxy_conn_relay(c);
+}
+
+void proxy_http_connected(struct proxy_conn *c)
+{
+	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+
+	if (c->http_absolute) {
+		uint8_t *head = c->out;
+		size_t len = c->out_len;
+		c->out = NULL;
+		c->out_len = 0;
+		c->replied = true; /* the upstream answers from now on */
+		proxy_conn_write(c, c->upstream, head, len, relay_now);
+		free(head);
+		return;
+	}
+	c->replied = true;
+	proxy_conn_write(c, c->client, ok, sizeof(ok) - 1, proxy_check_sni_start);
+}
+
+void proxy_http_refused(struct proxy_conn *c, const char *reason, const char *hint)
+{
+	char body[POLICY_NAME_MAX * 4 + 160], esc[POLICY_NAME_MAX * 4 + 8], msg[sizeof(body) + 200];
+	const char *status = "403 Forbidden";
+
+	if (strcmp(reason, "malformed-http") == 0 || strcmp(reason, "too-big") == 0 ||
+	    strcmp(reason, "not-proxy-request") == 0 || strcmp(reason, "duplicate-host") == 0 ||
+	    strcmp(reason, "host-mismatch") == 0 || strcmp(reason, "malformed-name") == 0)
+		status = "400 Bad Request";
+	else if (strcmp(reason, "dial-failed") == 0 || strcmp(reason, "resolve-failed") == 0)
+		status = "502 Bad Gateway";
+	else if (strcmp(reason, "sniff-timeout") == 0)
+		status = "408 Request Timeout";
+	else if (strcmp(reason, "limit") == 0 || strcmp(reason, "no-memory") == 0)
+		status = "503 Service Unavailable";
+
+	if (c->target.has_name)
+		snprintf(esc, sizeof(esc), "%s", c->target.name);
+	else if (c->target.has_addr)
+		proxy_format_dst(&c->target.addr, c->target.port, esc);
+	else
+		log_escape(c->raw, c->raw_len, esc, sizeof(esc));
+	int bl;
+	if (c->target.has_name)
+		bl = snprintf(body, sizeof(body), "porta: refused %s:%u (%s)%s%s\n", esc,
+			      c->target.port, reason, hint ? "; allow with " : "", hint ? hint : "");
+	else
+		bl = snprintf(body, sizeof(body), "porta: refused %s (%s)%s%s\n", esc, reason,
+			      hint ? "; allow with " : "", hint ? hint : "");
+	if (bl < 0 || (size_t)bl >= sizeof(body))
+		bl = (int)strlen(body);
+	int ml = snprintf(msg, sizeof(msg),
+			  "HTTP/1.1 %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
+			  "Connection: close\r\n\r\n%s",
+			  status, bl, body);
+	if (ml > 0 && (size_t)ml < sizeof(msg))
+		(void)!send(c->client, msg, (size_t)ml, MSG_NOSIGNAL | MSG_DONTWAIT);
+	/* drop what the client pipelined, so close(2) sends FIN after the
+	 * answer rather than a reset that could discard it */
+	uint8_t sink[4096];
+	for (int i = 0; i < 16 && recv(c->client, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
+		;
+	shutdown(c->client, SHUT_WR);
+	c->replied = true;
+}

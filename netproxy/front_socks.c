@@ -1,0 +1,185 @@
+/* netproxy/front_socks.c: the SOCKS5 front end (RFC 1928; loopback inside
+ * the sandbox, announced as ALL_PROXY=socks5h://...).  NO AUTHENTICATION
+ * only, CONNECT only: BIND and UDP ASSOCIATE get REP 0x07, an unknown
+ * address type 0x08, a refusal 0x02, a name carrying NUL, CR or LF 0x02
+ * (corpus row 36).  A CONNECT is decided like the HTTP proxy's, the success
+ * reply is sent only once the upstream connect succeeded, and the SNI that
+ * follows must name the same host. */
+#include "netproxy/internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "netproxy/socks5.h"
+
+void proxy_socks_start(struct proxy_conn *c)
+{
+	proxy_conn_sniff(c, false);
+}
+
+static void send_now(struct proxy_conn *c, const uint8_t *b, size_t n)
+{
+	/* a handful of bytes into an empty send buffer: never blocks */
+	(void)!send(c->client, b, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static void refuse_code(struct proxy_conn *c, const char *reason, uint8_t rep)
+{
+	c->socks_rep = rep;
+	proxy_conn_refuse(c, "deny", reason);
+}
+
+static void request(struct proxy_conn *c, const uint8_t *buf, size_t n)
+{
+	struct proxy_socks5_request req;
+	struct policy_net_target t;
+	enum proxy_socks5_status st = proxy_socks5_parse_request(buf, n, &req);
+
+	switch (st) {
+	case PROXY_SOCKS5_NEED_MORE:
+		proxy_conn_want_more(c, n);
+		return;
+	case PROXY_SOCKS5_NOT_SOCKS5:
+		proxy_conn_free(c);
+		return;
+	case PROXY_SOCKS5_MALFORMED:
+		refuse_code(c, "malformed-socks", proxy_socks5_reply_code(st));
+		return;
+	case PROXY_SOCKS5_NO_METHOD:
+	case PROXY_SOCKS5_CMD_UNSUPPORTED:
+		refuse_code(c, "unsupported-command", PROXY_SOCKS5_REP_CMD_UNSUPPORTED);
+		return;
+	case PROXY_SOCKS5_ATYP_UNSUPPORTED:
+		refuse_code(c, "unsupported-address", PROXY_SOCKS5_REP_ATYP_UNSUPPORTED);
+		return;
+	case PROXY_SOCKS5_NAME_REFUSED:
+		/* for the audit (escaped there): the name as far as it came,
+		 * VER CMD RSV ATYP=3 LEN NAME (RFC 1928 4) */
+		if (n > 5 && buf[3] == PROXY_SOCKS5_ATYP_DOMAIN) {
+			size_t nl = buf[4] < n - 5 ? buf[4] : n - 5;
+			c->raw_len = nl < sizeof(c->raw) ? nl : sizeof(c->raw) - 1;
+			memcpy(c->raw, buf + 5, c->raw_len);
+		}
+		refuse_code(c, "malformed-name", PROXY_SOCKS5_REP_NOT_ALLOWED);
+		return;
+	case PROXY_SOCKS5_OK:
+		break;
+	}
+	c->target.port = req.dst.port;
+	if (req.dst.atyp == PROXY_SOCKS5_ATYP_IPV4 || req.dst.atyp == PROXY_SOCKS5_ATYP_IPV6) {
+		c->target.has_addr = true;
+		memset(&c->target.addr, 0, sizeof(c->target.addr));
+		c->target.addr.family =
+			req.dst.atyp == PROXY_SOCKS5_ATYP_IPV4 ? POLICY_ADDR_V4 : POLICY_ADDR_V6;
+		memcpy(c->target.addr.b, req.dst.ip, req.dst.atyp == PROXY_SOCKS5_ATYP_IPV4 ? 4 : 16);
+		/* an IPv4-mapped IPv6 target is the IPv4 destination */
+		c->target.addr = policy_addr_unmap(&c->target.addr);
+	} else {
+		c->raw_len = req.dst.name.n < sizeof(c->raw) ? req.dst.name.n : sizeof(c->raw) - 1;
+		memcpy(c->raw, req.dst.name.p, c->raw_len);
+		c->raw[c->raw_len] = '\0';
+		if (policy_net_target_parse(req.dst.name.p, req.dst.name.n, &t) !=
+		    POLICY_NET_TARGET_OK) {
+			refuse_code(c, "malformed-name", PROXY_SOCKS5_REP_NOT_ALLOWED);
+			return;
+		}
+		if (t.is_addr) {
+			c->target.has_addr = true;
+			c->target.addr = t.addr;
+		} else {
+			c->target.has_name = true;
+			memcpy(c->target.name, t.name, sizeof(c->target.name));
+		}
+	}
+	/* the request is the proxy's; what follows stays queued until the relay */
+	if (proxy_conn_consume(c, req.len) < 0) {
+		proxy_conn_free(c);
+		return;
+	}
+	proxy_conn_decide(c);
+}
+
+void proxy_socks_readable(struct proxy_conn *c)
+{
+	ssize_t n = proxy_conn_peek(c, 4 + 1 + 255 + 2 + 512);
+
+	if (n == -EAGAIN) {
+		proxy_conn_want_more(c, c->peeked);
+		return;
+	}
+	if (n <= 0) {
+		proxy_conn_free(c);
+		return;
+	}
+	const uint8_t *buf = c->p->scratch;
+	if (c->socks_stage == 1) {
+		request(c, buf, (size_t)n);
+		return;
+	}
+	size_t glen = 0;
+	uint8_t out[2];
+	switch (proxy_socks5_parse_greeting(buf, (size_t)n, &glen)) {
+	case PROXY_SOCKS5_NEED_MORE:
+		proxy_conn_want_more(c, (size_t)n);
+		return;
+	case PROXY_SOCKS5_OK:
+		break;
+	case PROXY_SOCKS5_NO_METHOD:
+		send_now(c, out, proxy_socks5_build_method(out, sizeof(out),
+							   PROXY_SOCKS5_METHOD_UNACCEPTABLE));
+		c->replied = true;
+		proxy_conn_refuse(c, "deny", "socks-no-method");
+		return;
+	default:
+		proxy_conn_free(c);
+		return;
+	}
+	if (proxy_conn_consume(c, glen) < 0) {
+		proxy_conn_free(c);
+		return;
+	}
+	send_now(c, out, proxy_socks5_build_method(out, sizeof(out), PROXY_SOCKS5_METHOD_NONE));
+	c->socks_stage = 1;
+	c->peeked = 0;
+	/* the request may already be queued behind the greeting */
+	if ((size_t)n > glen) {
+		request(c, buf + glen, (size_t)n - glen);
+		return;
+	}
+	proxy_conn_want_more(c, 0);
+}
+
+void proxy_socks_connected(struct proxy_conn *c)
+{
+	uint8_t rep[PROXY_SOCKS5_REPLY_MAX];
+	/* BND.ADDR 0.0.0.0:0: the client cannot reach porta's outgoing
+	 * address anyway, and clients ignore it for CONNECT */
+	size_t n = proxy_socks5_build_reply(rep, sizeof(rep), PROXY_SOCKS5_REP_SUCCEEDED, NULL);
+	c->replied = true;
+	proxy_conn_write(c, c->client, rep, n, proxy_check_sni_start);
+}
+
+void proxy_socks_refused(struct proxy_conn *c, const char *reason)
+{
+	uint8_t rep[PROXY_SOCKS5_REPLY_MAX];
+	uint8_t code = c->socks_rep;
+
+	if (!code) {
+		if (strcmp(reason, "dial-failed") == 0)
+			code = PROXY_SOCKS5_REP_CONN_REFUSED;
+		else if (strcmp(reason, "resolve-failed") == 0)
+			code = PROXY_SOCKS5_REP_HOST_UNREACHABLE;
+		else if (strcmp(reason, "no-memory") == 0 || strcmp(reason, "sniff-timeout") == 0 ||
+			 strcmp(reason, "write-failed") == 0)
+			code = PROXY_SOCKS5_REP_GENERAL_FAILURE;
+		else
+			code = PROXY_SOCKS5_REP_NOT_ALLOWED;
+	}
+	if (c->socks_stage == 1) /* a reply only answers a request */
+		send_now(c, rep, proxy_socks5_build_reply(rep, sizeof(rep), code, NULL));
+	uint8_t sink[1024];
+	for (int i = 0; i < 16 && recv(c->client, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
+		;
+	shutdown(c->client, SHUT_WR);
+}

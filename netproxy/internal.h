@@ -1,0 +1,298 @@
+/* netproxy/internal.h: the proxy's own pieces, shared by its files and its
+ * tests only (STYLE 1).
+ *
+ * ARCHITECTURE: one struct proxy_conn per accepted connection, whatever the
+ * front end (transparent listener, HTTP proxy, SOCKS5), with one state enum
+ * and one free path (proxy_conn_free).  The front ends find out what the
+ * connection wants (sniff.h, socks5.h) and hand a target to proxy.c, which
+ * decides (policy_net_decide), resolves (resolve.c) or takes the dialled
+ * address, dials (dial.c) and calls the front end back once connected; the
+ * front end then answers its client and starts the relay (relay.h).  audit.c
+ * writes the JSON lines and the stderr lines.  One thread: the base's.
+ */
+#ifndef PORTA_NETPROXY_INTERNAL_H
+#define PORTA_NETPROXY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "netproxy/proxy.h"
+#include "netproxy/relay.h"
+#include "netproxy/sniff.h"
+#include "policy/addr.h"
+#include "policy/netrule.h"
+
+struct event;
+struct proxy_dial;
+struct proxy_resolve;
+
+/* Defaults of struct proxy_limits. */
+#define PROXY_DEFAULT_MAX_CONNECTIONS 4096
+#define PROXY_DEFAULT_SNIFF_MS 5000
+#define PROXY_DEFAULT_QUIET_MS 300
+#define PROXY_DEFAULT_DIAL_MS 10000
+#define PROXY_DEFAULT_IDLE_MS 600000
+/* Addresses one name may resolve to that are tried, per family. */
+#define PROXY_RESOLVE_MAX 8
+/* Distinct refused destinations remembered for the stderr dedup and the summary. */
+#define PROXY_REFUSED_MAX 256
+/* "[" + IPv6 + "]:" + port, with its NUL */
+#define PROXY_DST_STRLEN (POLICY_ADDR_STRLEN + 9)
+
+enum proxy_front {
+	PROXY_FRONT_TRANSPARENT,
+	PROXY_FRONT_HTTP,
+	PROXY_FRONT_SOCKS,
+};
+
+enum proxy_conn_state {
+	PROXY_CONN_SNIFF,     /* peeking the first bytes (transparent) or the head (fronts) */
+	PROXY_CONN_RESOLVE,   /* asking the upstream resolver for the allowed name */
+	PROXY_CONN_DIAL,      /* connecting upstream */
+	PROXY_CONN_REPLY,     /* writing the proxy's answer or the rewritten head */
+	PROXY_CONN_CHECK_SNI, /* after CONNECT / SOCKS, or a transparent decision made
+			       * before the client spoke: checking its first bytes */
+	PROXY_CONN_RELAY,     /* the relay owns both sockets */
+};
+
+/* The destination as decided. */
+struct proxy_target {
+	bool has_name;
+	char name[POLICY_NAME_MAX + 1]; /* canonical, when has_name */
+	bool has_addr;
+	struct policy_addr addr; /* an address target (IP literal), or the dialled address */
+	uint16_t port;
+};
+
+struct proxy_conn {
+	struct proxy *p;
+	struct proxy_conn *prev, *next;
+	enum proxy_front front;
+	enum proxy_conn_state state;
+	int client;   /* owned until the relay takes it, then -1 */
+	int upstream; /* owned once the dial succeeds, until the relay takes it */
+	struct event *ev_read;  /* client readable: sniff, head, SNI check */
+	struct event *ev_write; /* the pending write's fd writable */
+	struct event *ev_sniff; /* the sniff deadline */
+	struct event *ev_quiet; /* nothing arrived yet: the server may speak first */
+	/* CHECK_SNI: what the server says first goes down before the relay */
+	struct event *ev_down;   /* upstream readable */
+	struct event *ev_down_w; /* client writable while down[] holds bytes */
+	uint8_t *down;
+	size_t down_len, down_off;
+	uint64_t pre_down;       /* bytes carried down before the relay */
+	bool up_eof;             /* the upstream finished sending during the check */
+	bool relay_pending;      /* relay once down[] is flushed */
+	bool first_seen;         /* the client's first bytes arrived (check deadline) */
+	bool quiet_decided;      /* transparent, decided without its first bytes */
+	struct proxy_dial *dial;
+	struct proxy_resolve *res[2];
+	unsigned res_pending;
+	struct proxy_relay *relay;
+	size_t peeked;       /* bytes seen at the last peek */
+	uint64_t started_ms; /* CLOCK_MONOTONIC */
+
+	/* What the connection showed. */
+	bool has_dialled; /* transparent: the address the program dialled */
+	struct policy_addr dialled;
+	uint16_t dialled_port;
+	char sni[PROXY_TLS_SNI_MAX + 1]; /* raw, as sent; "" when none */
+	size_t sni_len;
+	struct proxy_target target;
+	char raw[POLICY_NAME_MAX + 3]; /* the name as sent (for the audit when malformed) */
+	size_t raw_len;
+	const struct policy_net_rule *rule; /* the deciding rule */
+	bool denied_seen; /* a resolved address was dropped as default-denied */
+	struct policy_addr denied_addr;
+	struct policy_addr res_addrs[2][PROXY_RESOLVE_MAX]; /* A, AAAA answers */
+	size_t res_n[2];
+	bool res_ok[2];
+	bool via_proxy;
+
+	/* Addresses to dial, in order. */
+	struct policy_addr cand[2 * PROXY_RESOLVE_MAX];
+	size_t n_cand;
+	struct policy_addr upstream_addr; /* the one connected */
+
+	/* The pending write (a reply to the client, or a head upstream). */
+	uint8_t *out;
+	size_t out_len, out_off;
+	int out_fd;
+	void (*then)(struct proxy_conn *c); /* once it is all written */
+
+	/* Front-end specific. */
+	bool http_absolute; /* absolute-form request: out is the rewritten head */
+	size_t consume;     /* bytes of the client's queue to drop before relaying */
+	int socks_stage;    /* 0 greeting, 1 request */
+	bool replied;       /* the front end told the client it is connected */
+	uint8_t socks_rep;  /* SOCKS5 REP for the refusal; 0: from the reason */
+};
+
+struct proxy_lst {
+	struct proxy *p;
+	int fd;
+	uint16_t port;
+	enum proxy_front front;
+	struct event *ev;
+};
+
+/* log_escape() turns one byte into at most 4: a name with its port, escaped */
+#define PROXY_ESC_MAX (4 * (POLICY_NAME_MAX + 8) + 1)
+
+struct proxy_refused {
+	char dst[PROXY_ESC_MAX]; /* host:port or address:port, escaped */
+	char reason[24];
+	char hint[PROXY_ESC_MAX + 16];
+	uint64_t count;
+};
+
+struct proxy {
+	struct event_base *base;
+	const struct policy_net_rule *rules;
+	size_t n_rules;
+	const struct policy_addr *host_addrs;
+	size_t n_host_addrs;
+	struct dnsd_namemap *map;
+	struct dnsd_upstream *upstream;
+	FILE *audit;
+	bool quiet;
+	struct proxy_limits limits; /* defaults filled in */
+	uint32_t quiet_ms;
+
+	struct proxy_lst *lst; /* transparent, then HTTP, then SOCKS */
+	size_t n_lst;
+	struct event *ev_resume; /* re-arms the listeners after EMFILE */
+
+	struct proxy_conn *conns;
+	size_t n_conns;
+	uint8_t *scratch; /* PROXY_TLS_WIRE_MAX bytes: every peek lands here */
+
+	uint64_t seq;
+	struct proxy_refused *refused;
+	size_t n_refused;
+	uint64_t n_refused_more; /* distinct ones beyond PROXY_REFUSED_MAX */
+	uint64_t n_limit;        /* connections refused by a limit */
+};
+
+/* ---- proxy.c ---- */
+
+uint64_t proxy_now_ms(void);
+/* The one free path of a connection: events, dial, resolves, fds, memory. */
+void proxy_conn_free(struct proxy_conn *c);
+/* Refuses c: an audit record (c->rule as the rule, the hint derived from
+ * the reason and the target), a stderr line per distinct destination, the
+ * front end's answer (403 / SOCKS reply / RST), then proxy_conn_free. */
+void proxy_conn_refuse(struct proxy_conn *c, const char *verdict, const char *reason);
+/* c->target is filled: decide, then resolve or take the address, then dial;
+ * calls proxy_front_connected() once connected, or refuses c. */
+void proxy_conn_decide(struct proxy_conn *c);
+/* Transparent, without a name: the DNS map or an IP/CIDR rule. */
+void proxy_conn_decide_by_address(struct proxy_conn *c);
+/* Starts the relay (client and upstream handed over); on failure frees c. */
+void proxy_conn_relay(struct proxy_conn *c);
+/* Writes buf[0..len) (copied) to fd, from the loop when it would block,
+ * then calls then(c).  On a failure c is refused ("write-failed") and freed.
+ * A tail call: c may be gone when it returns. */
+int proxy_conn_write(struct proxy_conn *c, int fd, const void *buf, size_t len,
+		     void (*then)(struct proxy_conn *c));
+/* Starts watching the client for its first bytes: the read event, the
+ * sniff deadline and, with quiet, the server-speaks-first wait. */
+void proxy_conn_sniff(struct proxy_conn *c, bool quiet);
+/* Peeks what the client sent so far into p->scratch (at most cap bytes).
+ * Returns the byte count, 0 on EOF, -errno (-EAGAIN: nothing yet). */
+ssize_t proxy_conn_peek(struct proxy_conn *c, size_t cap);
+/* Asks the loop to call back when more than c->peeked bytes are there. */
+void proxy_conn_want_more(struct proxy_conn *c, size_t have);
+/* Drops n bytes from the client's receive queue (already peeked). */
+int proxy_conn_consume(struct proxy_conn *c, size_t n);
+
+/* ---- front ends (transparent.c, front_http.c, front_socks.c) ---- */
+
+void proxy_transparent_start(struct proxy_conn *c);
+void proxy_transparent_readable(struct proxy_conn *c);
+void proxy_http_start(struct proxy_conn *c);
+void proxy_http_readable(struct proxy_conn *c);
+void proxy_socks_start(struct proxy_conn *c);
+void proxy_socks_readable(struct proxy_conn *c);
+/* Upstream connected (c->upstream set): the front end answers and relays. */
+void proxy_front_connected(struct proxy_conn *c);
+void proxy_http_connected(struct proxy_conn *c);
+void proxy_socks_connected(struct proxy_conn *c);
+/* The answer to a refused request, when none was sent yet (403/400/502, a
+ * SOCKS reply code); best effort, never blocks. */
+void proxy_http_refused(struct proxy_conn *c, const char *reason, const char *hint);
+void proxy_socks_refused(struct proxy_conn *c, const char *reason);
+/* After a CONNECT or SOCKS reply, or once a transparent connection decided
+ * before its client spoke is dialled: the client's first bytes are checked
+ * against the target (a ClientHello's SNI must name it; on the transparent
+ * path an HTTP Host too) before the relay starts, whenever they come; what
+ * the server sends meanwhile is carried down (server-speaks-first). */
+void proxy_check_sni_start(struct proxy_conn *c);
+void proxy_check_sni_readable(struct proxy_conn *c);
+/* The front end's answer to a refusal, before the connection is freed. */
+void proxy_front_refused(struct proxy_conn *c, const char *reason, const char *hint);
+
+/* ---- dial.c ---- */
+
+/* Called once: fd (connected, non-blocking, CLOEXEC; the callee owns it) and
+ * the address index that answered, or fd -1 and -errno of the last try. */
+typedef void (*proxy_dial_done_fn)(int fd, size_t index, int err, void *arg);
+
+/* Connects to addrs[0..n) port in order, each try bounded by timeout_ms.
+ * addrs is copied.  Returns the dial (done is called later, never from
+ * here) or NULL with errno set. */
+struct proxy_dial *proxy_dial_start(struct event_base *base, const struct policy_addr *addrs,
+				    size_t n, uint16_t port, uint32_t timeout_ms,
+				    proxy_dial_done_fn done, void *arg);
+/* Abandons a dial in progress without calling done.  NULL is a no-op. */
+void proxy_dial_cancel(struct proxy_dial *d);
+/* sockaddr glue. */
+size_t proxy_sockaddr_from(const struct policy_addr *a, uint16_t port, void *ss);
+int proxy_sockaddr_to(const void *ss, struct policy_addr *a, uint16_t *port);
+
+/* ---- resolve.c ---- */
+
+/* Called once per accepted query with the addresses of the answer (at most
+ * PROXY_RESOLVE_MAX, in answer order; n 0 for an empty answer) or ok false
+ * when the upstream failed. */
+typedef void (*proxy_resolve_done_fn)(bool ok, const struct policy_addr *addrs, size_t n,
+				      void *arg);
+/* Asks u for the A (qtype 1) or AAAA (28) records of the canonical name.
+ * Returns the query or NULL with errno set.  The query outlives a detached
+ * caller: proxy_resolve_detach() makes it free itself when the answer comes. */
+struct proxy_resolve *proxy_resolve_start(struct dnsd_upstream *u, const char *name,
+					  uint16_t qtype, proxy_resolve_done_fn done, void *arg);
+void proxy_resolve_detach(struct proxy_resolve *r);
+
+/* ---- audit.c ---- */
+
+struct proxy_audit_entry {
+	const char *kind;     /* "connect", "proxy", "dns" */
+	int pid;              /* 0: unknown, omitted */
+	const char *comm;     /* raw, or NULL: omitted */
+	const char *dst;      /* text, or NULL */
+	const char *upstream; /* text of the address porta dialled, or NULL: omitted */
+	const char *host;     /* raw bytes host[0..host_len), or NULL */
+	size_t host_len;
+	const char *sni;      /* raw bytes, or NULL */
+	size_t sni_len;
+	const char *rule;     /* or NULL */
+	const char *verdict;
+	const char *reason;
+	const char *hint;     /* or NULL */
+	bool closing;         /* the second record: the byte counts below */
+	uint64_t bytes_up, bytes_down, duration_ms;
+};
+
+/* "ip:port" or "[ip6]:port" into out. */
+char *proxy_format_dst(const struct policy_addr *a, uint16_t port, char out[PROXY_DST_STRLEN]);
+/* Writes one JSON line (when p->audit).  0 or -errno. */
+int proxy_audit_write(struct proxy *p, const struct proxy_audit_entry *e);
+/* A refusal for stderr and the summary: dst is raw (escaped here). */
+void proxy_audit_refused(struct proxy *p, const char *dst, size_t dst_len, const char *reason,
+			 const char *hint);
+void proxy_audit_free(struct proxy *p);
+
+#endif /* PORTA_NETPROXY_INTERNAL_H */

@@ -1,0 +1,163 @@
+/* netproxy/transparent.c: a connection the program made to some address,
+ * landed on porta's listener for that port (AnyIP: every address is local in
+ * the sandbox).  getsockname(2) of the accepted socket is the address the
+ * program dialled.  The first bytes are peeked (never consumed: recv(2)
+ * MSG_PEEK) until they decide (DESIGN.md, Network):
+ *
+ *   TLS   the ClientHello's SNI is required; a hello without SNI is allowed
+ *         only by an IP/CIDR rule for the dialled address ("no-sni").
+ *   HTTP  exactly one Host ("no-host" unless an IP/CIDR rule allows the
+ *         address, "duplicate-host" always); an absolute-form or CONNECT
+ *         target must name the Host's host and port ("host-mismatch":
+ *         RFC 9112 3.2.2, a server uses the target and ignores Host).
+ *   else  (or nothing within the quiet wait: the server speaks first) the
+ *         DNS map or an IP/CIDR rule (proxy.c).
+ */
+#include "netproxy/internal.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common/log.h"
+
+void proxy_transparent_start(struct proxy_conn *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(c->client, (struct sockaddr *)&ss, &len) < 0 ||
+	    proxy_sockaddr_to(&ss, &c->dialled, &c->dialled_port) < 0) {
+		log_msg(LOG_LEVEL_WARN, "getsockname of an accepted connection: %s", strerror(errno));
+		proxy_conn_free(c);
+		return;
+	}
+	c->has_dialled = true;
+	c->target.port = c->dialled_port;
+	proxy_conn_sniff(c, true);
+}
+
+/* Keeps the name as sent (for the audit) and reads it as a target: a
+ * canonical name, or an address spelled as a name ("127.1"). */
+static bool take_name(struct proxy_conn *c, const uint8_t *name, size_t len)
+{
+	struct policy_net_target t;
+
+	c->raw_len = len < sizeof(c->raw) ? len : sizeof(c->raw) - 1;
+	memcpy(c->raw, name, c->raw_len);
+	c->raw[c->raw_len] = '\0';
+	if (policy_net_target_parse(name, len, &t) != POLICY_NET_TARGET_OK)
+		return false;
+	if (t.is_addr) {
+		c->target.has_addr = true;
+		c->target.addr = t.addr;
+	} else {
+		c->target.has_name = true;
+		memcpy(c->target.name, t.name, sizeof(c->target.name));
+	}
+	return true;
+}
+
+/* No name to decide on: only an IP/CIDR rule for the dialled address. */
+static void decide_address_rule_only(struct proxy_conn *c, const char *reason)
+{
+	struct policy_net_decision d;
+	struct policy_net_query q = {
+		.addr = &c->dialled,
+		.port = c->dialled_port,
+		.host_addrs = c->p->host_addrs,
+		.n_host_addrs = c->p->n_host_addrs,
+	};
+	if (policy_net_decide(c->p->rules, c->p->n_rules, &q, &d) == POLICY_NET_ALLOWED) {
+		proxy_conn_decide(c); /* decides the same query and dials the address */
+		return;
+	}
+	c->rule = d.verdict == POLICY_NET_DENIED ? d.rule : NULL;
+	proxy_conn_refuse(c, "deny", d.verdict == POLICY_NET_DENIED ? "deny-rule" : reason);
+}
+
+static void sniff_http(struct proxy_conn *c, const uint8_t *buf, size_t n)
+{
+	struct proxy_http_head h;
+
+	switch (proxy_http_parse_head(buf, n, &h)) {
+	case PROXY_HTTP_NEED_MORE:
+		proxy_conn_want_more(c, n);
+		return;
+	case PROXY_HTTP_NOT_HTTP:
+		proxy_conn_decide_by_address(c);
+		return;
+	case PROXY_HTTP_MALFORMED:
+		proxy_conn_refuse(c, "deny", "malformed-http");
+		return;
+	case PROXY_HTTP_TOO_BIG:
+		proxy_conn_refuse(c, "deny", "too-big");
+		return;
+	case PROXY_HTTP_HOST_MISSING:
+		decide_address_rule_only(c, "no-host");
+		return;
+	case PROXY_HTTP_HOST_DUPLICATE:
+		proxy_conn_refuse(c, "deny", "duplicate-host");
+		return;
+	case PROXY_HTTP_OK:
+		break;
+	}
+	if ((h.form == PROXY_HTTP_FORM_ABSOLUTE || h.form == PROXY_HTTP_FORM_AUTHORITY) &&
+	    !proxy_http_target_matches_host(&h)) {
+		take_name(c, h.host.host.p, h.host.host.n);
+		proxy_conn_refuse(c, "deny", "host-mismatch");
+		return;
+	}
+	if (!take_name(c, h.host.host.p, h.host.host.n)) {
+		proxy_conn_refuse(c, "deny", "malformed-name");
+		return;
+	}
+	proxy_conn_decide(c);
+}
+
+void proxy_transparent_readable(struct proxy_conn *c)
+{
+	struct proxy_tls_hello hello;
+	ssize_t n = proxy_conn_peek(c, PROXY_TLS_WIRE_MAX);
+
+	if (n == -EAGAIN) {
+		proxy_conn_want_more(c, c->peeked);
+		return;
+	}
+	if (n <= 0) {
+		/* the client vanished (EOF or reset) before deciding anything */
+		proxy_conn_free(c);
+		return;
+	}
+	const uint8_t *buf = c->p->scratch;
+	switch (proxy_sniff_tls(buf, (size_t)n, &hello)) {
+	case SNIFF_OK:
+		c->sni_len = hello.sni_len;
+		memcpy(c->sni, hello.sni, hello.sni_len + 1);
+		if (!take_name(c, (const uint8_t *)hello.sni, hello.sni_len)) {
+			proxy_conn_refuse(c, "deny", "malformed-name");
+			return;
+		}
+		proxy_conn_decide(c);
+		return;
+	case SNIFF_NO_SNI:
+		decide_address_rule_only(c, "no-sni");
+		return;
+	case SNIFF_NEED_MORE:
+		if ((size_t)n >= PROXY_TLS_WIRE_MAX) {
+			proxy_conn_refuse(c, "deny", "too-big");
+			return;
+		}
+		proxy_conn_want_more(c, (size_t)n);
+		return;
+	case SNIFF_MALFORMED:
+		proxy_conn_refuse(c, "deny", "malformed-tls");
+		return;
+	case SNIFF_TOO_BIG:
+		proxy_conn_refuse(c, "deny", "too-big");
+		return;
+	case SNIFF_NOT_TLS:
+		sniff_http(c, buf, (size_t)n);
+		return;
+	}
+}
