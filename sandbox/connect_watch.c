@@ -43,12 +43,30 @@ union resp_buf {
 	unsigned char raw[NOTIF_BUF];
 };
 
+/* 127.0.0.0/8, ::1, and 127/8 mapped into IPv6 (::ffff:127.x.y.z). */
+static bool is_loopback(const struct sandbox_connect_event *ev)
+{
+	if (ev->family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)&ev->sa;
+		return (ntohl(sin->sin_addr.s_addr) >> 24) == 127;
+	}
+	const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)&ev->sa;
+	if (IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr))
+		return true;
+	return IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr) && sin6->sin6_addr.s6_addr[12] == 127;
+}
+
 enum sandbox_connect_verdict sandbox_connect_decide(const struct sandbox_connect_event *ev,
 						    const struct policy_port_set *allowed)
 {
 	if (ev->addr_status != SANDBOX_CONNECT_ADDR_OK)
 		return SANDBOX_CONNECT_CONTINUE;
 	if (ev->family != AF_INET && ev->family != AF_INET6)
+		return SANDBOX_CONNECT_CONTINUE;
+	/* Loopback inside the sandbox's network namespace is the sandbox's
+	 * own (a test server, a language server the command started): no
+	 * host service is there, so no port of it is refused here. */
+	if (is_loopback(ev))
 		return SANDBOX_CONNECT_CONTINUE;
 	return policy_port_set_has(allowed, ev->port) ? SANDBOX_CONNECT_CONTINUE
 						       : SANDBOX_CONNECT_REFUSE;

@@ -26,9 +26,14 @@
 #include "common/kernel.h"
 #include "common/log.h"
 #include "common/trace.h"
+#include "sandbox/fdpass.h"
 #include "sandbox/internal.h"
+#include "sandbox/netpolicy.h"
 #include "sandbox/seccomp.h"
 
+/* Control messages: one sandbox_fdpass message each (type, payload, fds), so
+ * that boundaries are kept and passed fds can never be silently dropped.
+ * Types 16 and up are network policy mode's (sandbox/netpolicy.h). */
 enum ctl_type {
 	CTL_SETUP_ERROR = 1, /* init or payload -> supervisor: error */
 	CTL_EXEC_ERROR,      /* payload -> supervisor: value = exit code, error */
@@ -37,20 +42,18 @@ enum ctl_type {
 };
 
 struct ctl_msg {
-	uint32_t type;
 	int32_t value;
 	struct sandbox_error error;
 };
 
 static void ctl_send(int fd, enum ctl_type type, int value, const struct sandbox_error *e)
 {
-	struct ctl_msg m = { .type = type, .value = value };
+	struct ctl_msg m = { .value = value };
 
 	if (e)
 		m.error = *e;
-	/* MSG_NOSIGNAL: a peer that is gone is not worth a SIGPIPE. */
-	while (send(fd, &m, sizeof(m), MSG_NOSIGNAL) < 0 && errno == EINTR)
-		;
+	/* A peer that is gone has nothing left to learn (no SIGPIPE either). */
+	(void)sandbox_fdpass_send(fd, type, &m, sizeof(m), NULL, 0);
 }
 
 /* Reports a set-up failure from init or the payload and ends the process. */
@@ -137,6 +140,7 @@ struct child_ctx {
 	uid_t uid;
 	gid_t gid;
 	sigset_t old_mask;
+	struct sandbox_net_ports net_ports; /* policy mode: set by init before the fork */
 };
 
 static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
@@ -146,6 +150,7 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 
 	trace_mark("payload started");
 	sigprocmask(SIG_SETMASK, &c->old_mask, NULL);
+	signal(SIGPIPE, SIG_DFL); /* as porta's caller had it, not as the proxy needs it */
 	if (chdir(c->plan->cwd) < 0) {
 		log_msg(LOG_LEVEL_WARN, "the working directory %s is not visible in the sandbox; starting in /",
 			c->plan->cwd);
@@ -168,12 +173,23 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 		sandbox_fail(&e, "close_range", NULL, errno, NULL);
 		child_die(c->ctl, &e);
 	}
-	if ((r = sandbox_seccomp_install(POLICY_SECCOMP_BASE))) {
+	char *const *envp = c->plan->envp;
+	if (c->plan->opts->net_mode == POLICY_NET_POLICY) {
+		envp = sandbox_net_payload_env(c->plan->envp, &c->net_ports);
+		if (!envp) {
+			sandbox_fail(&e, "environment", NULL, ENOMEM, NULL);
+			child_die(c->ctl, &e);
+		}
+		/* The seccomp program that notifies connect(), its listener
+		 * sent to the supervisor; the last step before execve. */
+		if (sandbox_net_payload_watch(c->ctl, &e))
+			child_die(c->ctl, &e);
+	} else if ((r = sandbox_seccomp_install(POLICY_SECCOMP_BASE))) {
 		sandbox_fail(&e, "seccomp", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}
 	trace_mark("payload confined, exec");
-	int err = exec_command(c->argv, c->plan->envp);
+	int err = exec_command(c->argv, envp);
 	int code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
 	sandbox_fail(&e, "execute", c->argv[0], err, NULL);
 	ctl_send(c->ctl, CTL_EXEC_ERROR, code, &e);
@@ -200,10 +216,14 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 		sandbox_fail(&e, "make / private", NULL, errno, NULL);
 		child_die(c->ctl, &e);
 	}
+	struct child_ctx cc = *c; /* the payload inherits the proxy ports through it */
 	if (c->plan->opts->net_mode == POLICY_NET_NONE && (r = sandbox_netns_lo_up())) {
 		sandbox_fail(&e, "bring up lo", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}
+	if (c->plan->opts->net_mode == POLICY_NET_POLICY &&
+	    sandbox_net_init(c->plan, c->ctl, &cc.net_ports, &e))
+		child_die(c->ctl, &e);
 	trace_mark("ids mapped, network ready");
 	if (sandbox_mounts_apply(c->plan, &e) ||
 	    sandbox_landlock_add_after_mounts(c->plan, c->ruleset_fd, &c->masks, &e))
@@ -216,7 +236,7 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 		child_die(c->ctl, &e);
 	}
 	if (payload == 0)
-		payload_main(c);
+		payload_main(&cc);
 	close(c->ruleset_fd);
 
 	/* SIGCHLD stays blocked (inherited) and is read through a signalfd. */
@@ -234,10 +254,11 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 			_exit(125);
 		if (pfd[0].revents) {
 			struct ctl_msg m;
-			ssize_t n = recv(c->ctl, &m, sizeof(m), MSG_DONTWAIT);
-			if (n == 0)
+			struct sandbox_fdpass_msg fm;
+			int n = sandbox_fdpass_recv(c->ctl, MSG_DONTWAIT, &m, sizeof(m), 0, &fm);
+			if (n == -EPIPE)
 				_exit(125); /* porta is gone: take the sandbox down */
-			if (n == (ssize_t)sizeof(m) && m.type == CTL_SIGNAL)
+			if (n == 0 && fm.type == CTL_SIGNAL && fm.len == sizeof(m))
 				kill(payload, m.value);
 		}
 		if (pfd[1].revents) {
@@ -273,28 +294,65 @@ struct supervisor {
 	bool exec_failed;
 	int exec_code;
 	struct sandbox_error error;
+	struct sandbox_netsup *net; /* policy mode */
 };
+
+/* Records the first set-up failure (the cause; later ones are echoes). */
+static void setup_failed(struct supervisor *s, const struct sandbox_error *e)
+{
+	if (!s->have_error)
+		s->error = *e;
+	s->have_error = true;
+}
 
 static void drain_ctl(struct supervisor *s)
 {
-	struct ctl_msg m;
-	ssize_t n;
+	union {
+		struct ctl_msg m;
+		struct sandbox_net_listener l[SANDBOX_FDPASS_MAX_FDS];
+	} buf;
+	struct sandbox_fdpass_msg fm;
+	int r;
 
-	while ((n = recv(s->ctl, &m, sizeof(m), MSG_DONTWAIT)) == (ssize_t)sizeof(m)) {
-		switch (m.type) {
+	while ((r = sandbox_fdpass_recv(s->ctl, MSG_DONTWAIT, &buf, sizeof(buf),
+					SANDBOX_FDPASS_MAX_FDS, &fm)) != -EAGAIN && r != -EPIPE) {
+		if (r < 0) {
+			struct sandbox_error e;
+			sandbox_fail(&e, "control channel", NULL, -r, NULL);
+			setup_failed(s, &e);
+			kill(s->init, SIGKILL);
+			return;
+		}
+		if (fm.type >= SANDBOX_NET_MSG_LISTENERS) {
+			struct sandbox_error e;
+			if (!s->net) {
+				for (size_t i = 0; i < fm.n_fds; i++)
+					close(fm.fds[i]);
+				continue;
+			}
+			if (sandbox_netsup_take(s->net, &fm, &buf, &e) < 0) {
+				/* Without its proxy the command cannot run as asked. */
+				setup_failed(s, &e);
+				kill(s->init, SIGKILL);
+			}
+			continue;
+		}
+		for (size_t i = 0; i < fm.n_fds; i++) /* none expected */
+			close(fm.fds[i]);
+		if (fm.len != sizeof(buf.m))
+			continue;
+		switch (fm.type) {
 		case CTL_STATUS:
 			s->have_status = true;
-			s->payload_status = m.value;
+			s->payload_status = buf.m.value;
 			break;
 		case CTL_EXEC_ERROR:
 			s->exec_failed = true;
-			s->exec_code = m.value;
-			s->error = m.error;
+			s->exec_code = buf.m.value;
+			s->error = buf.m.error;
 			break;
 		case CTL_SETUP_ERROR:
-			if (!s->have_error) /* the first failure is the cause */
-				s->error = m.error;
-			s->have_error = true;
+			setup_failed(s, &buf.m.error);
 			break;
 		default:
 			break;
@@ -401,6 +459,7 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 	const struct policy_options *o = plan->opts;
 	struct child_ctx c = { .plan = plan, .argv = argv, .uid = getuid(), .gid = getgid() };
 	struct supervisor s = { .ctl = -1 };
+	FILE *audit = NULL;
 	_cleanup_fd_ int ruleset = -1, sfd = -1, ctl = -1, child_ctl = -1;
 	int sv[2], rc;
 
@@ -437,6 +496,19 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		rc = sandbox_fail(&r->error, "event loop", NULL, ENOMEM, NULL);
 		goto out;
 	}
+	if (o->net_mode == POLICY_NET_POLICY) {
+		/* The audit file is porta's, opened before anything runs (its
+		 * path was checked to lie outside every writable mount). */
+		if (o->audit_path && !(audit = fopen(o->audit_path, "ae"))) {
+			rc = sandbox_fail(&r->error, "--audit", o->audit_path, errno, NULL);
+			goto out;
+		}
+		s.net = sandbox_netsup_create(s.base, plan, audit, o->quiet);
+		if (!s.net) {
+			rc = sandbox_fail(&r->error, "network policy", NULL, ENOMEM, NULL);
+			goto out;
+		}
+	}
 
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 			      CLONE_NEWUTS | SIGCHLD;
@@ -458,6 +530,8 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 	trace_mark("cloned");
 	close(steal_fd(&child_ctl));
 	close(steal_fd(&ruleset));
+	if (s.net)
+		signal(SIGPIPE, SIG_IGN); /* the relay's splice(2) to a reset peer */
 
 	s.init = pid;
 	if ((rc = supervise(&s, o, sfd))) {
@@ -492,6 +566,11 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 				     WEXITSTATUS(s.init_status));
 	}
 out:
+	/* Before the loop goes: the proxy's relays live on it.  Prints the
+	 * summary of refused destinations. */
+	sandbox_netsup_destroy(s.net);
+	if (audit)
+		fclose(audit);
 	if (s.base)
 		event_base_free(s.base);
 	/* The forwarded signals stay blocked: one still pending (a second

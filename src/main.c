@@ -91,11 +91,9 @@ static int fail(const char *fmt, ...)
  * silently ignored: the reason run refuses them, or NULL. */
 static const char *unavailable(const struct policy_options *o)
 {
-	if (o->net_mode == POLICY_NET_POLICY)
-		return "--allow-net, --deny-net, --proxy-allow and --proxy-deny are not available "
-		       "in this build yet; use --no-net or no network option";
-	if (o->audit_path)
-		return "--audit records network policy decisions, which this build does not make yet";
+	if (o->audit_path && o->net_mode != POLICY_NET_POLICY)
+		return "--audit records network policy decisions: give it with --allow-net, "
+		       "--deny-net, --proxy-allow or --proxy-deny";
 	if (o->max_memory_mib.set)
 		return "--max-memory-mb needs a cgroup, which this build does not create yet; "
 		       "refusing rather than running without the ceiling";

@@ -1,12 +1,14 @@
 /* tests/unit/sandbox/test_connect_watch.c: the connect(2) notification from
- * both ends, on loopback only.
+ * both ends, inside a user and network namespace of each test's own.
  *
  * Each kernel test forks a target that sets its name, no_new_privs and the
  * POLICY_SECCOMP_NOTIFY_CONNECT filter, hands the listener to the parent with
  * sandbox_fdpass_send() over a SOCK_SEQPACKET pair, and then makes its calls,
  * writing (errno, detail) pairs for each to a pipe.  The parent plays the
  * supervisor: it polls the listener, its own TCP listeners and UDP sockets on
- * 127.0.0.1 (ephemeral ports), answers with sandbox_connect_watch_handle() and
+ * TEST_ADDR (ephemeral ports; every address is local in the test's network
+ * namespace, as in porta's, and loopback is exempt from the refusal there,
+ * so a public-looking address is what exercises it), answers with sandbox_connect_watch_handle() and
  * counts what reached each socket.  A "canary" is a socket on a port the
  * policy refuses: it must see nothing, and each test first shows the canary
  * is reachable without the filter, so the zero means something.
@@ -39,6 +41,7 @@
 #include "common/kernel.h"
 #include "policy/portset.h"
 #include "sandbox/connect_watch.h"
+#include "sandbox/internal.h"
 #include "sandbox/fdpass.h"
 #include "sandbox/seccomp.h"
 
@@ -137,9 +140,22 @@ Test(connect_decide, destinations_format_for_the_audit)
 /* The parent's sockets                                                   */
 /* ===================================================================== */
 
+/* 203.0.113.7 (TEST-NET-3), local only inside the test's own namespace. */
+#define TEST_ADDR 0xcb007107u
+
+/* Each test runs in its own process (criterion): give it a network namespace
+ * where every address is local, as porta's sandbox has. */
+static void own_network(void)
+{
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
+		cr_skip_test("user and network namespaces refused here: %s", strerror(errno));
+	cr_assert_eq(sandbox_netns_lo_up(), 0);
+	cr_assert_eq(sandbox_netns_anyip(), 0);
+}
+
 static int tcp_listener(uint16_t *port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(TEST_ADDR) };
 	socklen_t len = sizeof(a);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
@@ -153,7 +169,7 @@ static int tcp_listener(uint16_t *port)
 
 static int udp_socket(uint16_t *port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(TEST_ADDR) };
 	socklen_t len = sizeof(a);
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
@@ -167,17 +183,19 @@ static int udp_socket(uint16_t *port)
 static struct sockaddr_in lo4(uint16_t port)
 {
 	return (struct sockaddr_in){ .sin_family = AF_INET, .sin_port = htons(port),
-				     .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+				     .sin_addr.s_addr = htonl(TEST_ADDR) };
 }
 
-/* ::ffff:127.0.0.1 */
+/* ::ffff:203.0.113.7 */
 static struct sockaddr_in6 mapped6(uint16_t port)
 {
 	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
 	a.sin6_addr.s6_addr[10] = 0xff;
 	a.sin6_addr.s6_addr[11] = 0xff;
-	a.sin6_addr.s6_addr[12] = 127;
-	a.sin6_addr.s6_addr[15] = 1;
+	a.sin6_addr.s6_addr[12] = 203;
+	a.sin6_addr.s6_addr[13] = 0;
+	a.sin6_addr.s6_addr[14] = 113;
+	a.sin6_addr.s6_addr[15] = 7;
 	return a;
 }
 
@@ -499,7 +517,7 @@ static void body_allowed_and_denied(int out, void *arg)
 	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	put_result(out, rc_err(connect(s, (struct sockaddr *)&d, sizeof(d))), 0);
 	close(s);
-	/* The same port through an IPv6 socket, as ::ffff:127.0.0.1. */
+	/* The same port through an IPv6 socket, as ::ffff:203.0.113.7. */
 	s = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	put_result(out, s < 0 ? errno : rc_err(connect(s, (struct sockaddr *)&d6, sizeof(d6))), 0);
 	close(s);
@@ -512,6 +530,8 @@ static void body_allowed_and_denied(int out, void *arg)
 	else
 		put_result(out, -1, 0);
 }
+
+TestSuite(connect_watch, .init = own_network);
 
 Test(connect_watch, allowed_port_connects_denied_port_refused_before_any_listener)
 {
@@ -545,10 +565,10 @@ Test(connect_watch, allowed_port_connects_denied_port_refused_before_any_listene
 
 	char dst[64], want[64];
 	cr_assert(sandbox_connect_event_dst(&s.ev[1], dst, sizeof(dst)));
-	snprintf(want, sizeof(want), "127.0.0.1:%u", p.denied);
+	snprintf(want, sizeof(want), "203.0.113.7:%u", p.denied);
 	cr_assert_str_eq(dst, want);
 	cr_assert(sandbox_connect_event_dst(&s.ev[2], dst, sizeof(dst)));
-	snprintf(want, sizeof(want), "[::ffff:127.0.0.1]:%u", p.denied);
+	snprintf(want, sizeof(want), "[::ffff:203.0.113.7]:%u", p.denied);
 	cr_assert_str_eq(dst, want);
 	cr_log_info("handler: %.1f us per notification", s.handle_ns / (double)s.n_ev / 1e3);
 	close(s.tcp[0]);
