@@ -363,6 +363,22 @@ static int answer(int fd, uint64_t id, enum sandbox_connect_verdict v)
 	return 0;
 }
 
+/* The caller is gone (or was interrupted): its pid may already name another
+ * process, so nothing read through it counts. */
+static void withdraw(struct sandbox_connect_event *ev)
+{
+	ev->withdrawn = true;
+	ev->pid = 0;
+	ev->ns_pid = 0;
+	ev->comm[0] = '\0';
+	memset(&ev->sa, 0, sizeof(ev->sa));
+	ev->sa_len = 0;
+	ev->family = AF_UNSPEC;
+	ev->port = 0;
+	ev->addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
+	ev->addr_err = ESRCH;
+}
+
 int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
 				 struct sandbox_connect_event *ev)
 {
@@ -423,25 +439,15 @@ int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *
 		read_identity(ev->tid, ev);
 	}
 
-	if (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
-		/* The caller is gone (or was interrupted): its pid may already
-		 * name another process, so nothing read through it counts. */
-		ev->withdrawn = true;
-		ev->pid = 0;
-		ev->ns_pid = 0;
-		ev->comm[0] = '\0';
-		memset(&ev->sa, 0, sizeof(ev->sa));
-		ev->sa_len = 0;
-		ev->family = AF_UNSPEC;
-		ev->port = 0;
-		ev->addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
-		ev->addr_err = ESRCH;
-	}
+	if (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
+		withdraw(ev);
 
 	ev->verdict = sandbox_connect_decide(ev, allowed);
 	r = answer(listener_fd, id, ev->verdict);
 	if (r == -ENOENT) {
-		ev->withdrawn = true;
+		/* Gone between the check and the answer: the same rule, nothing
+		 * read through its pid is kept (sandbox_connect_event). */
+		withdraw(ev);
 		return 0;
 	}
 	return r;

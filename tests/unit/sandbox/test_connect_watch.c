@@ -1,17 +1,19 @@
 /* tests/unit/sandbox/test_connect_watch.c: the connect(2) notification from
  * both ends, inside a user and network namespace of each test's own.
  *
- * Each kernel test forks a target that sets its name, no_new_privs and the
+ * Each kernel test forks a target that joins the test's namespaces (made by
+ * a forked helper: see own_network()), sets its name, no_new_privs and the
  * POLICY_SECCOMP_NOTIFY_CONNECT filter, hands the listener to the parent with
  * sandbox_fdpass_send() over a SOCK_SEQPACKET pair, and then makes its calls,
  * writing (errno, detail) pairs for each to a pipe.  The parent plays the
  * supervisor: it polls the listener, its own TCP listeners and UDP sockets on
- * TEST_ADDR (ephemeral ports; every address is local in the test's network
- * namespace, as in porta's, and loopback is exempt from the refusal there,
- * so a public-looking address is what exercises it), answers with sandbox_connect_watch_handle() and
- * counts what reached each socket.  A "canary" is a socket on a port the
- * policy refuses: it must see nothing, and each test first shows the canary
- * is reachable without the filter, so the zero means something.
+ * TEST_ADDR (made in the test's network namespace; ephemeral ports; every
+ * address is local there, as in porta's, and loopback is exempt from the
+ * refusal, so a public-looking address is what exercises it), answers with
+ * sandbox_connect_watch_handle() and counts what reached each socket.  A
+ * "canary" is a socket on a port the policy refuses: it must see nothing,
+ * and each test first shows the canary is reachable without the filter (from
+ * a child in the same namespace), so the zero means something.
  */
 #include <criterion/criterion.h>
 #include <criterion/logging.h>
@@ -137,47 +139,247 @@ Test(connect_decide, destinations_format_for_the_audit)
 }
 
 /* ===================================================================== */
-/* The parent's sockets                                                   */
+/* The test's namespaces and the parent's sockets                         */
 /* ===================================================================== */
 
 /* 203.0.113.7 (TEST-NET-3), local only inside the test's own namespace. */
 #define TEST_ADDR 0xcb007107u
 
-/* Each test runs in its own process (criterion): give it a network namespace
- * where every address is local, as porta's sandbox has. */
+/* Each test runs in its own process (criterion) and gets a user and network
+ * namespace of its own, where lo is up and every address is local, as in
+ * porta's sandbox.  Criterion's worker has threads, and a process with
+ * threads can neither unshare nor join a user namespace: a forked helper
+ * (single-threaded) creates them and hands back fds of both.  Every process
+ * that needs the network then forks and joins them (join_test_ns()): the
+ * targets, the controls, and the "socket factory" that makes the parent's
+ * sockets there (a socket keeps the namespace it was created in).  The test
+ * process itself never touches the host's network. */
+static struct {
+	int user, net;
+} test_ns = { -1, -1 };
+
+enum { NS_OK = 1, NS_FAILED = 2 };
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(text);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	ssize_t n = write(fd, text, len);
+	if (n < 0)
+		err = errno;
+	else if ((size_t)n != len)
+		err = EIO;
+	close(fd);
+	return err;
+}
+
+/* In the helper: the namespaces, an identity map of the helper's own uid
+ * and gid (a target's own user namespace nests in this one, and the kernel
+ * only lets a mapped uid create one), lo and the AnyIP routes.  Returns 0
+ * or an errno, *step naming what failed. */
+static int make_test_ns(const char **step, int fds[2])
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+	int r;
+
+	*step = "unshare(CLONE_NEWUSER|CLONE_NEWNET)";
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
+		return errno;
+	*step = "setgroups deny";
+	if ((r = write_file("/proc/self/setgroups", "deny")))
+		return r;
+	*step = "uid_map";
+	snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid, (unsigned)uid);
+	if ((r = write_file("/proc/self/uid_map", map)))
+		return r;
+	*step = "gid_map";
+	snprintf(map, sizeof(map), "%u %u 1", (unsigned)gid, (unsigned)gid);
+	if ((r = write_file("/proc/self/gid_map", map)))
+		return r;
+	*step = "sandbox_netns_lo_up";
+	if ((r = sandbox_netns_lo_up()))
+		return -r;
+	*step = "sandbox_netns_anyip";
+	if ((r = sandbox_netns_anyip()))
+		return -r;
+	*step = "open /proc/self/ns";
+	fds[0] = open("/proc/self/ns/user", O_RDONLY | O_CLOEXEC);
+	fds[1] = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fds[0] < 0 || fds[1] < 0)
+		return errno;
+	return 0;
+}
+
 static void own_network(void)
 {
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0)
-		cr_skip_test("user and network namespaces refused here: %s", strerror(errno));
-	cr_assert_eq(sandbox_netns_lo_up(), 0);
-	cr_assert_eq(sandbox_netns_anyip(), 0);
+	struct sandbox_fdpass_msg m;
+	struct {
+		int err;
+		char step[60];
+	} rep = { 0 };
+	int sv[2], status;
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		const char *step = "";
+		int fds[2] = { -1, -1 };
+
+		close(sv[0]);
+		rep.err = make_test_ns(&step, fds);
+		snprintf(rep.step, sizeof(rep.step), "%s", step);
+		if (rep.err)
+			sandbox_fdpass_send(sv[1], NS_FAILED, &rep, sizeof(rep), NULL, 0);
+		else
+			sandbox_fdpass_send(sv[1], NS_OK, &rep, sizeof(rep), fds, 2);
+		_exit(0);
+	}
+	close(sv[1]);
+	struct pollfd p = { .fd = sv[0], .events = POLLIN };
+	cr_assert_eq(poll(&p, 1, 10000), 1, "the namespace helper never reported");
+	cr_assert_eq(sandbox_fdpass_recv(sv[0], 0, &rep, sizeof(rep), 2, &m), 0);
+	close(sv[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(m.type, NS_OK, "the test's namespaces: %s: %s", rep.step, strerror(rep.err));
+	cr_assert_eq(m.n_fds, 2);
+	test_ns.user = m.fds[0];
+	test_ns.net = m.fds[1];
+}
+
+static void close_network(void)
+{
+	if (test_ns.user >= 0)
+		close(test_ns.user);
+	if (test_ns.net >= 0)
+		close(test_ns.net);
+	test_ns.user = test_ns.net = -1;
+}
+
+/* In a forked (so single-threaded) child, before anything else: joins the
+ * test's user namespace (owned by this uid: every capability there), then
+ * its network namespace.  0 or -errno. */
+static int join_test_ns(void)
+{
+	if (test_ns.user < 0 || test_ns.net < 0)
+		return -EBADF;
+	if (setns(test_ns.user, CLONE_NEWUSER) != 0 || setns(test_ns.net, CLONE_NEWNET) != 0)
+		return -errno;
+	close(test_ns.user);
+	close(test_ns.net);
+	return 0;
+}
+
+/* Runs fn(arg) in a forked child that joined the test's namespaces; returns
+ * its errno (0: done). */
+static int in_test_ns(int (*fn)(void *), void *arg)
+{
+	int pipefd[2], status;
+	struct {
+		int join, err;
+	} r = { 0 };
+
+	cr_assert_eq(pipe2(pipefd, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(pipefd[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		r.join = -join_test_ns();
+		if (r.join == 0)
+			r.err = fn(arg);
+		_exit(write(pipefd[1], &r, sizeof(r)) == (ssize_t)sizeof(r) ? 0 : 1);
+	}
+	close(pipefd[1]);
+	struct pollfd p = { .fd = pipefd[0], .events = POLLIN };
+	cr_assert_eq(poll(&p, 1, 10000), 1, "the child in the test's namespace never reported");
+	cr_assert_eq(read(pipefd[0], &r, sizeof(r)), (ssize_t)sizeof(r));
+	close(pipefd[0]);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+	cr_assert_eq(r.join, 0, "joining the test's namespaces: %s", strerror(r.join));
+	return r.err;
+}
+
+/* The socket factory: the parent's sockets, made in the test's network
+ * namespace and passed back. */
+enum ns_sock_kind { NS_TCP, NS_UDP, NS_UNIX };
+
+struct ns_sock_req {
+	enum ns_sock_kind kind;
+	const struct sockaddr_un *un; /* NS_UNIX: the (abstract) address */
+	int chan;                     /* where the fd goes */
+};
+
+static int make_ns_socket(void *arg)
+{
+	const struct ns_sock_req *q = arg;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(TEST_ADDR) };
+	int fd, r;
+
+	switch (q->kind) {
+	case NS_TCP:
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 4096) != 0)
+			return errno;
+		break;
+	case NS_UDP:
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+			return errno;
+		break;
+	case NS_UNIX:
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0 ||
+		    bind(fd, (const struct sockaddr *)q->un,
+			 offsetof(struct sockaddr_un, sun_path) + 1 + strlen(q->un->sun_path + 1)) != 0 ||
+		    listen(fd, 8) != 0)
+			return errno;
+		break;
+	default:
+		return EINVAL;
+	}
+	r = sandbox_fdpass_send(q->chan, 0, NULL, 0, &fd, 1);
+	return -r;
+}
+
+static int ns_socket(enum ns_sock_kind kind, const struct sockaddr_un *un, uint16_t *port)
+{
+	struct sandbox_fdpass_msg m;
+	int sv[2];
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	struct ns_sock_req q = { .kind = kind, .un = un, .chan = sv[1] };
+	int err = in_test_ns(make_ns_socket, &q);
+	cr_assert_eq(err, 0, "a socket in the test's namespace: %s", strerror(err));
+	close(sv[1]);
+	cr_assert_eq(sandbox_fdpass_recv(sv[0], MSG_DONTWAIT, NULL, 0, 1, &m), 0);
+	close(sv[0]);
+	cr_assert_eq(m.n_fds, 1);
+	if (port) {
+		struct sockaddr_in a;
+		socklen_t len = sizeof(a);
+		cr_assert_eq(getsockname(m.fds[0], (struct sockaddr *)&a, &len), 0);
+		cr_assert_eq(a.sin_addr.s_addr, htonl(TEST_ADDR));
+		*port = ntohs(a.sin_port);
+	}
+	return m.fds[0];
 }
 
 static int tcp_listener(uint16_t *port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(TEST_ADDR) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	cr_assert_eq(listen(fd, 4096), 0);
-	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	*port = ntohs(a.sin_port);
-	return fd;
+	return ns_socket(NS_TCP, NULL, port);
 }
 
 static int udp_socket(uint16_t *port)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(TEST_ADDR) };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-
-	cr_assert_geq(fd, 0);
-	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	cr_assert_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	*port = ntohs(a.sin_port);
-	return fd;
+	return ns_socket(NS_UDP, NULL, port);
 }
 
 static struct sockaddr_in lo4(uint16_t port)
@@ -223,27 +425,48 @@ static size_t drain_datagrams(int fd)
 }
 
 /* The control of each canary: without any filter, a connect (or datagram)
- * from this process reaches it. */
+ * from the test's network namespace reaches it.  In a child that joins the
+ * namespace as the targets do. */
+static int control_connect(void *arg)
+{
+	struct sockaddr_in a = lo4(*(const uint16_t *)arg);
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int err = s < 0 || connect(s, (struct sockaddr *)&a, sizeof(a)) != 0 ? errno : 0;
+
+	close(s);
+	return err;
+}
+
+static int control_datagram(void *arg)
+{
+	struct sockaddr_in a = lo4(*(const uint16_t *)arg);
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int err = s < 0 || sendto(s, "c", 1, 0, (struct sockaddr *)&a, sizeof(a)) != 1 ? errno : 0;
+
+	close(s);
+	return err;
+}
+
 static void canary_is_reachable(int listener, uint16_t port)
 {
-	struct sockaddr_in a = lo4(port);
-	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int err = in_test_ns(control_connect, &port);
 
-	cr_assert_eq(connect(s, (struct sockaddr *)&a, sizeof(a)), 0, "control connect: %s",
-		     strerror(errno));
-	close(s);
-	for (int i = 0; i < 100 && drain_accepts(listener) == 0; i++)
-		usleep(1000);
+	cr_assert_eq(err, 0, "control connect: %s", strerror(err));
+	size_t n = 0;
+	for (int i = 0; i < 1000 && n == 0; i++) {
+		n += drain_accepts(listener);
+		if (n == 0)
+			usleep(1000);
+	}
+	cr_assert_eq(n, 1, "the control reached the canary %zu times", n);
 	cr_assert_eq(drain_accepts(listener), 0, "control drained");
 }
 
 static void udp_canary_is_reachable(int sock, uint16_t port)
 {
-	struct sockaddr_in a = lo4(port);
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int err = in_test_ns(control_datagram, &port);
 
-	cr_assert_eq(sendto(s, "c", 1, 0, (struct sockaddr *)&a, sizeof(a)), 1);
-	close(s);
+	cr_assert_eq(err, 0, "control datagram: %s", strerror(err));
 	struct pollfd p = { .fd = sock, .events = POLLIN };
 	cr_assert_eq(poll(&p, 1, 2000), 1);
 	cr_assert_eq(drain_datagrams(sock), 1);
@@ -284,10 +507,11 @@ static int rc_err(long rc)
 
 enum { MSG_LISTENER = 1, MSG_INSTALL_FAILED = 2, MSG_NS_FAILED = 3 };
 
-/* ns_flags: namespaces (CLONE_NEWUSER|CLONE_NEWPID) the target runs in,
- * created before the filter (which refuses them); the target is then pid 1
- * of its own pid namespace, a grandchild, as porta's payload is.  Returns
- * with t.pid < 0 when the host refuses the namespaces. */
+/* The target first joins the test's namespaces.  ns_flags: namespaces
+ * (CLONE_NEWUSER|CLONE_NEWPID) the target runs in, created after the join
+ * (a user namespace nested in the test's; the network stays the test's) and
+ * before the filter (which refuses them); the target is then pid 1 of its
+ * own pid namespace, a grandchild, as porta's payload is. */
 static struct target start_target_in(target_body body, void *arg, int ns_flags)
 {
 	int sv[2], pipefd[2];
@@ -307,6 +531,10 @@ static struct target start_target_in(target_body body, void *arg, int ns_flags)
 		close(pipefd[0]);
 		setrlimit(RLIMIT_CORE, &no_core);
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+		if ((rc = join_test_ns()) != 0) {
+			sandbox_fdpass_send(sv[1], MSG_NS_FAILED, &rc, sizeof(rc), NULL, 0);
+			_exit(0);
+		}
 		if (ns_flags) {
 			int status;
 			if (unshare(ns_flags) != 0) {
@@ -354,14 +582,7 @@ static struct target start_target_in(target_body body, void *arg, int ns_flags)
 	cr_assert_eq(poll(&p, 1, 10000), 1, "the target never reported");
 	int err = 0;
 	cr_assert_eq(sandbox_fdpass_recv(sv[0], 0, &err, sizeof(err), 1, &m), 0);
-	if (m.type == MSG_NS_FAILED) {
-		close(sv[0]);
-		close(pipefd[0]);
-		waitpid(t.pid, NULL, 0);
-		cr_log_warn("namespaces refused here: %s", strerror(-err));
-		t.pid = -1;
-		return t;
-	}
+	cr_assert_neq(m.type, MSG_NS_FAILED, "the target's namespaces: %s", strerror(-err));
 	cr_assert_eq(m.type, MSG_LISTENER, "installing the filter failed: %s", strerror(-err));
 	cr_assert_eq(m.n_fds, 1);
 	close(sv[0]);
@@ -531,7 +752,7 @@ static void body_allowed_and_denied(int out, void *arg)
 		put_result(out, -1, 0);
 }
 
-TestSuite(connect_watch, .init = own_network);
+TestSuite(connect_watch, .init = own_network, .fini = close_network);
 
 Test(connect_watch, allowed_port_connects_denied_port_refused_before_any_listener)
 {
@@ -606,8 +827,6 @@ Test(connect_watch, target_in_its_own_user_and_pid_namespace)
 	policy_port_set_add(&s.allowed, p.allowed);
 
 	struct target t = start_target_in(body_two_connects, &p, CLONE_NEWUSER | CLONE_NEWPID);
-	if (t.pid < 0)
-		cr_skip_test("user and pid namespaces are refused on this host");
 	serve(&t, &s);
 
 	assert_result(&s, 0, 0);
@@ -632,6 +851,121 @@ Test(connect_watch, target_in_its_own_user_and_pid_namespace)
 	cr_assert_eq(s.ev[1].verdict, SANDBOX_CONNECT_REFUSE);
 	close(s.tcp[0]);
 	close(s.tcp[1]);
+}
+
+/* Loopback inside the sandbox's network namespace is the sandbox's own: a
+ * server the command started itself stays reachable on any port.  The
+ * target listens on 127.0.0.1:P and [::1]:Q (ephemeral, so unlisted) and on
+ * TEST_ADDR:P, the same port on a public-looking address, which stays
+ * refused: the address is what is exempt, not the port. */
+static int own_listener(int family, const void *addr, uint16_t port, uint16_t *bound)
+{
+	struct sockaddr_storage ss = { .ss_family = family };
+	socklen_t len;
+	int fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (family == AF_INET) {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		memcpy(&a->sin_addr, addr, 4);
+		a->sin_port = htons(port);
+		len = sizeof(*a);
+	} else {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		memcpy(&a->sin6_addr, addr, 16);
+		a->sin6_port = htons(port);
+		len = sizeof(*a);
+	}
+	if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 8) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len) != 0)
+		return -1;
+	*bound = ntohs(family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+					 : ((struct sockaddr_in6 *)&ss)->sin6_port);
+	return fd;
+}
+
+/* Connects to sa and reports (errno, connections waiting at listener). */
+static void connect_and_count(int out, int family, const void *sa, socklen_t len, int listener)
+{
+	int s = socket(family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int err = s < 0 ? errno : rc_err(connect(s, sa, len));
+
+	if (err == 0) {
+		struct pollfd p = { .fd = listener, .events = POLLIN };
+		poll(&p, 1, 2000);
+	}
+	put_result(out, err, (int)drain_accepts(listener));
+	close(s);
+}
+
+static void body_loopback(int out, void *arg)
+{
+	(void)arg;
+	const struct in_addr lo = { htonl(INADDR_LOOPBACK) }, test = { htonl(TEST_ADDR) };
+	uint16_t p = 0, q = 0, p2 = 0;
+	int l4 = own_listener(AF_INET, &lo, 0, &p);
+	int l6 = own_listener(AF_INET6, &in6addr_loopback, 0, &q);
+	int lt = l4 < 0 ? -1 : own_listener(AF_INET, &test, p, &p2);
+
+	/* 0, 1: the listeners (detail: the port). */
+	put_result(out, l4 < 0 || lt < 0 ? errno : 0, p);
+	put_result(out, l6 < 0 ? errno : 0, q);
+	/* 2: 127.0.0.1:P */
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(p), .sin_addr = lo };
+	connect_and_count(out, AF_INET, &a, sizeof(a), l4);
+	/* 3: [::1]:Q */
+	struct sockaddr_in6 b = { .sin6_family = AF_INET6, .sin6_port = htons(q),
+				  .sin6_addr = in6addr_loopback };
+	connect_and_count(out, AF_INET6, &b, sizeof(b), l6);
+	/* 4: [::ffff:127.0.0.1]:P, through an IPv6 socket. */
+	struct sockaddr_in6 c = { .sin6_family = AF_INET6, .sin6_port = htons(p) };
+	c.sin6_addr.s6_addr[10] = c.sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&c.sin6_addr.s6_addr[12], &lo, 4);
+	connect_and_count(out, AF_INET6, &c, sizeof(c), l4);
+	/* 5: TEST_ADDR:P, the same port elsewhere: refused. */
+	struct sockaddr_in d = lo4(p);
+	connect_and_count(out, AF_INET, &d, sizeof(d), lt);
+	close(l4);
+	close(l6);
+	close(lt);
+}
+
+Test(connect_watch, loopback_is_the_sandboxs_own_and_continues_on_any_port)
+{
+	static struct serve s;
+
+	memset(&s, 0, sizeof(s));
+	policy_port_set_add(&s.allowed, 443); /* P and Q are ephemeral: not listed */
+	struct target t = start_target(body_loopback, NULL);
+	serve(&t, &s);
+
+	assert_result(&s, 0, 0);
+	assert_result(&s, 1, 0);
+	uint16_t p = (uint16_t)s.res[0].detail, q = (uint16_t)s.res[1].detail;
+	cr_assert(p != 443 && q != 443);
+	assert_result(&s, 2, 0);
+	cr_assert_eq(s.res[2].detail, 1, "127.0.0.1: the target's own listener accepted");
+	assert_result(&s, 3, 0);
+	cr_assert_eq(s.res[3].detail, 1, "::1: the target's own listener accepted");
+	assert_result(&s, 4, 0);
+	cr_assert_eq(s.res[4].detail, 1, "::ffff:127.0.0.1: the target's own listener accepted");
+	assert_result(&s, 5, ECONNREFUSED);
+	cr_assert_eq(s.res[5].detail, 0, "nothing reached TEST_ADDR at the same port");
+	cr_assert_eq(s.n_ev, 4, "%zu events", s.n_ev);
+	assert_event(&s, 0, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_INET, p, SANDBOX_CONNECT_CONTINUE);
+	assert_event(&s, 1, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_INET6, q, SANDBOX_CONNECT_CONTINUE);
+	assert_event(&s, 2, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_INET6, p, SANDBOX_CONNECT_CONTINUE);
+	assert_event(&s, 3, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_INET, p, SANDBOX_CONNECT_REFUSE);
+
+	char dst[64], want[64];
+	cr_assert(sandbox_connect_event_dst(&s.ev[0], dst, sizeof(dst)));
+	snprintf(want, sizeof(want), "127.0.0.1:%u", p);
+	cr_assert_str_eq(dst, want);
+	cr_assert(sandbox_connect_event_dst(&s.ev[1], dst, sizeof(dst)));
+	snprintf(want, sizeof(want), "[::1]:%u", q);
+	cr_assert_str_eq(dst, want);
+	cr_assert(sandbox_connect_event_dst(&s.ev[2], dst, sizeof(dst)));
+	snprintf(want, sizeof(want), "[::ffff:127.0.0.1]:%u", p);
+	cr_assert_str_eq(dst, want);
 }
 
 static void body_other_families(int out, void *arg)
@@ -660,13 +994,11 @@ Test(connect_watch, unix_unspec_and_netlink_continue)
 {
 	static struct serve s;
 	struct sockaddr_un un = { .sun_family = AF_UNIX };
-	int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
 	memset(&s, 0, sizeof(s)); /* empty allowed set: every IP port refused */
 	snprintf(un.sun_path + 1, sizeof(un.sun_path) - 1, "porta-test-%d", (int)getpid());
-	cr_assert_eq(bind(l, (struct sockaddr *)&un,
-			  offsetof(struct sockaddr_un, sun_path) + 1 + strlen(un.sun_path + 1)), 0);
-	cr_assert_eq(listen(l, 8), 0);
+	/* An abstract name belongs to a network namespace: the test's. */
+	int l = ns_socket(NS_UNIX, &un, NULL);
 	s.tcp[0] = l;
 	s.n_tcp = 1;
 
@@ -779,8 +1111,8 @@ static void body_sends(int out, void *arg)
 	close(t);
 	/* 6: sendmsg with a destination but without MSG_FASTOPEN: NOT
 	 * notified (its address is out of the filter's reach; see
-	 * policy/seccomp_table.c).  In the sandbox the namespace is where this
-	 * datagram ends; here, on the host's loopback, it arrives. */
+	 * policy/seccomp_table.c).  The network namespace is where this
+	 * datagram ends: here, the test's own, where the canary gets it. */
 	struct iovec iov2 = { .iov_base = "h", .iov_len = 1 };
 	struct msghdr mh2 = { .msg_name = &ud, .msg_namelen = sizeof(ud), .msg_iov = &iov2, .msg_iovlen = 1 };
 	u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
