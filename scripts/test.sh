@@ -54,6 +54,19 @@ record() { # name result(PASS|FAIL|SKIP) detail
 	return 0
 }
 
+# Sanitizer reports in a ctest run's full log (Testing/Temporary/LastTest.log).
+# criterion counts a test as passed even when LeakSanitizer reported a leak in
+# it, so the reports themselves decide; prints the first few, returns 1 if any.
+sanitizer_findings() {
+	local last="$1/Testing/Temporary/LastTest.log"
+	[ -f "$last" ] || return 0
+	if grep -qE 'ERROR: (Leak|Address)Sanitizer|runtime error:' "$last"; then
+		grep -nE 'ERROR: (Leak|Address)Sanitizer|runtime error:' "$last" | head -5
+		return 1
+	fi
+	return 0
+}
+
 # The summary ctest printed in a log ("100% tests passed, 0 tests failed out of 42").
 ctest_summary() {
 	grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$1" | tail -n 1
@@ -105,7 +118,9 @@ build_and_test() {
 	local rc="${PIPESTATUS[0]}"
 	local sum
 	sum="$(ctest_summary "$log")"
-	if [ "$rc" -eq 0 ] && [ -n "$sum" ]; then
+	if ! sanitizer_findings "$build"; then
+		record "$name" FAIL "sanitizer reports in $build/Testing/Temporary/LastTest.log"
+	elif [ "$rc" -eq 0 ] && [ -n "$sum" ]; then
 		record "$name" PASS "$sum"
 	else
 		record "$name" FAIL "${sum:-ctest exited $rc}"
@@ -173,7 +188,9 @@ as_user() {
 	rc="${PIPESTATUS[0]}"
 	local sum
 	sum="$(ctest_summary "$log")"
-	if [ "$rc" -eq 0 ] && [ -n "$sum" ]; then
+	if ! sanitizer_findings "$dest/porta/$sub"; then
+		record "$name" FAIL "sanitizer reports as $CI_USER"
+	elif [ "$rc" -eq 0 ] && [ -n "$sum" ]; then
 		record "$name" PASS "$sum"
 	elif [ "$rc" -eq 91 ]; then
 		record "$name" FAIL "build failed as $CI_USER"
