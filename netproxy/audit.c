@@ -174,7 +174,9 @@ int proxy_record(struct proxy *p, const struct proxy_audit_rec *rec)
 			log_escape(rec->host, rec->host_len, esc, sizeof(esc));
 			snprintf(hint, sizeof(hint), "--allow-net %s:%u", esc, rec->port);
 			h = hint;
-		} else if (rec->dst) {
+		} else if (rec->dst && strcmp(rec->kind, "dns") != 0) {
+			/* A DNS record's dst is the resolver the program asked:
+			 * opening it never allows what was refused. */
 			snprintf(hint, sizeof(hint), "--allow-net %s", rec->dst);
 			h = hint;
 		}

@@ -83,6 +83,7 @@ struct proxy_conn {
 	uint8_t *down;
 	size_t down_len, down_off;
 	uint64_t pre_down;       /* bytes carried down before the relay */
+	uint64_t pre_up;         /* bytes porta wrote upstream itself (a rewritten head) */
 	bool up_eof;             /* the upstream finished sending during the check */
 	bool relay_pending;      /* relay once down[] is flushed */
 	bool first_seen;         /* the client's first bytes arrived (check deadline) */

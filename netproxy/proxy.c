@@ -346,6 +346,8 @@ static void write_step(struct proxy_conn *c, void (*then)(struct proxy_conn *c))
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n > 0) {
 			c->out_off += (size_t)n;
+			if (c->out_fd == c->upstream)
+				c->pre_up += (uint64_t)n;
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -540,7 +542,7 @@ static void on_relay_done(enum proxy_relay_end end, const struct proxy_relay_sta
 	if (!e.dst)
 		e.dst = e.upstream;
 	e.closing = true;
-	e.bytes_up = st->bytes_up;
+	e.bytes_up = st->bytes_up + c->pre_up;
 	e.bytes_down = st->bytes_down + c->pre_down;
 	e.duration_ms = st->duration_ms;
 	if (proxy_audit_write(c->p, &e) < 0)

@@ -68,6 +68,8 @@ enum sandbox_connect_verdict sandbox_connect_decide(const struct sandbox_connect
 	 * host service is there, so no port of it is refused here. */
 	if (is_loopback(ev))
 		return SANDBOX_CONNECT_CONTINUE;
+	if (ev->sock_type == SOCK_DGRAM && ev->port != 53)
+		return SANDBOX_CONNECT_REFUSE;
 	return policy_port_set_has(allowed, ev->port) ? SANDBOX_CONNECT_CONTINUE
 						       : SANDBOX_CONNECT_REFUSE;
 }
@@ -363,6 +365,28 @@ static int answer(int fd, uint64_t id, enum sandbox_connect_verdict v)
 	return 0;
 }
 
+/* The type of the caller's socket, through a copy of its fd (pidfd_getfd(2):
+ * the same ptrace access check as reading its memory).  0 when unknown. */
+static int read_socket_type(pid_t pid, int sockfd)
+{
+	int type = 0;
+	socklen_t len = sizeof(type);
+
+	if (pid <= 0)
+		return 0;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0)
+		return 0;
+	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, sockfd, 0);
+	close(pidfd);
+	if (fd < 0)
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
+		type = 0;
+	close(fd);
+	return type;
+}
+
 /* The caller is gone (or was interrupted): its pid may already name another
  * process, so nothing read through it counts. */
 static void withdraw(struct sandbox_connect_event *ev)
@@ -377,6 +401,7 @@ static void withdraw(struct sandbox_connect_event *ev)
 	ev->port = 0;
 	ev->addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
 	ev->addr_err = ESRCH;
+	ev->sock_type = 0;
 }
 
 int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
@@ -437,6 +462,9 @@ int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *
 	} else {
 		read_address(&nb.n.data, ev);
 		read_identity(ev->tid, ev);
+		if (ev->addr_status == SANDBOX_CONNECT_ADDR_OK &&
+		    (ev->family == AF_INET || ev->family == AF_INET6))
+			ev->sock_type = read_socket_type(ev->pid, ev->sockfd);
 	}
 
 	if (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)

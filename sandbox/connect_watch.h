@@ -83,6 +83,8 @@ struct sandbox_connect_event {
 			     * NUL-terminated), "" when unknown */
 	enum sandbox_connect_call call;
 	int sockfd;         /* the socket, as a number in the caller's fd table */
+	int sock_type;      /* SOCK_STREAM, SOCK_DGRAM, ... read through pidfd_getfd(2);
+			     * 0 when it could not be read */
 	enum sandbox_connect_addr addr_status;
 	int addr_err;       /* errno for SANDBOX_CONNECT_ADDR_UNREADABLE, else 0 */
 	struct sockaddr_storage sa; /* the bytes read; zero past sa_len */
@@ -99,8 +101,10 @@ struct sandbox_connect_event {
 
 /* The fast refusal, as a pure function: SANDBOX_CONNECT_REFUSE when ev's
  * destination was read whole (SANDBOX_CONNECT_ADDR_OK), is AF_INET or
- * AF_INET6, and its port is not in *allowed; SANDBOX_CONNECT_CONTINUE in
- * every other case.  Never returns an allow: CONTINUE only means "not
+ * AF_INET6 and not loopback (the sandbox's own), and either its port is not
+ * in *allowed or the socket is UDP to a port other than 53 (porta forwards
+ * no UDP but DNS: such a datagram would reach nothing);
+ * SANDBOX_CONNECT_CONTINUE in every other case.  Never returns an allow: CONTINUE only means "not
  * refused here".  Pure. */
 enum sandbox_connect_verdict sandbox_connect_decide(const struct sandbox_connect_event *ev,
 						    const struct policy_port_set *allowed);

@@ -247,8 +247,10 @@ static void on_dns_event(const struct dnsd_event *ev, void *arg)
 	struct proxy_audit_rec rec = {
 		.kind = "dns",
 		.dst = ev->server_known ? dst : NULL,
-		.host = ev->qname,
-		.host_len = ev->qname_len,
+		/* the name decided on (canonical) when there was one, else the
+		 * bytes as asked (escaped by the proxy) */
+		.host = ev->name ? ev->name : ev->qname,
+		.host_len = ev->name ? strlen(ev->name) : ev->qname_len,
 		.rule = ev->rule,
 		.verdict = ev->verdict == DNSD_VERDICT_ALLOW ? "allow"
 			   : ev->verdict == DNSD_VERDICT_DENY ? "deny"
@@ -283,14 +285,16 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 			continue;
 		char dst[80];
 		sandbox_connect_event_dst(&ev, dst, sizeof(dst));
+		bool udp = ev.sock_type == SOCK_DGRAM;
 		struct proxy_audit_rec rec = {
 			.kind = "connect",
 			.pid = ev.ns_pid,
 			.comm = ev.comm,
 			.dst = dst,
 			.verdict = "deny",
-			.reason = "port-not-open",
-			.port = ev.port,
+			/* no option forwards UDP but DNS: no hint for it */
+			.reason = udp ? "udp-not-forwarded" : "port-not-open",
+			.port = udp ? 0 : ev.port,
 		};
 		proxy_record(ns->proxy, &rec);
 	}

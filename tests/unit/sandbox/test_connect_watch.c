@@ -105,6 +105,28 @@ Test(connect_decide, only_an_ip_port_outside_the_set_is_refused)
 	}
 }
 
+/* porta forwards no UDP but DNS: a datagram socket aimed anywhere but port
+ * 53 is refused even on a port a (TCP) rule names; loopback stays the
+ * sandbox's own. */
+Test(connect_decide, udp_only_to_port_53)
+{
+	struct policy_port_set allowed = { { 0 } };
+	struct sandbox_connect_event ev;
+
+	policy_port_set_add(&allowed, 443);
+	policy_port_set_add(&allowed, 53);
+	ev = ip4_event(443);
+	ev.sock_type = SOCK_DGRAM;
+	cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_REFUSE);
+	ev.port = 53;
+	cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_CONTINUE);
+	ev = ip4_event(443);
+	ev.sock_type = SOCK_STREAM;
+	cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_CONTINUE);
+	ev.sock_type = 0; /* unknown: the port decides */
+	cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_CONTINUE);
+}
+
 Test(connect_decide, destinations_format_for_the_audit)
 {
 	struct sandbox_connect_event ev = ip4_event(443);
@@ -309,7 +331,7 @@ static int in_test_ns(int (*fn)(void *), void *arg)
 
 /* The socket factory: the parent's sockets, made in the test's network
  * namespace and passed back. */
-enum ns_sock_kind { NS_TCP, NS_UDP, NS_UNIX };
+enum ns_sock_kind { NS_TCP, NS_UDP, NS_UDP53, NS_UNIX };
 
 struct ns_sock_req {
 	enum ns_sock_kind kind;
@@ -329,6 +351,9 @@ static int make_ns_socket(void *arg)
 		if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(fd, 4096) != 0)
 			return errno;
 		break;
+	case NS_UDP53: /* the only UDP port porta lets datagrams reach: DNS */
+		a.sin_port = htons(53);
+		/* fall through */
 	case NS_UDP:
 		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
@@ -1128,7 +1153,7 @@ Test(connect_watch, sends_with_a_destination_are_watched)
 	memset(&s, 0, sizeof(s));
 	s.tcp[0] = tcp_listener(&p.denied);
 	s.n_tcp = 1;
-	s.udp[0] = udp_socket(&p.udp_allowed);
+	s.udp[0] = ns_socket(NS_UDP53, NULL, &p.udp_allowed);
 	s.udp[1] = udp_socket(&p.udp_denied);
 	s.n_udp = 2;
 	canary_is_reachable(s.tcp[0], p.denied);
