@@ -50,7 +50,7 @@ static int wait_fd(int fd, short events, int ms)
 static void do_tcp(const char *name, const char *host, int port)
 {
 	struct sockaddr_storage ss;
-	socklen_t len;
+	socklen_t len = 0;
 	int fam = parse(host, port, &ss, &len);
 	int s = socket(fam, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s < 0) {
@@ -84,7 +84,7 @@ static void do_udp(const char *name, const char *host, int port)
 		0x00, 0x01, 0x00, 0x01,
 	};
 	struct sockaddr_storage ss;
-	socklen_t len;
+	socklen_t len = 0;
 	int fam = parse(host, port, &ss, &len);
 	int s = socket(fam, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0) {
@@ -122,7 +122,7 @@ static uint16_t checksum(const void *data, size_t len)
 static void do_icmp(const char *name, const char *host, const char *token)
 {
 	struct sockaddr_storage ss;
-	socklen_t len;
+	socklen_t len = 0;
 	if (parse(host, 0, &ss, &len) != AF_INET) {
 		probe_fail(name, EAFNOSUPPORT);
 		return;
