@@ -101,7 +101,9 @@ static size_t put_name(uint8_t *p, const char *name)
 		const char *dot = strchr(name, '.');
 		size_t n = dot ? (size_t)(dot - name) : strlen(name);
 		p[o++] = (uint8_t)n;
-		memcpy(p + o, name, n);
+		/* a byte loop: gcc -O3 misjudges memcpy's bounds here */
+		for (size_t k = 0; k < n; k++)
+			p[o + k] = (uint8_t)name[k];
 		o += n;
 		name += n;
 		if (*name == '.')
