@@ -21,6 +21,7 @@ urllib.  Rows are those of shared/reference/escape-corpus.md (24 to 37).
 import ipaddress
 import json
 import os
+import signal
 import re
 import shutil
 import sys
@@ -499,6 +500,30 @@ class PolicyMode(NetPolicyCase):
             self.assertGreater(r["bytes_down"], len("HTTP/1.1 200 OK\r\n"), r)
             self.assertIsInstance(r["duration_ms"], int, r)
             self.assertEqual(r["verdict"], "allow", r)
+
+    def test_command_killed_with_connections_open(self):
+        # The command dies (SIGKILL) with a relayed connection and a
+        # connection still being sniffed open: porta ends the same way, its
+        # relays end as reset with a close record, the server sees its
+        # connection end, and no process of the run remains.
+        ca = self.lab.ca_file
+        script = (
+            "import os, signal, socket, ssl, sys\n"
+            "ctx = ssl.create_default_context(cafile=%r)\n"
+            "a = ctx.wrap_socket(socket.create_connection(('allowed.test', 443), timeout=5),"
+            " server_hostname='allowed.test')\n"
+            "a.sendall(b'GET /open HTTP/1.1\\r\\nHost: allowed.test\\r\\n\\r\\n')\n"
+            "a.recv(100)\n"
+            "b = socket.create_connection(('web.allowed.test', 80), timeout=5)\n"
+            "b.sendall(b'GE')\n"
+            "print('open', flush=True)\n"
+            "os.kill(os.getpid(), signal.SIGKILL)\n" % ca)
+        run = self.porta(ALLOW_MAIN, [PY, "-c", script])
+        self.assertEqual(run.out, "open\n", run.describe())
+        self.assertEqual(run.rc, -signal.SIGKILL, run.describe())
+        self.assertNotIn("AddressSanitizer", run.err)
+        closes = [r for r in run.audit if "bytes_up" in r]
+        self.assertTrue(any(r["host"] == "allowed.test" for r in closes), run.describe())
 
     def test_hints_name_the_refused_destination(self):
         # the hint is the option that would allow what was refused: never
