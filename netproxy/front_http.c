@@ -32,22 +32,8 @@ void proxy_http_start(struct proxy_conn *c)
 
 static bool take_target(struct proxy_conn *c, const struct proxy_authority *a, uint16_t port)
 {
-	struct policy_net_target t;
-
-	c->raw_len = a->host.n < sizeof(c->raw) ? a->host.n : sizeof(c->raw) - 1;
-	memcpy(c->raw, a->host.p, c->raw_len);
-	c->raw[c->raw_len] = '\0';
 	c->target.port = port;
-	if (policy_net_target_parse(a->host.p, a->host.n, &t) != POLICY_NET_TARGET_OK)
-		return false;
-	if (t.is_addr) {
-		c->target.has_addr = true;
-		c->target.addr = t.addr;
-	} else {
-		c->target.has_name = true;
-		memcpy(c->target.name, t.name, sizeof(c->target.name));
-	}
-	return true;
+	return proxy_conn_take_name(c, a->host.p, a->host.n);
 }
 
 static bool field_is(const uint8_t *line, size_t n, const char *name)

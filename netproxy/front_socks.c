@@ -33,7 +33,6 @@ static void refuse_code(struct proxy_conn *c, const char *reason, uint8_t rep)
 static void request(struct proxy_conn *c, const uint8_t *buf, size_t n)
 {
 	struct proxy_socks5_request req;
-	struct policy_net_target t;
 	enum proxy_socks5_status st = proxy_socks5_parse_request(buf, n, &req);
 
 	switch (st) {
@@ -76,20 +75,9 @@ static void request(struct proxy_conn *c, const uint8_t *buf, size_t n)
 		/* an IPv4-mapped IPv6 target is the IPv4 destination */
 		c->target.addr = policy_addr_unmap(&c->target.addr);
 	} else {
-		c->raw_len = req.dst.name.n < sizeof(c->raw) ? req.dst.name.n : sizeof(c->raw) - 1;
-		memcpy(c->raw, req.dst.name.p, c->raw_len);
-		c->raw[c->raw_len] = '\0';
-		if (policy_net_target_parse(req.dst.name.p, req.dst.name.n, &t) !=
-		    POLICY_NET_TARGET_OK) {
+		if (!proxy_conn_take_name(c, req.dst.name.p, req.dst.name.n)) {
 			refuse_code(c, "malformed-name", PROXY_SOCKS5_REP_NOT_ALLOWED);
 			return;
-		}
-		if (t.is_addr) {
-			c->target.has_addr = true;
-			c->target.addr = t.addr;
-		} else {
-			c->target.has_name = true;
-			memcpy(c->target.name, t.name, sizeof(c->target.name));
 		}
 	}
 	/* the request is the proxy's; what follows stays queued until the relay */

@@ -201,6 +201,11 @@ int proxy_conn_write(struct proxy_conn *c, int fd, const void *buf, size_t len,
 /* Starts watching the client for its first bytes: the read event, the
  * sniff deadline and, with quiet, the server-speaks-first wait. */
 void proxy_conn_sniff(struct proxy_conn *c, bool quiet);
+
+/* Keeps name[0..len) as sent in c->raw (for the audit) and reads it as the
+ * target: a canonical name, or an address spelled as a name ("127.1").
+ * False when it is neither (malformed). */
+bool proxy_conn_take_name(struct proxy_conn *c, const uint8_t *name, size_t len);
 /* Peeks what the client sent so far into p->scratch (at most cap bytes).
  * Returns the byte count, 0 on EOF, -errno (-EAGAIN: nothing yet). */
 ssize_t proxy_conn_peek(struct proxy_conn *c, size_t cap);

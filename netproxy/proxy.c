@@ -891,6 +891,27 @@ static void check_http(struct proxy_conn *c, size_t n)
 	proxy_conn_refuse(c, "deny", "host-mismatch");
 }
 
+/* Keeps the name as sent (for the audit) and reads it as a target: a
+ * canonical name, or an address spelled as a name ("127.1"). */
+bool proxy_conn_take_name(struct proxy_conn *c, const uint8_t *name, size_t len)
+{
+	struct policy_net_target t;
+
+	c->raw_len = len < sizeof(c->raw) ? len : sizeof(c->raw) - 1;
+	memcpy(c->raw, name, c->raw_len);
+	c->raw[c->raw_len] = '\0';
+	if (policy_net_target_parse(name, len, &t) != POLICY_NET_TARGET_OK)
+		return false;
+	if (t.is_addr) {
+		c->target.has_addr = true;
+		c->target.addr = t.addr;
+	} else {
+		c->target.has_name = true;
+		memcpy(c->target.name, t.name, sizeof(c->target.name));
+	}
+	return true;
+}
+
 void proxy_check_sni_readable(struct proxy_conn *c)
 {
 	struct proxy_tls_hello hello;

@@ -37,27 +37,6 @@ void proxy_transparent_start(struct proxy_conn *c)
 	proxy_conn_sniff(c, true);
 }
 
-/* Keeps the name as sent (for the audit) and reads it as a target: a
- * canonical name, or an address spelled as a name ("127.1"). */
-static bool take_name(struct proxy_conn *c, const uint8_t *name, size_t len)
-{
-	struct policy_net_target t;
-
-	c->raw_len = len < sizeof(c->raw) ? len : sizeof(c->raw) - 1;
-	memcpy(c->raw, name, c->raw_len);
-	c->raw[c->raw_len] = '\0';
-	if (policy_net_target_parse(name, len, &t) != POLICY_NET_TARGET_OK)
-		return false;
-	if (t.is_addr) {
-		c->target.has_addr = true;
-		c->target.addr = t.addr;
-	} else {
-		c->target.has_name = true;
-		memcpy(c->target.name, t.name, sizeof(c->target.name));
-	}
-	return true;
-}
-
 /* No name to decide on: only an IP/CIDR rule for the dialled address. */
 static void decide_address_rule_only(struct proxy_conn *c, const char *reason)
 {
@@ -104,11 +83,11 @@ static void sniff_http(struct proxy_conn *c, const uint8_t *buf, size_t n)
 	}
 	if ((h.form == PROXY_HTTP_FORM_ABSOLUTE || h.form == PROXY_HTTP_FORM_AUTHORITY) &&
 	    !proxy_http_target_matches_host(&h)) {
-		take_name(c, h.host.host.p, h.host.host.n);
+		proxy_conn_take_name(c, h.host.host.p, h.host.host.n);
 		proxy_conn_refuse(c, "deny", "host-mismatch");
 		return;
 	}
-	if (!take_name(c, h.host.host.p, h.host.host.n)) {
+	if (!proxy_conn_take_name(c, h.host.host.p, h.host.host.n)) {
 		proxy_conn_refuse(c, "deny", "malformed-name");
 		return;
 	}
@@ -134,7 +113,7 @@ void proxy_transparent_readable(struct proxy_conn *c)
 	case SNIFF_OK:
 		c->sni_len = hello.sni_len;
 		memcpy(c->sni, hello.sni, hello.sni_len + 1);
-		if (!take_name(c, (const uint8_t *)hello.sni, hello.sni_len)) {
+		if (!proxy_conn_take_name(c, (const uint8_t *)hello.sni, hello.sni_len)) {
 			proxy_conn_refuse(c, "deny", "malformed-name");
 			return;
 		}
