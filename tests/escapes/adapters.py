@@ -26,6 +26,8 @@ class PortaAdapter:
             cmd.append("--no-net")
         if policy.audit:
             cmd += ["--audit", policy.audit]
+        for rule in policy.allow_net:
+            cmd += ["--allow-net", rule]
         for rule in policy.proxy_allow:
             cmd += ["--proxy-allow", rule]
         for flag, val in (("--max-procs", policy.max_procs),

@@ -51,7 +51,8 @@ class Policy:
     read_policy: str = "open"            # open | strict
     no_net: bool = False
     audit: str | None = None
-    proxy_allow: list = dataclasses.field(default_factory=list)
+    proxy_allow: list = dataclasses.field(default_factory=list)   # --proxy-allow RULE
+    allow_net: list = dataclasses.field(default_factory=list)     # --allow-net RULE (transparent)
     max_procs: int | None = None
     max_file_size_mib: int | None = None
     max_cpu_s: int | None = None
@@ -72,6 +73,7 @@ class Policy:
                 parts.append(flag)
             elif val is not None:
                 parts.append(f"{flag} {val}")
+        parts += [f"--allow-net {r}" for r in self.allow_net]
         parts += [f"--proxy-allow {r}" for r in self.proxy_allow]
         return " ".join(parts)
 

@@ -180,9 +180,10 @@ def row6(ctx):
     b.close()
     c_fds = [l for l in ctl.stdout.splitlines() if l.startswith("OPENFD")]
     # The corpus asks for --audit and proxy rules (porta then holds files and
-    # sockets); a build that refuses them makes those variants n/a, and the
-    # plain run still checks the control channel and everything else.
-    for name, audit_on, proxy in (("plain -v WS", False, []), ("--audit", True, []),
+    # sockets: the audit file, listeners, the notification fd); a tool that
+    # cannot express them reports that variant as not offered, and the plain
+    # run still checks the control channel and everything else.
+    for name, audit_on, proxy in (("plain -v WS", False, []),
                                   ("--audit + --proxy-allow", True, ["allowed.test:443"])):
         s = ws_ug(ctx.fresh("r6-sandbox"))
         audit = os.path.join(s["base"], "audit.jsonl") if audit_on else None
@@ -197,7 +198,7 @@ def row6(ctx):
         esc = bool(fds) or in_audit
         detail = (f"open in the command: {fds}" + ("; the probe's tag reached the audit file" if in_audit else "")
                   if esc else f"no fd 3..1023 open (control saw {len(c_fds)})")
-        checks.append(judge(name, len(c_fds) >= 2, esc, sbx, detail, refusal_is_na=audit_on))
+        checks.append(judge(name, len(c_fds) >= 2, esc, sbx, detail))
     return checks
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
 import json
 import os
 import shutil
@@ -47,7 +48,13 @@ SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 from adapters import ADAPTERS, PortaAdapter
 from corpus import (BROKEN, ESCAPED, HELD, NA, NOT_OFFERED, ROWS, Check, Context,
                     NotOffered, not_offered, serve_tcp)
-import rows_host  # noqa: F401  (registers rows 1-24)
+
+# Every rows_*.py module registers its rows on import (rows_host: 1-24,
+# rows_net: the network policy rows, rows_*: the rows beyond the reference
+# list).
+HERE = os.path.dirname(os.path.abspath(__file__))
+for _mod in sorted(f[:-3] for f in os.listdir(HERE) if f.startswith("rows_") and f.endswith(".py")):
+    importlib.import_module(_mod)
 
 
 # --------------------------------------------------------------------------
