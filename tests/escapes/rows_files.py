@@ -249,6 +249,9 @@ def make_git_repo(path: str, gitdir_file: bool = False) -> str:
         plant(g, {"HEAD": "ref: refs/heads/main\n",
                   "config": "[core]\n\trepositoryformatversion = 0\n\tbare = false\n",
                   "hooks/pre-commit.sample": "#!/bin/sh\n"}, 0o644)
+    # A linked worktree's git directory (git worktree add ../wt).
+    plant(os.path.join(gitdir, "worktrees", "wt"),
+          {"HEAD": "ref: refs/heads/wt\n", "commondir": "../..\n", "gitdir": "/nonexistent/wt/.git\n"}, 0o644)
     if gitdir_file:
         plant(path, {".git": "gitdir: .gitstore\n"}, 0o644)
     # What an attacker would swap in: a git directory whose hooks run.
@@ -271,6 +274,8 @@ GIT_VARIANTS = [
      'printf "gitdir: evil\\n" > "$1/.git"'),
     ("write .git/commondir (git then reads config and hooks from there)", False,
      'echo "$1/evil" > "$1/.git/commondir"'),
+    ("rewrite a linked worktree's commondir under .git/worktrees/", False,
+     'echo "$1/evil" > "$1/.git/worktrees/wt/commondir"'),
     ("submodule hooks and config under .git/modules/", False,
      'printf "#!/bin/sh\\necho pwned\\n" > "$1/.git/modules/sub/hooks/pre-commit"; '
      'printf "[core]\\n\\thooksPath = /evil/hooks\\n" >> "$1/.git/modules/sub/config"'),
@@ -305,6 +310,9 @@ def row52(ctx):
             if os.path.isfile(os.path.join(s["repo"], ".git")) and \
                     read(os.path.join(s["repo"], ".git")) != "gitdir: .gitstore\n":
                 found.append(".git file now points elsewhere")
+            wt = os.path.join(s["gitdir"], "worktrees", "wt", "commondir")
+            if read(wt) != "../..\n":
+                found.append(f"worktree commondir now {read(wt)!r}")
             for p in ("hooks", "config"):
                 if snapshot(os.path.join(s["sub"], p)) != s["before_sub"][p]:
                     found.append(f"submodule {p} changed")
