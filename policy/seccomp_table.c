@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "common/cleanup.h"
@@ -248,6 +249,30 @@ static const struct policy_syscall_rule rules[] = {
 		  "TIOCLINUX can paste the console selection into its input, the "
 		  "same injection as TIOCSTI on a virtual console (ioctl_console(2))",
 		  MASKED(1, LOW32, TIOCLINUX)),
+	/* Corpus row 73: the line discipline belongs to the terminal, not to
+	 * the process, and outlives porta: N_NULL on the inherited tty leaves
+	 * the user's shell deaf and mute.  Only drivers for serial hardware
+	 * (pppd, slattach, inputattach) set one. */
+	REFUSE_IF("ioctl", EPERM,
+		  "TIOCSETD changes the line discipline of a terminal shared with "
+		  "the user, for good (N_NULL leaves it dead); also kernel surface "
+		  "(n_gsm, n_hdlc) that only serial hardware needs (ioctl_tty(2))",
+		  MASKED(1, LOW32, TIOCSETD)),
+
+	/* Corpus row 64: "who == 0" names the caller's process group, which
+	 * the sandbox shares with porta and whatever job started it (the
+	 * kernel walks task_pgrp(current) whatever the PID namespace,
+	 * kernel/sys.c).  A group made inside the sandbox (setpgid) is still
+	 * reachable by its own number.  kill(0, sig) is held by Landlock's
+	 * LANDLOCK_SCOPE_SIGNAL. */
+	REFUSE_IF("setpriority", EPERM,
+		  "setpriority(PRIO_PGRP, 0): the caller's process group is porta's, "
+		  "shared with processes outside the sandbox",
+		  MASKED(0, LOW32, PRIO_PGRP), MASKED(1, LOW32, 0)),
+	REFUSE_IF("ioprio_set", EPERM,
+		  "ioprio_set(IOPRIO_WHO_PGRP, 0): the caller's process group is porta's, "
+		  "shared with processes outside the sandbox",
+		  MASKED(0, LOW32, 2 /* IOPRIO_WHO_PGRP */), MASKED(1, LOW32, 0)),
 
 	/* Fileless execution, corpus row 15: execveat(fd, "", ..., AT_EMPTY_PATH)
 	 * runs a memfd or an fd passed in from elsewhere, no path for Landlock

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/personality.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "common/cleanup.h"
@@ -209,6 +210,27 @@ Test(seccomp_table, ioctl_terminal_injection)
 	cr_expect_eq(verdict("ioctl", 5, FIONREAD, 0, 0, 0), 0);
 	cr_expect_eq(verdict("ioctl", TIOCSTI, 0, 0, 0, 0), 0, "fd numbers do not matter");
 	cr_expect_eq(verdict("ioctl", 0, TIOCSTI + 1, 0, 0, 0), 0);
+}
+
+Test(seccomp_table, ioctl_line_discipline)
+{
+	cr_expect_eq(verdict("ioctl", 0, TIOCSETD, 0, 0, 0), EPERM);
+	cr_expect_eq(verdict("ioctl", 7, 0x100000000ULL | TIOCSETD, 0, 0, 0), EPERM);
+	cr_expect_eq(verdict("ioctl", 0, TIOCGETD, 0, 0, 0), 0, "reading it back stays allowed");
+}
+
+Test(seccomp_table, process_group_priorities)
+{
+	/* who == 0 is the caller's group: porta's, outside the sandbox. */
+	cr_expect_eq(verdict("setpriority", PRIO_PGRP, 0, 7, 0, 0), EPERM);
+	cr_expect_eq(verdict("setpriority", 0xffffffff00000000ULL | PRIO_PGRP, 0x100000000ULL, 7, 0, 0),
+		     EPERM, "int arguments: the kernel reads the low 32 bits");
+	cr_expect_eq(verdict("setpriority", PRIO_PGRP, 42, 7, 0, 0), 0, "a group by its own number");
+	cr_expect_eq(verdict("setpriority", PRIO_PROCESS, 0, 7, 0, 0), 0, "nice(1) on itself");
+	cr_expect_eq(verdict("setpriority", PRIO_USER, 0, 7, 0, 0), 0);
+	cr_expect_eq(verdict("ioprio_set", 2 /* IOPRIO_WHO_PGRP */, 0, 3 << 13, 0, 0), EPERM);
+	cr_expect_eq(verdict("ioprio_set", 2, 42, 3 << 13, 0, 0), 0);
+	cr_expect_eq(verdict("ioprio_set", 1 /* IOPRIO_WHO_PROCESS */, 0, 3 << 13, 0, 0), 0, "ionice on itself");
 }
 
 Test(seccomp_table, execveat_empty_path)

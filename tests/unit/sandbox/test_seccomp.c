@@ -207,7 +207,8 @@ static const struct {
 	NR(ioperm), NR(iopl), NR(syslog), NR(lookup_dcookie), NR(uselib), NR(vhangup),
 	NR(io_uring_setup), NR(io_uring_enter), NR(io_uring_register), NR(clone3),
 	NR(clone), NR(ioctl), NR(execveat), NR(memfd_create), NR(personality), NR(socket),
-	NR(socketpair), NR(connect), NR(sendto), NR(sendmsg), NR(sendmmsg),
+	NR(socketpair), NR(connect), NR(sendto), NR(sendmsg), NR(sendmmsg), NR(setpriority),
+	NR(ioprio_set),
 };
 
 static int nr_of(const char *name)
