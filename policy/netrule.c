@@ -330,6 +330,36 @@ static bool is_name_rule(const struct policy_net_rule *r)
 	       r->kind == POLICY_NET_RULE_ANY;
 }
 
+/* The first (last == false) or last address of the block c. */
+static struct policy_addr cidr_edge(const struct policy_cidr *c, bool last)
+{
+	struct policy_addr a = c->addr;
+	size_t len = a.family == POLICY_ADDR_V4 ? 4 : 16;
+
+	for (size_t bit = c->prefix; bit < len * 8; bit++) {
+		uint8_t m = (uint8_t)(0x80u >> (bit % 8));
+		if (last)
+			a.b[bit / 8] |= m;
+		else
+			a.b[bit / 8] &= (uint8_t)~m;
+	}
+	return a;
+}
+
+/* DESIGN.md: a default-denied address is reached "only by an explicit IP or
+ * CIDR rule".  A block that merely contains it (0.0.0.0/0, [::/0], 0.0.0.0/1)
+ * is a rule for the public internet, not for the host's loopback, its own
+ * addresses or the metadata service: the block must lie within the class it
+ * reaches, which for blocks (aligned ranges) over these classes comes down
+ * to its first and last addresses both being of that class. */
+static bool cidr_names_class(const struct policy_cidr *net, enum policy_addr_class want,
+			     const struct policy_net_query *q)
+{
+	struct policy_addr first = cidr_edge(net, false), last = cidr_edge(net, true);
+	return policy_addr_class_on_host(&first, q->host_addrs, q->n_host_addrs) == want &&
+	       policy_addr_class_on_host(&last, q->host_addrs, q->n_host_addrs) == want;
+}
+
 enum policy_net_verdict policy_net_decide(const struct policy_net_rule *rules, size_t n_rules,
 					  const struct policy_net_query *q,
 					  struct policy_net_decision *out)
@@ -372,6 +402,11 @@ enum policy_net_verdict policy_net_decide(const struct policy_net_rule *rules, s
 			continue;
 		}
 		if (is_name_rule(r) && out->addr_class != POLICY_ADDR_PUBLIC) {
+			blocked_addr = true;
+			continue;
+		}
+		if (!is_name_rule(r) && out->addr_class != POLICY_ADDR_PUBLIC &&
+		    !cidr_names_class(&r->net, out->addr_class, q)) {
 			blocked_addr = true;
 			continue;
 		}

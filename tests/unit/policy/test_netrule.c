@@ -364,6 +364,50 @@ Test(netrule, decide_address_rules)
 	cr_assert_eq(decide(rules, n, "db.corp.test", "10.1.2.3", 5432, false, &d), POLICY_NET_ALLOWED);
 }
 
+/* escape row 45: a block that merely contains a default-denied address is a
+ * rule for the public internet; only a block inside the class reaches it */
+Test(netrule, decide_super_nets_never_reach_denied_addresses)
+{
+	struct policy_net_rule rules[32];
+	struct policy_net_decision d;
+	size_t n = compile("0.0.0.0/0:443,[::/0]:443,0.0.0.0/1:443,128.0.0.0/1:443,[fc00::/6]:443,"
+			   "[64:ff9b::/96]:443,[2002::/16]:443",
+			   NULL, NULL, NULL, rules);
+	static const char *const denied[] = { "127.0.0.1", "169.254.169.254", "10.1.2.3", "::1",
+					      "::ffff:127.0.0.1", "64:ff9b::7f00:1", "fd00::1",
+					      "2002:7f00:1::", "0.0.0.0", "100.64.1.1", "224.0.0.1",
+					      "255.255.255.255", "192.168.1.1", "fe80::1", "ff02::1" };
+
+	for (size_t i = 0; i < N_ELEMS(denied); i++) {
+		cr_assert_eq(decide(rules, n, NULL, denied[i], 443, false, &d), POLICY_NET_NO_RULE,
+			     "%s", denied[i]);
+		cr_assert_str_eq(policy_net_reason_code(&d), "denied-address", "%s", denied[i]);
+	}
+	cr_assert_eq(decide(rules, n, NULL, "93.184.216.34", 443, false, &d), POLICY_NET_ALLOWED);
+	cr_assert_eq(decide(rules, n, NULL, "2606:2800:220:1::1", 443, false, &d), POLICY_NET_ALLOWED);
+
+	/* the host's own address inside an allowed public block */
+	struct policy_addr host = A("93.184.216.34");
+	struct policy_addr a = A("93.184.216.34");
+	struct policy_net_query q = { .addr = &a, .port = 443, .host_addrs = &host, .n_host_addrs = 1 };
+	cr_assert_eq(policy_net_decide(rules, n, &q, &d), POLICY_NET_NO_RULE);
+	n = compile("93.184.216.34:443", NULL, NULL, NULL, rules);
+	cr_assert_eq(policy_net_decide(rules, n, &q, &d), POLICY_NET_ALLOWED, "named exactly");
+
+	/* blocks inside the class still reach it */
+	n = compile("127.0.0.0/8:443,169.254.169.254:443,100.64.0.0/10:443,[64:ff9b::7f00:0/104]:443",
+		    NULL, NULL, NULL, rules);
+	static const char *const reached[] = { "127.0.0.1", "127.1.2.3", "169.254.169.254",
+					       "100.64.1.1", "64:ff9b::7f00:1" };
+	for (size_t i = 0; i < N_ELEMS(reached); i++)
+		cr_assert_eq(decide(rules, n, NULL, reached[i], 443, false, &d), POLICY_NET_ALLOWED,
+			     "%s", reached[i]);
+	/* 169.254.0.0/16 is link-local: it does not name the metadata service */
+	n = compile("169.254.0.0/16:443", NULL, NULL, NULL, rules);
+	cr_assert_eq(decide(rules, n, NULL, "169.254.1.1", 443, false, &d), POLICY_NET_ALLOWED);
+	cr_assert_eq(decide(rules, n, NULL, "169.254.169.254", 443, false, &d), POLICY_NET_NO_RULE);
+}
+
 Test(netrule, decide_proxy_scope)
 {
 	struct policy_net_rule rules[32];
