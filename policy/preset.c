@@ -27,6 +27,11 @@ static const char *const protected_names[] = {
 	".config/git", ".bash_login", ".bash_logout", ".zshenv", ".zlogin", ".zlogout",
 	".config/fish", ".config/autostart", ".config/systemd", ".config/environment.d",
 	".pam_environment", ".xprofile", ".xsession", ".xinitrc",
+	/* Debian's and Ubuntu's default ~/.bashrc sources ~/.bash_aliases and
+	 * their Xsession sources ~/.xsessionrc; a desktop entry's Exec= runs
+	 * when the user opens a file or the menu entry; ~/.profile puts
+	 * ~/.local/bin first in PATH, so a `git` there shadows the real one. */
+	".bash_aliases", ".xsessionrc", ".local/share/applications", ".local/bin",
 };
 
 static const char *const sockets[] = {

@@ -73,6 +73,24 @@ Test(preset, protected_names_are_defaults_md)
 	}
 }
 
+/* Beyond defaults.md: files the host runs later when the home itself is a
+ * writable mount (escape corpus rows 53). */
+static const char *const persistence_names[] = {
+	".config/git", ".bash_login", ".bash_logout", ".zshenv", ".zlogin", ".zlogout",
+	".config/fish", ".config/autostart", ".config/systemd", ".config/environment.d",
+	".pam_environment", ".xprofile", ".xsession", ".xinitrc", ".bash_aliases",
+	".xsessionrc", ".local/share/applications", ".local/bin",
+};
+
+Test(preset, protected_names_cover_login_and_desktop_startup)
+{
+	size_t n;
+	const char *const *list = policy_preset_protected(&n);
+	for (size_t i = 0; i < N_ELEMS(persistence_names); i++)
+		cr_assert(in_list(list, n, persistence_names[i]), "%s is missing",
+			  persistence_names[i]);
+}
+
 static const struct {
 	const char *path;
 	bool closed;
