@@ -7,6 +7,7 @@
  *   /proc/sys read-only, writable roots pinned, .git pinned, protected names
  *   read-only, :ro mounts inside writable ones read-only, covers.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
@@ -77,6 +78,7 @@ struct resolver {
 	size_t n_writable;
 	char *ro[POLICY_MAX_LIST];
 	size_t n_ro;
+	size_t n_git_modules; /* submodule git directories protected so far */
 };
 
 static bool under_any(char *const *dirs, size_t n, const char *path)
@@ -318,6 +320,75 @@ static int protect_path(struct resolver *r, const char *path)
 	return policy_plan_add_mount(r->plan, POLICY_MOUNT_READONLY, path, "protected");
 }
 
+/* Submodules keep their git directories under .git/modules/NAME (NAME may
+ * hold slashes; a submodule's own submodules under NAME/modules/), and git
+ * runs their hooks and obeys their config as it does the top one's.  A
+ * directory holding HEAD is such a git directory; others are walked into.
+ * Bounded: MAX_MODULES git directories, MAX_MODULE_DEPTH levels. */
+#define MAX_MODULES 256
+#define MAX_MODULE_DEPTH 8
+
+static int protect_git_modules(struct resolver *r, const char *dir, int depth)
+{
+	char p[PATH_MAX];
+	int rc = 0;
+
+	if (depth >= MAX_MODULE_DEPTH)
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	for (struct dirent *de; rc == 0 && (de = readdir(d));) {
+		struct stat st;
+		if (de->d_name[0] == '.' &&
+		    (de->d_name[1] == '\0' || (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+			continue;
+		if (!policy_path_join(dir, de->d_name, p, sizeof(p)) || lstat(p, &st) < 0 ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		char head[PATH_MAX], sub[PATH_MAX];
+		if (policy_path_join(p, "HEAD", head, sizeof(head)) && lstat(head, &st) == 0) {
+			if (r->n_git_modules++ >= MAX_MODULES)
+				break;
+			static const char *const names[] = { "hooks", "config" };
+			for (size_t k = 0; k < ARRAY_LEN(names) && rc == 0; k++) {
+				if (policy_path_join(p, names[k], sub, sizeof(sub)))
+					rc = protect_path(r, sub);
+			}
+			if (rc == 0 && policy_path_join(p, "modules", sub, sizeof(sub)))
+				rc = protect_git_modules(r, sub, depth + 1);
+		} else {
+			rc = protect_git_modules(r, p, depth + 1);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+/* .git/worktrees/NAME holds each linked worktree's git directory, whose
+ * commondir file points git back at the shared config and hooks. */
+static int protect_git_worktrees(struct resolver *r, const char *dir)
+{
+	char p[PATH_MAX], c[PATH_MAX];
+	int rc = 0;
+	size_t n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	for (struct dirent *de; rc == 0 && n < MAX_MODULES && (de = readdir(d));) {
+		struct stat st;
+		if (de->d_name[0] == '.' || !policy_path_join(dir, de->d_name, p, sizeof(p)) ||
+		    lstat(p, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    !policy_path_join(p, "commondir", c, sizeof(c)) || lstat(c, &st) < 0)
+			continue;
+		n++;
+		rc = protect_path(r, c);
+	}
+	closedir(d);
+	return rc;
+}
+
 /* .git in a writable root: pin the directory (a rename of .git would take
  * the read-only hooks with it and let a fresh .git take its place), then make
  * hooks and config read-only.  A .git file (worktree, submodule) names the
@@ -393,6 +464,19 @@ static int protect_git(struct resolver *r, const char *root)
 			    (rc = protect_path(r, p)))
 				return rc;
 		}
+		if (policy_path_join(dirs[i], "modules", p, sizeof(p)) &&
+		    (rc = protect_git_modules(r, p, 0)))
+			return rc;
+		/* git reads config and hooks from the directory a gitdir's
+		 * commondir names (setup.c, get_common_dir_noenv()): a linked
+		 * worktree's is there to protect.  The main one's normally is
+		 * absent, which explain says (a mount cannot cover it). */
+		if (policy_path_join(dirs[i], "commondir", p, sizeof(p)) &&
+		    (rc = protect_path(r, p)))
+			return rc;
+		if (policy_path_join(dirs[i], "worktrees", p, sizeof(p)) &&
+		    (rc = protect_git_worktrees(r, p)))
+			return rc;
 	}
 	return 0;
 }
