@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/paths.h"
+
 struct policy_plan *policy_plan_create(const struct policy_options *opts)
 {
 	struct policy_plan *plan = calloc(1, sizeof(*plan));
@@ -100,6 +102,23 @@ bool policy_plan_rule_after_mounts(const struct policy_plan *plan, const struct 
 			return true;
 		/* The devpts step also binds its ptmx over /dev/ptmx. */
 		if (m->kind == POLICY_MOUNT_DEVPTS && strcmp(rule->path, "/dev/ptmx") == 0)
+			return true;
+	}
+	return false;
+}
+
+bool policy_plan_mount_stays_writable(const struct policy_plan *plan, const char *mount_point)
+{
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		if ((plan->rules[i].grant & POLICY_GRANT_WRITE) &&
+		    policy_path_is_under(plan->rules[i].path, mount_point))
+			return true;
+	}
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct policy_mount_step *m = &plan->mounts[i];
+		bool own = m->kind == POLICY_MOUNT_PROC || m->kind == POLICY_MOUNT_TMPFS ||
+			   m->kind == POLICY_MOUNT_DEVPTS || m->kind == POLICY_MOUNT_COVER_DIR;
+		if (own && strcmp(m->path, mount_point) == 0)
 			return true;
 	}
 	return false;

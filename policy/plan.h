@@ -109,6 +109,15 @@ int policy_plan_setenv(struct policy_plan *plan, const char *name, size_t name_l
  * mount points").  Pure. */
 bool policy_plan_rule_after_mounts(const struct policy_plan *plan, const struct policy_rule *rule);
 
+/* After its own steps, init makes every other mount of the sandbox
+ * read-only: Landlock does not mediate chmod(2), chown(2), utimes(2) or
+ * setxattr(2), a read-only mount refuses them all (EROFS).  True when the
+ * mount at mount_point keeps its flags: it lies at or beneath a path the
+ * plan grants write to (a -v mount, /tmp, /dev/shm), or it is a filesystem
+ * the sandbox made itself (a fresh /proc, a private tmpfs or devpts, a
+ * cover, which are read-only already).  Pure. */
+bool policy_plan_mount_stays_writable(const struct policy_plan *plan, const char *mount_point);
+
 /* Finds the mount step for path, or NULL. */
 const struct policy_mount_step *policy_plan_find_mount(const struct policy_plan *plan,
 							 const char *path);

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -92,6 +93,65 @@ static bool rebind_beneath(const struct policy_plan *plan, size_t i)
 			return true;
 	}
 	return false;
+}
+
+/* Decodes a mountinfo field in place: the kernel escapes space, tab,
+ * newline and backslash as \ooo (fs/proc_namespace.c, mangle()). */
+static void unmangle(char *s)
+{
+	char *o = s;
+
+	for (char *i = s; *i; o++) {
+		if (i[0] == '\\' && i[1] >= '0' && i[1] <= '3' && i[2] >= '0' && i[2] <= '7' &&
+		    i[3] >= '0' && i[3] <= '7') {
+			*o = (char)((i[1] - '0') * 64 + (i[2] - '0') * 8 + (i[3] - '0'));
+			i += 4;
+		} else {
+			*o = *i++;
+		}
+	}
+	*o = '\0';
+}
+
+/* Landlock does not mediate chmod(2), chown(2), utimes(2), setxattr(2) or
+ * removexattr(2): a file outside the writable mounts (or in a :ro one) that
+ * the user owns, or any root-owned file for --allow-root, would keep them.
+ * A read-only mount refuses them all with EROFS, so every mount of the
+ * sandbox but those under a write grant and the sandbox's own filesystems
+ * becomes read-only (policy_plan_mount_stays_writable()).  The flag is the
+ * mount's, not the filesystem's: the host's mounts keep theirs. */
+static int make_rest_read_only(const struct policy_plan *plan, struct sandbox_error *e)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int rc = 0;
+
+	if (!f)
+		return sandbox_fail(e, "read", "/proc/self/mountinfo", errno, NULL);
+	while (rc == 0 && getline(&line, &cap, f) > 0) {
+		/* id parent major:minor root mount-point options ... */
+		char *save = NULL, *field = strtok_r(line, " ", &save);
+		for (int k = 0; k < 4 && field; k++)
+			field = strtok_r(NULL, " ", &save);
+		char *opts = field ? strtok_r(NULL, " ", &save) : NULL;
+		if (!field || !opts)
+			continue;
+		unmangle(field);
+		bool ro = strncmp(opts, "ro", 2) == 0 && (opts[2] == ',' || opts[2] == '\0');
+		if (ro || policy_plan_mount_stays_writable(plan, field))
+			continue;
+		int r = remount_ro(field);
+		/* A mount point init cannot reach (another user's directory:
+		 * the payload cannot either) or one hidden under a later mount
+		 * (its path now names the upper one, remounted in its turn). */
+		if (r == -ENOENT || r == -EACCES || r == -ENOTDIR)
+			continue;
+		if (r)
+			rc = sandbox_fail(e, "make read-only", field, -r, NULL);
+	}
+	free(line);
+	return rc;
 }
 
 int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e)
@@ -224,6 +284,7 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e
 			goto out;
 		}
 	}
+	rc = make_rest_read_only(plan, e);
 out:
 	for (size_t i = 0; i < n_rebind; i++)
 		close(rebind_fd[i]);

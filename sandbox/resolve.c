@@ -276,6 +276,10 @@ static int add_replaced_filesystems(struct resolver *r)
 		rc = policy_plan_add_mount(plan, POLICY_MOUNT_TMPFS, "/tmp", "private /tmp");
 		if (rc == 0)
 			rc = add_rebinds(r, "/tmp", "mount under /tmp");
+	} else if (rc == 0) {
+		/* A mount of its own, so it stays writable when init makes the
+		 * rest read-only (policy_plan_mount_stays_writable()). */
+		rc = policy_plan_add_mount(plan, POLICY_MOUNT_PIN, "/tmp", "the shared /tmp");
 	}
 	if (rc == 0 && home_is_covered(r)) {
 		rc = policy_plan_add_mount(plan, POLICY_MOUNT_COVER_DIR, plan->home,

@@ -243,3 +243,44 @@ Test(plan, rules_after_mounts_are_those_on_replaced_filesystems)
 	cr_expect_not(policy_plan_rule_after_mounts(p, &ptmx));
 	policy_plan_destroy(p);
 }
+
+/* Escape corpus row 56: what init leaves writable when it makes the rest
+ * of the sandbox's mounts read-only (chmod, utimes and xattrs are not
+ * Landlock's). */
+Test(plan, mounts_stay_writable_only_under_write_grants_or_when_the_sandbox_made_them)
+{
+	struct policy_plan *p = new_plan();
+	cr_assert_eq(policy_plan_add_rule(p, "/", POLICY_GRANT_READ, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/home/u/ws", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/home/u/ro", POLICY_GRANT_READ, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/tmp", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/dev/null", POLICY_GRANT_READ | POLICY_GRANT_DEV, false), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/dev", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/dev/null", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_DEVPTS, "/dev/pts", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/home/u/ws", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u/.ssh", "t"), 0);
+	static const struct {
+		const char *mp;
+		bool writable;
+	} v[] = {
+		{ "/", false },          { "/home", false },          { "/home/u", false },
+		{ "/home/u/ro", false }, { "/home/u/ws", true },      { "/home/u/ws/sub", true },
+		{ "/home/u/wsx", false }, { "/tmp", true },           { "/tmp/x", true },
+		{ "/dev", true },        { "/dev/null", false },      { "/dev/pts", true },
+		{ "/proc", true },       { "/proc/sys", false },      { "/sys", false },
+		{ "/sys/fs/cgroup", false }, { "/home/u/.ssh", true }, { "/boot", false },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		cr_expect_eq(policy_plan_mount_stays_writable(p, v[i].mp), v[i].writable, "%s", v[i].mp);
+	policy_plan_destroy(p);
+
+	/* -v / leaves every mount as it was. */
+	p = new_plan();
+	cr_assert_eq(policy_plan_add_rule(p, "/", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
+	cr_expect(policy_plan_mount_stays_writable(p, "/"));
+	cr_expect(policy_plan_mount_stays_writable(p, "/sys"));
+	policy_plan_destroy(p);
+}
