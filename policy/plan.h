@@ -34,7 +34,7 @@ enum policy_mount_kind {
 	POLICY_MOUNT_PROC,       /* a fresh procfs on /proc (the sandbox's PID namespace) */
 	POLICY_MOUNT_TMPFS,      /* a private, writable tmpfs (/tmp, /dev/shm) */
 	POLICY_MOUNT_DEVPTS,     /* a private devpts instance on /dev/pts, its ptmx on /dev/ptmx */
-	POLICY_MOUNT_REBIND,     /* a -v path under a private tmpfs, bound back at its own path */
+	POLICY_MOUNT_REBIND,     /* a -v path or a device under a private tmpfs, bound back at its own path */
 	POLICY_MOUNT_PIN,        /* a read-write self-bind: the path can no longer be renamed away */
 	POLICY_MOUNT_READONLY,   /* a read-only self-bind (protected names, /proc/sys, :ro mounts) */
 	POLICY_MOUNT_COVER_DIR,  /* an empty read-only tmpfs over a closed directory */

@@ -81,6 +81,22 @@ static int make_mount_point(const char *path, bool is_dir)
 	return 0;
 }
 
+/* The links every /dev has (udev's static nodes, bubblewrap's --dev):
+ * bash's process substitution opens /dev/fd/N. */
+static int populate_dev(void)
+{
+	static const char *const links[][2] = {
+		{ "/proc/self/fd", "/dev/fd" },     { "/proc/self/fd/0", "/dev/stdin" },
+		{ "/proc/self/fd/1", "/dev/stdout" }, { "/proc/self/fd/2", "/dev/stderr" },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(links); i++) {
+		if (symlink(links[i][0], links[i][1]) < 0 && errno != EEXIST)
+			return -errno;
+	}
+	return 0;
+}
+
 #define COVER_FLAGS (MS_NOSUID | MS_NODEV | MS_NOEXEC)
 #define COVER_DATA "size=4k,mode=0500"
 
@@ -190,11 +206,24 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e
 			break;
 		case POLICY_MOUNT_TMPFS:
 			step = "mount private tmpfs on";
+			if (strcmp(p, "/dev") == 0) {
+				/* Device nodes on it would be refused anyway (a
+				 * tmpfs of a user namespace is nodev): the devices
+				 * are bind mounts of the host's. */
+				if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") < 0)
+					r = -errno;
+				else
+					r = populate_dev();
+				break;
+			}
 			/* /dev/shm is for shared memory, not programs: noexec
-			 * closes one more road to running unjudged files. */
-			if (mount("tmpfs", p, "tmpfs",
-				  MS_NOSUID | MS_NODEV | (strcmp(p, "/dev/shm") == 0 ? MS_NOEXEC : 0),
-				  "mode=1777") < 0)
+			 * closes one more road to running unjudged files.  Its
+			 * mount point may be in the private /dev. */
+			if (strncmp(p, "/dev/", 5) == 0 && mkdir(p, 0755) < 0 && errno != EEXIST)
+				r = -errno;
+			else if (mount("tmpfs", p, "tmpfs",
+				       MS_NOSUID | MS_NODEV | (strcmp(p, "/dev/shm") == 0 ? MS_NOEXEC : 0),
+				       "mode=1777") < 0)
 				r = -errno;
 			break;
 		case POLICY_MOUNT_DEVPTS: {
@@ -208,7 +237,15 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e
 			char ptmx[PATH_MAX];
 			step = "mount private devpts on";
 			snprintf(ptmx, sizeof(ptmx), "%s/ptmx", p);
-			if (mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC,
+			/* In the private /dev, the mount points are made here
+			 * (never opened where they exist: that would be a pty). */
+			struct stat pst;
+			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+				r = -errno;
+			} else if (lstat("/dev/ptmx", &pst) < 0 &&
+				   (r = make_mount_point("/dev/ptmx", false))) {
+				p = "/dev/ptmx";
+			} else if (mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC,
 				  "newinstance,ptmxmode=0666,mode=620") < 0) {
 				r = -errno;
 			} else if (mount(ptmx, "/dev/ptmx", NULL, MS_BIND, NULL) < 0) {

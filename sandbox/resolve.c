@@ -178,6 +178,8 @@ static int add_mount_grants(struct resolver *r)
 	return 0;
 }
 
+static int add_rebinds(struct resolver *r, const char *dir, const char *reason);
+
 static int add_base_grants(struct resolver *r)
 {
 	static const char *const devices[] = {
@@ -206,6 +208,22 @@ static int add_base_grants(struct resolver *r)
 	if (rc == 0)
 		rc = policy_plan_add_rule(plan, "/tmp", POLICY_GRANT_READ | POLICY_GRANT_WRITE,
 					  true);
+	/* A private /dev: the host's holds every device (disks, consoles and
+	 * their screens, other terminals, /dev/kvm, /dev/fuse, ...), which a
+	 * read grant on / or /dev would open to the command, and as root
+	 * without any capability where the owner's mode bits allow.  Only the
+	 * devices it is granted are bound back. */
+	if (rc == 0 && stat("/dev", &st) == 0 && S_ISDIR(st.st_mode)) {
+		rc = policy_plan_add_mount(plan, POLICY_MOUNT_TMPFS, "/dev", "private /dev");
+		for (size_t i = 0; i < ARRAY_LEN(devices) && rc == 0; i++) {
+			if (stat(devices[i], &st) == 0 && S_ISCHR(st.st_mode) &&
+			    strcmp(devices[i], "/dev/ptmx") != 0)
+				rc = policy_plan_add_mount(plan, POLICY_MOUNT_REBIND, devices[i],
+							   "device");
+		}
+		if (rc == 0)
+			rc = add_rebinds(r, "/dev", "mount under /dev");
+	}
 	if (rc == 0 && stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) {
 		rc = policy_plan_add_rule(plan, "/dev/shm", POLICY_GRANT_READ | POLICY_GRANT_WRITE,
 					  true);
