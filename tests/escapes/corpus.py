@@ -468,6 +468,11 @@ class Context:
         """argv under the sandbox; NotOffered propagates. The probe binaries
         are always granted read-only (strict reads close the home)."""
         policy = dataclasses.replace(policy, mounts=[(self.bin, True)] + list(policy.mounts))
+        if getattr(self.adapter, "follows_home", False):
+            # A tool that takes the home from the password database, not
+            # $HOME, is told which home the row planted (see FirejailAdapter).
+            home = (kw.get("env") or self.env()).get("HOME")
+            return self.execute(list(wrap) + self.adapter.command(policy, argv, home=home), **kw)
         return self.execute(list(wrap) + self.adapter.command(policy, argv), **kw)
 
     def sweep(self) -> None:
