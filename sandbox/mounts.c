@@ -136,12 +136,32 @@ static void unmangle(char *s)
  * sandbox but those under a write grant and the sandbox's own filesystems
  * becomes read-only (policy_plan_mount_stays_writable()).  The flag is the
  * mount's, not the filesystem's: the host's mounts keep theirs. */
+/* Message queues live in an IPC namespace's own mqueue filesystem; mq_open(3)
+ * reaches the sandbox's, but a host mqueue mount (/dev/mqueue, or one made
+ * anywhere) is the host's namespace's and hands its queues to whoever can
+ * open the path.  Each one gets a fresh instance of the sandbox's own,
+ * mounted over it once the mount table has been read. */
+#define MAX_MQUEUE_MOUNTS 16
+
+static int replace_mqueues(char **paths, size_t n, struct sandbox_error *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (mount("mqueue", paths[i], "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) <
+			    0 &&
+		    errno != ENOENT && errno != EACCES)
+			return sandbox_fail(e, "mount a private mqueue on", paths[i], errno, NULL);
+	}
+	return 0;
+}
+
 static int make_rest_read_only(const struct policy_plan *plan, struct sandbox_error *e)
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
 	char *line = NULL;
 	size_t cap = 0;
 	int rc = 0;
+	char *mqueue[MAX_MQUEUE_MOUNTS];
+	size_t n_mqueue = 0;
 
 	if (!f)
 		return sandbox_fail(e, "read", "/proc/self/mountinfo", errno, NULL);
@@ -154,6 +174,26 @@ static int make_rest_read_only(const struct policy_plan *plan, struct sandbox_er
 		if (!field || !opts)
 			continue;
 		unmangle(field);
+		/* ... optional fields, "-", filesystem type, source, options */
+		char *fstype = NULL;
+		for (char *t = strtok_r(NULL, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+			if (strcmp(t, "-") == 0) {
+				fstype = strtok_r(NULL, " ", &save);
+				break;
+			}
+		}
+		if (fstype && strcmp(fstype, "mqueue") == 0) {
+			if (n_mqueue == MAX_MQUEUE_MOUNTS) {
+				rc = sandbox_fail(e, "replace", field, E2BIG,
+						  "more host mqueue mounts than porta replaces");
+				break;
+			}
+			if (!(mqueue[n_mqueue] = strdup(field))) {
+				rc = sandbox_fail(e, "replace", field, ENOMEM, NULL);
+				break;
+			}
+			n_mqueue++;
+		}
 		bool ro = strncmp(opts, "ro", 2) == 0 && (opts[2] == ',' || opts[2] == '\0');
 		if (ro || policy_plan_mount_stays_writable(plan, field))
 			continue;
@@ -167,6 +207,10 @@ static int make_rest_read_only(const struct policy_plan *plan, struct sandbox_er
 			rc = sandbox_fail(e, "make read-only", field, -r, NULL);
 	}
 	free(line);
+	if (rc == 0)
+		rc = replace_mqueues(mqueue, n_mqueue, e);
+	for (size_t i = 0; i < n_mqueue; i++)
+		free(mqueue[i]);
 	return rc;
 }
 
