@@ -833,8 +833,6 @@ static int add_env(struct resolver *r, char *const envp[])
 			return sandbox_fail(r->e, "--env-file", file, errno, NULL);
 		while ((st = policy_envfile_next(buf, len, &pos, &line, &key, &val)) ==
 		       POLICY_ENVFILE_LINE) {
-			if (memchr(val.p, '\0', val.n))
-				st = POLICY_ENVFILE_MALFORMED;
 			if ((rc = policy_plan_setenv(plan, (const char *)key.p, key.n,
 						     (const char *)val.p, val.n)))
 				return sandbox_fail(r->e, "--env-file", file, -rc, NULL);
