@@ -388,15 +388,26 @@ def _read_http_request(stream):
                 rest += data
             size_line, rest = rest.split(b"\r\n", 1)
             size = int(size_line.split(b";")[0], 16)
+            if size == 0:
+                # the trailer section: field lines up to an empty line
+                while True:
+                    while b"\r\n" not in rest:
+                        data = stream.recv(65536)
+                        if not data:
+                            return None
+                        rest += data
+                    line, rest = rest.split(b"\r\n", 1)
+                    if not line:
+                        break
+                break
             while len(rest) < size + 2:
                 data = stream.recv(65536)
                 if not data:
                     return None
                 rest += data
             body, rest = body + rest[:size], rest[size + 2:]
-            if size == 0:
-                break
         req.body = body
+        req.rest = rest
     else:
         length = int((req.header("Content-Length") or ["0"])[0])
         while len(rest) < length:
@@ -404,13 +415,30 @@ def _read_http_request(stream):
             if not data:
                 return None
             rest += data
-        req.body = rest[:length]
+        req.body, req.rest = rest[:length], rest[length:]
     return req
 
 
-def _http_response(status, headers, body):
+class _Pushback:
+    """A stream with bytes already read put back in front (the bytes a
+    request read past its end: the next pipelined request)."""
+
+    def __init__(self, stream):
+        self.stream, self.rest = stream, b""
+
+    def recv(self, n=65536, timeout=None):
+        if self.rest:
+            data, self.rest = self.rest[:n], self.rest[n:]
+            return data
+        return self.stream.recv(n)
+
+    def sendall(self, data):
+        self.stream.sendall(data)
+
+
+def _http_response(status, headers, body, close=True):
     out = ["HTTP/1.1 %s" % status] + ["%s: %s" % kv for kv in headers]
-    out += ["Content-Length: %d" % len(body), "Connection: close", "", ""]
+    out += ["Content-Length: %d" % len(body)] + (["Connection: close"] if close else []) + ["", ""]
     return "\r\n".join(out).encode("latin-1") + body
 
 
@@ -809,6 +837,10 @@ class Controller:
                         break
                     stream.sendall(data)
                 return
+            if svc.spec.get("keepalive"):
+                self.serve_keepalive(svc, conn, stream, record)
+                record = None       # one event per request, none per connection
+                return
             req = _read_http_request(stream)
             if req is None:
                 record["http_error"] = "no complete request"
@@ -820,9 +852,32 @@ class Controller:
         except Exception as e:  # one connection's trouble never stops the lab
             record["error"] = "%s: %s" % (type(e).__name__, e)
         finally:
+            if record is not None:
+                with svc.lock:
+                    svc.events.append(record)
+            conn.close()
+
+    def serve_keepalive(self, svc, conn, stream, first):
+        """Every request of the connection, one event each (with its index
+        on the connection), until the client closes: a lenient shared
+        virtual-host server that answers each request for whatever Host it
+        names and reads on even after "Connection: close"."""
+        stream = _Pushback(stream)
+        index = 0
+        while True:
+            req = _read_http_request(stream)
+            if req is None:
+                return
+            stream.rest = req.rest
+            record = dict(first, index=index, method=req.method, path=req.target,
+                          host=req.header("Host"))
             with svc.lock:
                 svc.events.append(record)
-            conn.close()
+            index += 1
+            body = ("%s %s\n" % (svc.label, ",".join(req.header("Host")))).encode()
+            stream.sendall(_http_response("200 OK", [("Content-Type", "text/plain"),
+                                                     ("X-Netlab-Server", svc.label)], body,
+                                          close=False))
 
     def http_reply(self, svc, req):
         git_root = svc.spec.get("git_root")
@@ -1333,10 +1388,14 @@ class Lab:
                         label=label, **extra)
         return Server(self, res["id"], kind, addr, int(port), proto, res["side"], res["label"])
 
-    def server_http(self, addr, port=80, label=None):
+    def server_http(self, addr, port=80, label=None, keepalive=False):
         """A plain HTTP server answering every request with 200 and its label
-        (default "http ADDR:PORT") as the body; requests are recorded."""
-        return self._listen("http", addr, port, label=label)
+        (default "http ADDR:PORT") as the body; requests are recorded.
+        keepalive: every request of a connection is answered and recorded
+        (one event per request, with "index" on its connection, whatever
+        Host it names, "Connection: close" or not), until the client
+        closes; otherwise one request per connection."""
+        return self._listen("http", addr, port, label=label, keepalive=bool(keepalive))
 
     def server_tls(self, addr, port=443, names=("allowed.test",), label=None):
         """An HTTPS server with one certificate (signed by lab.ca_file) for

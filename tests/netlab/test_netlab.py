@@ -140,6 +140,35 @@ class Clients(LabTestCase):
         self.assertGreater(self.lab.bytes_received(self.web), 40)
         self.assertEqual(self.lab.hits(self.evil), 0)
 
+    def test_keepalive_server_records_every_request(self):
+        # one connection, pipelined: a body (Content-Length) hiding a head,
+        # a chunked body, then after the answers a fourth request
+        srv = self.lab.server_http("203.0.113.80", 80, label="vhost", keepalive=True)
+        self.addCleanup(self.lab.stop, srv)
+        client = r"""
+import socket, sys
+s = socket.create_connection(("203.0.113.80", 80), timeout=10)
+hidden = b"GET /hidden HTTP/1.1\r\nHost: hidden.test\r\n\r\n"
+s.sendall(b"POST /1 HTTP/1.1\r\nHost: a.test\r\nContent-Length: %d\r\n\r\n" % len(hidden) + hidden
+          + b"POST /2 HTTP/1.1\r\nHost: b.test\r\nTransfer-Encoding: chunked\r\n\r\n"
+          + b"3;x=y\r\nabc\r\n0\r\n\r\n"
+          + b"GET /3 HTTP/1.1\r\nHost: c.test\r\n\r\n")
+got = b""
+while got.count(b"HTTP/1.1 200") < 3:
+    got += s.recv(65536)
+s.sendall(b"GET /4 HTTP/1.1\r\nHost: d.test\r\nConnection: close\r\n\r\n")
+while got.count(b"HTTP/1.1 200") < 4:
+    got += s.recv(65536)
+print(got.count(b"HTTP/1.1 200"))
+"""
+        res = self.run_ok([PY, "-c", client])
+        self.assertEqual(res.out.strip(), "4")
+        reqs = self.lab.requests(srv)
+        self.assertEqual([(r["index"], r["path"], r["host"]) for r in reqs],
+                         [(0, "/1", ["a.test"]), (1, "/2", ["b.test"]), (2, "/3", ["c.test"]),
+                          (3, "/4", ["d.test"])])
+        self.assertEqual(self.lab.hits(srv), 1)
+
     def test_curl_https_with_lab_ca(self):
         res = self.run_ok(["curl", "-sS", "-m", "10", "--cacert", self.lab.ca_file,
                            "https://allowed.test/"])
