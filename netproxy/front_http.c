@@ -12,7 +12,9 @@
  *                       rewritten to origin-form and the head forwarded
  *                       as received minus Proxy-* and Connection fields
  *                       (with "Connection: close": one request per
- *                       decision), then relayed.
+ *                       decision), then relayed through the request
+ *                       framer: a later request on the connection that
+ *                       names another host or port resets it.
  * Refusals answer 403 with a short text naming the option that would allow
  * it; a head porta cannot read, 400; an upstream it cannot reach, 502.
  */
@@ -142,6 +144,21 @@ void proxy_http_readable(struct proxy_conn *c)
 		return;
 	}
 	if (h.form == PROXY_HTTP_FORM_ABSOLUTE) {
+		/* the body and every later request go through the framer: a
+		 * second request on this connection must name the same host
+		 * and port (escape corpus row 47) */
+		struct proxy_http_head fh;
+		size_t used;
+		proxy_http_stream_init(&c->hs);
+		enum proxy_hs_status hs = proxy_http_stream_feed(&c->hs, buf, (size_t)n, &used, &fh);
+		if (hs != PROXY_HS_HEAD && hs != PROXY_HS_NO_HOST) {
+			proxy_conn_refuse(c, "deny", "malformed-http");
+			return;
+		}
+		proxy_http_stream_accept(&c->hs, &fh);
+		c->http_framed = true;
+		c->hs_port_set = true;
+		c->hs_port = port;
 		c->http_absolute = true;
 		c->out = rewrite_head(buf, &h, &c->out_len);
 		if (!c->out) {

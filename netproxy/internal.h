@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "netproxy/http_stream.h"
 #include "netproxy/proxy.h"
 #include "netproxy/relay.h"
 #include "netproxy/sniff.h"
@@ -129,6 +130,14 @@ struct proxy_conn {
 	int socks_stage;    /* 0 greeting, 1 request */
 	bool replied;       /* the front end told the client it is connected */
 	uint8_t socks_rep;  /* SOCKS5 REP for the refusal; 0: from the reason */
+
+	/* Plain HTTP (transparent, or the proxy's absolute-form): the relay
+	 * frames the client's requests and every one must name the host and
+	 * port the first did (http_stream.h; escape corpus row 47). */
+	bool http_framed;
+	struct proxy_http_stream hs;
+	bool hs_port_set;
+	uint16_t hs_port; /* the first request's Host port (80 when none) */
 };
 
 struct proxy_lst {

@@ -524,6 +524,7 @@ static const char *end_name(enum proxy_relay_end end)
 	case PROXY_RELAY_RESET: return "reset";
 	case PROXY_RELAY_IDLE: return "idle";
 	case PROXY_RELAY_NO_MEMORY: return "no-memory";
+	case PROXY_RELAY_REFUSED: return "refused";
 	}
 	return "closed";
 }
@@ -548,6 +549,109 @@ static void on_relay_done(enum proxy_relay_end end, const struct proxy_relay_sta
 	if (proxy_audit_write(c->p, &e) < 0)
 		log_msg(LOG_LEVEL_WARN, "cannot write the audit record: %s", strerror(errno));
 	proxy_conn_free(c);
+}
+
+/* A refusal in the middle of a relay (the gate's): the audit record and
+ * the stderr line, naming what the refused request named; the relay resets
+ * both sides and its close record follows. */
+static void refuse_in_relay(struct proxy_conn *c, const char *reason,
+			    const struct proxy_http_head *h)
+{
+	struct proxy_audit_entry e;
+	char dst[PROXY_DST_STRLEN], up[PROXY_DST_STRLEN], label[POLICY_NAME_MAX + 8];
+	size_t ll;
+
+	fill_entry(c, &e, dst);
+	e.upstream = proxy_format_dst(&c->upstream_addr, conn_port(c), up);
+	if (!e.dst)
+		e.dst = e.upstream;
+	if (h && h->host_value.n) {
+		e.host = (const char *)h->host_value.p;
+		e.host_len = h->host_value.n;
+	}
+	e.rule = NULL;
+	e.verdict = "deny";
+	e.reason = reason;
+	if (proxy_audit_write(c->p, &e) < 0)
+		log_msg(LOG_LEVEL_WARN, "cannot write the audit record: %s", strerror(errno));
+	if (h && h->host_value.n) {
+		ll = h->host_value.n < sizeof(label) - 1 ? h->host_value.n : sizeof(label) - 1;
+		memcpy(label, h->host_value.p, ll);
+	} else {
+		ll = strlen(e.dst);
+		if (ll >= sizeof(label))
+			ll = sizeof(label) - 1;
+		memcpy(label, e.dst, ll);
+	}
+	proxy_audit_refused(c->p, label, ll, reason, NULL);
+}
+
+/* A later request's Host (and target) name the host and port the first
+ * request did, compared canonical (the first one sets the port). */
+static bool same_authority(struct proxy_conn *c, const struct proxy_http_head *h)
+{
+	struct policy_net_target t;
+
+	if ((h->form == PROXY_HTTP_FORM_ABSOLUTE || h->form == PROXY_HTTP_FORM_AUTHORITY) &&
+	    !proxy_http_target_matches_host(h))
+		return false;
+	if (policy_net_target_parse(h->host.host.p, h->host.host.n, &t) != POLICY_NET_TARGET_OK)
+		return false;
+	bool same = false;
+	if (c->target.has_name)
+		same = !t.is_addr && strcmp(t.name, c->target.name) == 0;
+	else if (c->target.has_addr)
+		same = t.is_addr && policy_addr_equal(&t.addr, &c->target.addr);
+	/* RFC 9110 §4.2.1: http without a port means 80 */
+	uint16_t port = h->host.port ? h->host.port : 80;
+	if (!c->hs_port_set) {
+		c->hs_port_set = true;
+		c->hs_port = port;
+	}
+	return same && port == c->hs_port;
+}
+
+/* The relay's gate on plain HTTP: frames the client's requests and lets
+ * through only those naming the connection's host (escape corpus row 47). */
+static enum proxy_relay_gate_verdict http_gate(const uint8_t *buf, size_t len, size_t *pass,
+					       void *arg)
+{
+	struct proxy_conn *c = arg;
+	size_t off = 0;
+
+	while (off < len) {
+		struct proxy_http_head h;
+		size_t used = 0;
+		const char *reason = NULL;
+		switch (proxy_http_stream_feed(&c->hs, buf + off, len - off, &used, &h)) {
+		case PROXY_HS_PASS:
+			off += used;
+			continue;
+		case PROXY_HS_NEED_MORE:
+			if (len >= PROXY_RELAY_GATE_MAX && off == 0)
+				reason = "too-big"; /* cannot happen below the caps; never wait forever */
+			break;
+		case PROXY_HS_HEAD:
+			if (!same_authority(c, &h)) {
+				refuse_in_relay(c, "host-changed", &h);
+				return PROXY_RELAY_GATE_STOP;
+			}
+			proxy_http_stream_accept(&c->hs, &h);
+			off += used;
+			continue;
+		case PROXY_HS_MALFORMED: reason = "malformed-http"; break;
+		case PROXY_HS_TOO_BIG: reason = "too-big"; break;
+		case PROXY_HS_NO_HOST: reason = "no-host"; break;
+		case PROXY_HS_DUPLICATE_HOST: reason = "duplicate-host"; break;
+		}
+		if (reason) {
+			refuse_in_relay(c, reason, NULL);
+			return PROXY_RELAY_GATE_STOP;
+		}
+		break;
+	}
+	*pass = off;
+	return PROXY_RELAY_GATE_PASS;
 }
 
 void proxy_conn_relay(struct proxy_conn *c)
@@ -578,6 +682,13 @@ void proxy_conn_relay(struct proxy_conn *c)
 	if (!c->relay) {
 		log_msg(LOG_LEVEL_WARN, "cannot relay a connection: %s", strerror(errno));
 		proxy_conn_free(c);
+		return;
+	}
+	/* an IP/CIDR rule allowed the address, whatever the bytes name */
+	if (c->http_framed && !is_addr_rule(c->rule) &&
+	    proxy_relay_set_gate(c->relay, http_gate, c) < 0) {
+		log_msg(LOG_LEVEL_WARN, "no memory to frame a connection's requests: dropped");
+		proxy_conn_free(c); /* aborts the relay, whose callback frees c */
 	}
 }
 
@@ -885,6 +996,8 @@ static void check_http(struct proxy_conn *c, size_t n)
 	if (((h.form != PROXY_HTTP_FORM_ABSOLUTE && h.form != PROXY_HTTP_FORM_AUTHORITY) ||
 	     proxy_http_target_matches_host(&h)) &&
 	    c->target.has_name && same_name((const char *)h.host.host.p, h.host.host.n, c->target.name)) {
+		c->http_framed = true; /* and every later request (row 47) */
+		proxy_http_stream_init(&c->hs);
 		proxy_conn_relay(c);
 		return;
 	}

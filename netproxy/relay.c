@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -24,6 +26,8 @@ struct relay_dir {
 	struct event *ev_read;  /* `from` readable; off while the pipe holds bytes */
 	struct event *ev_write; /* `to` writable; on only while the pipe holds bytes */
 	uint64_t *bytes;
+	size_t credit; /* gated: bytes the gate let pass, not yet spliced */
+	size_t held;   /* gated: bytes the gate saw and held back at the last peek */
 };
 
 struct proxy_relay {
@@ -36,6 +40,9 @@ struct proxy_relay {
 	struct timespec started;
 	proxy_relay_done_fn done;
 	void *arg;
+	proxy_relay_gate_fn gate; /* or NULL: the up direction is spliced unread */
+	void *gate_arg;
+	uint8_t *peek;            /* PROXY_RELAY_GATE_MAX bytes, with a gate */
 };
 
 static uint64_t ms_since(const struct timespec *t0)
@@ -62,6 +69,7 @@ static void relay_free(struct proxy_relay *r)
 	}
 	if (r->ev_idle)
 		event_free(r->ev_idle);
+	free(r->peek);
 	for (int i = 0; i < 2; i++) {
 		if (r->fd[i] >= 0)
 			close(r->fd[i]);
@@ -146,6 +154,84 @@ static int fill(struct relay_dir *dir)
 	}
 }
 
+/* True when the peer has sent its FIN or reset (what MSG_PEEK cannot tell
+ * while held bytes are still queued): TCP_INFO's state leaves ESTABLISHED. */
+static bool peer_closed(int fd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0)
+		return true;
+	return ti.tcpi_state != TCP_ESTABLISHED;
+}
+
+static void set_lowat(int fd, size_t n)
+{
+	int v = n > (size_t)PROXY_RELAY_GATE_MAX ? PROXY_RELAY_GATE_MAX : (int)n;
+	setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v));
+}
+
+/* fill() for a gated direction: only what the gate let pass is spliced.
+ * 1 when the gate refused (the relay must end), 0, or -errno. */
+static int fill_gated(struct relay_dir *dir)
+{
+	struct proxy_relay *r = dir->relay;
+
+	for (;;) {
+		if (dir->credit == 0) {
+			ssize_t n = recv(dir->from, r->peek, PROXY_RELAY_GATE_MAX,
+					 MSG_PEEK | MSG_DONTWAIT);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && errno == EAGAIN)
+				return 0;
+			if (n < 0)
+				return -errno;
+			/* Woken with nothing new beyond what the gate held back:
+			 * SO_RCVLOWAT reports readable then only on EOF or error,
+			 * and the held bytes never go (a request cut short). */
+			if (n == 0 || ((size_t)n <= dir->held && peer_closed(dir->from))) {
+				dir->eof = true;
+				return 0;
+			}
+			size_t pass = 0;
+			if (r->gate(r->peek, (size_t)n, &pass, r->gate_arg) == PROXY_RELAY_GATE_STOP)
+				return 1;
+			if (pass > (size_t)n)
+				pass = (size_t)n;
+			if (pass == 0) {
+				dir->held = (size_t)n;
+				set_lowat(dir->from, (size_t)n + 1);
+				return 0;
+			}
+			dir->held = 0;
+			set_lowat(dir->from, 1);
+			dir->credit = pass;
+		}
+		ssize_t n = splice(dir->from, NULL, dir->pipe_w, NULL, dir->credit,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0) {
+			dir->credit -= (size_t)n;
+			dir->in_pipe += (size_t)n;
+			int rc = drain(dir);
+			if (rc)
+				return rc;
+			if (dir->in_pipe > 0)
+				return 0; /* `to` is full: back-pressure */
+			continue;
+		}
+		if (n == 0) {
+			dir->eof = true;
+			return 0;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN)
+			return 0;
+		return -errno;
+	}
+}
+
 /* After progress in a direction: forward EOF once drained, read again only
  * while the pipe is empty, and finish when both directions are done. */
 static void settle(struct proxy_relay *r, struct relay_dir *dir)
@@ -172,7 +258,17 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	touch(r);
-	if (fill(dir) < 0) {
+	int rc = dir == &r->dir[0] && r->gate ? fill_gated(dir) : fill(dir);
+	if (rc > 0) {
+		/* refused: a reset on both sides, so neither takes a cut-off
+		 * stream for a finished one (SO_LINGER 0, socket(7)) */
+		struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+		for (int i = 0; i < 2; i++)
+			setsockopt(r->fd[i], SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		relay_finish(r, PROXY_RELAY_REFUSED);
+		return;
+	}
+	if (rc < 0) {
 		relay_finish(r, PROXY_RELAY_RESET);
 		return;
 	}
@@ -262,6 +358,18 @@ fail:
 	relay_free(r);
 	errno = err;
 	return NULL;
+}
+
+int proxy_relay_set_gate(struct proxy_relay *relay, proxy_relay_gate_fn gate, void *arg)
+{
+	uint8_t *peek = malloc(PROXY_RELAY_GATE_MAX);
+	if (!peek)
+		return -ENOMEM;
+	free(relay->peek);
+	relay->peek = peek;
+	relay->gate = gate;
+	relay->gate_arg = arg;
+	return 0;
 }
 
 void proxy_relay_abort(struct proxy_relay *relay)

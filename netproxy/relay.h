@@ -4,6 +4,10 @@
  * user space: each direction is splice(2)d socket -> pipe -> socket.  Bytes
  * the sniffer peeked are still in the client socket's receive queue, so they
  * go upstream only now, after the decision (escape corpus row 37).
+ * A gate may hold the client -> upstream direction to what it has read:
+ * the relay peeks (MSG_PEEK) the client's queued bytes, the gate says how
+ * many may pass, and exactly those are spliced (plain HTTP is framed so,
+ * every request's Host checked: http_stream.h, escape corpus row 47).
  * Back-pressure: a direction stops reading while its pipe holds bytes the
  * other side cannot take.  Half-close: EOF on one side becomes shutdown(2)
  * of the other's write half once the pipe is drained; the relay ends when
@@ -14,6 +18,7 @@
 #ifndef PORTA_NETPROXY_RELAY_H
 #define PORTA_NETPROXY_RELAY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct event_base;
@@ -24,6 +29,7 @@ enum proxy_relay_end {
 	PROXY_RELAY_RESET,   /* a side failed (reset, error) */
 	PROXY_RELAY_IDLE,    /* nothing moved for the idle timeout */
 	PROXY_RELAY_NO_MEMORY,
+	PROXY_RELAY_REFUSED, /* the gate refused the client's bytes: both sides reset */
 };
 
 struct proxy_relay_stats {
@@ -44,6 +50,30 @@ typedef void (*proxy_relay_done_fn)(enum proxy_relay_end end,
  * Call on base's thread only. */
 struct proxy_relay *proxy_relay_start(struct event_base *base, int client, int upstream,
 				      uint32_t idle_ms, proxy_relay_done_fn done, void *arg);
+
+enum proxy_relay_gate_verdict {
+	PROXY_RELAY_GATE_PASS, /* *pass bytes (0..len) may go upstream now */
+	PROXY_RELAY_GATE_STOP, /* end the relay (PROXY_RELAY_REFUSED) without more */
+};
+
+/* Inspects the client's bytes before they go upstream.  buf[0..len) are
+ * the bytes queued from the client (peeked, not consumed) beyond those the
+ * gate already let pass, at most PROXY_RELAY_GATE_MAX; the gate sets *pass
+ * and answers.  With *pass 0 it is called again once more bytes than len
+ * are queued; when the client's EOF comes instead, the bytes it held back
+ * are dropped and the EOF is forwarded.  A gate that cannot decide within
+ * PROXY_RELAY_GATE_MAX bytes must answer STOP.  buf is the relay's, valid
+ * during the call only.  Called on the base's thread, from the relay's
+ * callbacks: it must not free the relay (answer STOP instead). */
+typedef enum proxy_relay_gate_verdict (*proxy_relay_gate_fn)(const uint8_t *buf, size_t len,
+							     size_t *pass, void *arg);
+#define PROXY_RELAY_GATE_MAX 32768
+
+/* Puts gate on the client -> upstream direction (TCP clients only: the wait
+ * for more bytes relies on SO_RCVLOWAT, socket(7)).  Call right after
+ * proxy_relay_start, before control returns to the loop.  The other
+ * direction keeps splice(2).  0 or -ENOMEM (the relay is unchanged). */
+int proxy_relay_set_gate(struct proxy_relay *relay, proxy_relay_gate_fn gate, void *arg);
 
 /* Ends the relay now (as PROXY_RELAY_RESET: the command is gone, porta is
  * exiting), calling its callback.  proxy_relay_abort(NULL) is a no-op. */

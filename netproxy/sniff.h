@@ -124,6 +124,10 @@ struct proxy_authority {
 /* Bits of proxy_http_head.flags. */
 #define PROXY_HTTP_CONTENT_LENGTH 0x1u    /* a Content-Length field is present */
 #define PROXY_HTTP_TRANSFER_ENCODING 0x2u /* a Transfer-Encoding field is present */
+/* The Transfer-Encoding fields, read as one list (RFC 9110 §5.3), end in
+ * "chunked" and name it nowhere else (RFC 9112 §6.1, §7). */
+#define PROXY_HTTP_TE_CHUNKED_LAST 0x4u
+#define PROXY_HTTP_UPGRADE 0x8u           /* an Upgrade field is present (RFC 9110 §7.8) */
 
 struct proxy_http_head {
 	struct proxy_span method; /* token, case-sensitive (RFC 9110 §9.1) */

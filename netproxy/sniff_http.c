@@ -192,6 +192,33 @@ static bool parse_content_length(const uint8_t *p, size_t n, uint64_t *v)
 	return true;
 }
 
+/* One Transfer-Encoding field value, a list of transfer-codings: whether
+ * chunked is its last member, counting the chunked members.  Empty list
+ * members are allowed (RFC 9110 §5.6.1); parameters stay with their coding. */
+static void read_te(const uint8_t *p, size_t n, unsigned *chunked_total, bool *last_chunked,
+		    bool *any)
+{
+	size_t i = 0;
+	while (i < n) {
+		size_t s = i, e;
+		while (i < n && p[i] != ',')
+			i++;
+		e = i;
+		if (i < n)
+			i++;
+		while (s < e && (p[s] == ' ' || p[s] == '\t'))
+			s++;
+		while (e > s && (p[e - 1] == ' ' || p[e - 1] == '\t'))
+			e--;
+		if (s == e)
+			continue;
+		*any = true;
+		*last_chunked = eq_nocase(p + s, e - s, "chunked");
+		if (*last_chunked)
+			(*chunked_total)++;
+	}
+}
+
 /* Finds the end of the line starting at pos: returns the index of its LF,
  * or lim when there is none yet. */
 static size_t find_lf(const uint8_t *buf, size_t pos, size_t lim)
@@ -206,6 +233,8 @@ enum proxy_http_status proxy_http_parse_head(const uint8_t *buf, size_t len,
 	size_t lim = len < PROXY_HTTP_HEAD_MAX ? len : PROXY_HTTP_HEAD_MAX;
 	size_t i, eol, hosts = 0;
 	enum proxy_http_status st;
+	unsigned te_chunked = 0;
+	bool te_last_chunked = false, te_any = false;
 
 	memset(out, 0, sizeof(*out));
 	/* The method decides whether this is HTTP at all, as soon as its bytes
@@ -282,6 +311,9 @@ enum proxy_http_status proxy_http_parse_head(const uint8_t *buf, size_t len,
 				return PROXY_HTTP_MALFORMED;
 		} else if (eq_nocase(name, nl, "transfer-encoding")) {
 			out->flags |= PROXY_HTTP_TRANSFER_ENCODING;
+			read_te(buf + vs, ve - vs, &te_chunked, &te_last_chunked, &te_any);
+		} else if (eq_nocase(name, nl, "upgrade")) {
+			out->flags |= PROXY_HTTP_UPGRADE;
 		}
 	}
 
@@ -291,6 +323,8 @@ enum proxy_http_status proxy_http_parse_head(const uint8_t *buf, size_t len,
 		if ((out->flags & PROXY_HTTP_CONTENT_LENGTH) || out->version_minor == 0)
 			return PROXY_HTTP_MALFORMED;
 	}
+	if (te_any && te_last_chunked && te_chunked == 1)
+		out->flags |= PROXY_HTTP_TE_CHUNKED_LAST;
 	/* RFC 9112 §3.2: a server MUST reject a request with more than one Host
 	 * field, and an HTTP/1.1 request without one. */
 	if (hosts == 0)

@@ -10,6 +10,9 @@
  *         address, "duplicate-host" always); an absolute-form or CONNECT
  *         target must name the Host's host and port ("host-mismatch":
  *         RFC 9112 3.2.2, a server uses the target and ignores Host).
+ *         Every later request on the connection must name the same host
+ *         and port: the relay frames them (http_stream.h) and resets the
+ *         connection on another ("host-changed", escape corpus row 47).
  *   else  (or nothing within the quiet wait: the server speaks first) the
  *         DNS map or an IP/CIDR rule (proxy.c).
  */
@@ -91,6 +94,9 @@ static void sniff_http(struct proxy_conn *c, const uint8_t *buf, size_t n)
 		proxy_conn_refuse(c, "deny", "malformed-name");
 		return;
 	}
+	/* the relay reads every request of the connection (row 47) */
+	c->http_framed = true;
+	proxy_http_stream_init(&c->hs);
 	proxy_conn_decide(c);
 }
 

@@ -141,7 +141,7 @@ Test(sniff_http, head_len_and_flags)
 	cr_assert(span_is(h.target_path, "/up"));
 	static const char te[] = "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n";
 	cr_assert_eq(proxy_http_parse_head((const uint8_t *)te, sizeof(te) - 1, &h), PROXY_HTTP_OK);
-	cr_assert_eq(h.flags, PROXY_HTTP_TRANSFER_ENCODING);
+	cr_assert_eq(h.flags, PROXY_HTTP_TRANSFER_ENCODING | PROXY_HTTP_TE_CHUNKED_LAST);
 	static const char abs[] = "GET http://a.test:8080 HTTP/1.1\r\nHost: a.test:8080\r\n\r\n";
 	cr_assert_eq(proxy_http_parse_head((const uint8_t *)abs, sizeof(abs) - 1, &h),
 		     PROXY_HTTP_OK);

@@ -1,0 +1,87 @@
+/* tests/fuzz/fuzz_http_stream.c: the request framer (netproxy/http_stream.h)
+ * run over the input as the relay runs it, whole and again in pieces whose
+ * size the first byte chooses: every answer's byte count stays inside what
+ * was handed over, a head is a head proxy_http_parse_head accepts, and the
+ * pieces end exactly where the whole does (same bytes let through, same
+ * heads, same final answer). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "netproxy/http_stream.h"
+
+struct result {
+	enum proxy_hs_status end;
+	size_t passed, heads;
+	uint64_t host_sum; /* a digest of every head's Host value and position */
+};
+
+static struct result run(const uint8_t *data, size_t size, size_t step)
+{
+	struct proxy_http_stream s;
+	struct result r = { PROXY_HS_NEED_MORE, 0, 0, 0 };
+	size_t avail = step ? (step < size ? step : size) : size;
+
+	proxy_http_stream_init(&s);
+	for (;;) {
+		struct proxy_http_head h;
+		size_t used = 0, n = avail - r.passed;
+		enum proxy_hs_status st = proxy_http_stream_feed(&s, data + r.passed, n, &used, &h);
+		switch (st) {
+		case PROXY_HS_PASS:
+			if (used == 0 || used > n)
+				abort();
+			r.passed += used;
+			continue;
+		case PROXY_HS_HEAD:
+			if (used != h.head_len || used > n || used < 16)
+				abort();
+			if (memcmp(data + r.passed + used - 4, "\r\n\r\n", 4) != 0)
+				abort();
+			if (h.host_value.n && (h.host_value.p < data + r.passed ||
+					       h.host_value.p + h.host_value.n > data + r.passed + used))
+				abort();
+			for (size_t k = 0; k < h.host_value.n; k++)
+				r.host_sum = r.host_sum * 31 + h.host_value.p[k];
+			r.host_sum = r.host_sum * 31 + r.passed;
+			proxy_http_stream_accept(&s, &h);
+			r.heads++;
+			r.passed += used;
+			continue;
+		case PROXY_HS_NEED_MORE:
+			if (used != 0)
+				abort();
+			if (avail < size) {
+				avail = avail + step < size ? avail + step : size;
+				continue;
+			}
+			r.end = st;
+			return r;
+		default:
+			if (used != 0)
+				abort();
+			r.end = st;
+			return r;
+		}
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size == 0)
+		return 0;
+	size_t step = (size_t)data[0] % 67 + 1;
+	data++;
+	size--;
+	struct result whole = run(data, size, 0), pieces = run(data, size, step);
+	if (whole.passed > size || whole.end != pieces.end || whole.passed != pieces.passed ||
+	    whole.heads != pieces.heads || whole.host_sum != pieces.host_sum)
+		abort();
+	/* cut where the whole stopped passing: the prefix never refuses */
+	if (whole.end != PROXY_HS_NEED_MORE && whole.passed > 0) {
+		struct result cut = run(data, whole.passed, 0);
+		if (cut.end != PROXY_HS_NEED_MORE || cut.passed != whole.passed)
+			abort();
+	}
+	return 0;
+}
