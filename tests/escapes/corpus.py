@@ -32,15 +32,6 @@ REFUSED_ERRNOS = {"EPERM", "EACCES", "ENOSYS"}
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
-
-HELD, ESCAPED, BROKEN, NA, NOT_OFFERED = "held", "ESCAPED", "broken", "n/a", "not offered"
-
-# A call that the sandbox answered with one of these (or a kill) was refused.
-REFUSED_ERRNOS = {"EPERM", "EACCES", "ENOSYS"}
-
-SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
-
 # --------------------------------------------------------------------------
 # Policies and sandbox adapters
 

@@ -15,15 +15,6 @@ import time
 import tty
 import uuid
 
-MARKER = "MUST-NOT-LEAK"
-STARTED = "PROBE-STARTED"
-
-HELD, ESCAPED, BROKEN, NA, NOT_OFFERED = "held", "ESCAPED", "broken", "n/a", "not offered"
-
-# A call that the sandbox answered with one of these (or a kill) was refused.
-REFUSED_ERRNOS = {"EPERM", "EACCES", "ENOSYS"}
-
-SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 from corpus import *  # noqa: F401,F403  (the runner's vocabulary)

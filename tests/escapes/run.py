@@ -34,15 +34,6 @@ import signal
 import sys
 import time
 
-MARKER = "MUST-NOT-LEAK"
-STARTED = "PROBE-STARTED"
-
-HELD, ESCAPED, BROKEN, NA, NOT_OFFERED = "held", "ESCAPED", "broken", "n/a", "not offered"
-
-# A call that the sandbox answered with one of these (or a kill) was refused.
-REFUSED_ERRNOS = {"EPERM", "EACCES", "ENOSYS"}
-
-SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 from adapters import ADAPTERS, PortaAdapter
