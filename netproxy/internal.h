@@ -88,6 +88,7 @@ struct proxy_conn {
 	bool up_eof;             /* the upstream finished sending during the check */
 	bool relay_pending;      /* relay once down[] is flushed */
 	bool first_seen;         /* the client's first bytes arrived (check deadline) */
+	bool server_spoke;       /* the upstream sent bytes before the client's first */
 	bool quiet_decided;      /* transparent, decided without its first bytes */
 	struct proxy_dial *dial;
 	struct proxy_resolve *res[2];

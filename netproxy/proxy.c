@@ -214,6 +214,7 @@ static void on_down(evutil_socket_t fd, short what, void *arg)
 	}
 	c->down_len = (size_t)n;
 	c->down_off = 0;
+	c->server_spoke = true;
 	flush_down(c);
 }
 
@@ -1071,7 +1072,15 @@ void proxy_check_sni_readable(struct proxy_conn *c)
 			proxy_conn_relay(c); /* allowed by the rule that allowed the target */
 		return;
 	case SNIFF_NOT_TLS:
-		if (strict)
+		/* Plain HTTP must name the host decided on, as a hello must,
+		 * and so must every later request of the connection (row 47):
+		 * transparently, and in a CONNECT or SOCKS tunnel to a name.
+		 * Bytes that are not HTTP are relayed as they come, and so is
+		 * everything after a server that spoke first (an HTTP server
+		 * never does: SMTP, SSH, FTP, databases). */
+		if (!c->server_spoke &&
+		    (strict || (c->front != PROXY_FRONT_TRANSPARENT && c->target.has_name &&
+				!is_addr_rule(c->rule))))
 			check_http(c, (size_t)n);
 		else
 			proxy_conn_relay(c);

@@ -118,6 +118,28 @@ static int connect_child(void)
 		  "relay after the greeting");
 	close(fd);
 
+	/* plain HTTP in a CONNECT tunnel names the CONNECT host, first
+	 * request and every later one (row 47) */
+	fd = lab_connect("127.0.0.1", 3128);
+	static const char other[] = "GET / HTTP/1.1\r\nHost: evil.test\r\n\r\n";
+	LAB_CHECK(http_connect(fd, "api.allowed.test:443", other, sizeof(other) - 1, ans,
+			       sizeof(ans)) == 200,
+		  "%s", ans);
+	LAB_CHECK(lab_refused(fd), "HTTP naming another host in a tunnel not refused");
+	close(fd);
+	fd = lab_connect("127.0.0.1", 3128);
+	static const char same[] = "GET / HTTP/1.1\r\nHost: api.allowed.test\r\n\r\n";
+	LAB_CHECK(http_connect(fd, "api.allowed.test:443", NULL, 0, ans, sizeof(ans)) == 200, "%s",
+		  ans);
+	LAB_CHECK(lab_send(fd, same, sizeof(same) - 1) &&
+			  lab_recv_n(fd, back, sizeof(same) - 1) &&
+			  memcmp(back, same, sizeof(same) - 1) == 0,
+		  "HTTP naming the tunnel's host relayed");
+	good_bytes += sizeof(same) - 1; /* allowed bytes: not counted as leaked */
+	LAB_CHECK(lab_send(fd, other, sizeof(other) - 1) && lab_refused(fd),
+		  "a second request naming another host in a tunnel not refused");
+	close(fd);
+
 	/* row 37: bytes pipelined after a refused CONNECT */
 	fd = lab_connect("127.0.0.1", 3128);
 	static const char more[] = "GET / HTTP/1.1\r\nHost: evil.test\r\n\r\n";
@@ -334,7 +356,8 @@ static int socks_child(void)
 	/* the first address refuses: the next one is dialled */
 	fd = lab_connect("127.0.0.1", 1080);
 	LAB_CHECK(socks_connect(fd, 3, "two.allowed.test", 16, 443, 1) == 0, "two-address connect");
-	LAB_CHECK(lab_send(fd, "xyz", 3) && lab_recv_n(fd, back, 3) && memcmp(back, "xyz", 3) == 0,
+	/* (not a prefix of an HTTP request line, which would be read as one) */
+	LAB_CHECK(lab_send(fd, "xy\n", 3) && lab_recv_n(fd, back, 3) && memcmp(back, "xy\n", 3) == 0,
 		  "two-address relay");
 	close(fd);
 	/* IPv4 loopback: refused 0x02 */
