@@ -348,9 +348,11 @@ class FirejailAdapter:
       timeout_s         `--timeout=hh:mm:ss`
     Not offered: audit, proxy_allow, allow_net (firejail's --netfilter takes
     iptables rules over addresses, not names through a proxy).
-    Where it cannot run: firejail refuses to start inside a user namespace
-    whose root is not the host's (the network rows' lab), and rows 25 on all
-    carry --allow-net anyway, so they come out not offered before it runs.
+    Where it cannot run: inside a user namespace (the network rows' lab is
+    one): tried with `unshare -U`, firejail 0.9.72 stops with "Error seteuid:
+    EUID_USER: Invalid argument" as root and aborts on an assertion in
+    create_empty_dir_as_root as an unprivileged user.  The lab's rows all
+    carry --allow-net, so they come out not offered before firejail runs.
     """
     name = "firejail"
     tool = "firejail"
