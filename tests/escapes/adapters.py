@@ -475,7 +475,12 @@ class SrtAdapter:
     AF_UNIX sockets and io_uring.  Needs bubblewrap, socat and ripgrep.
 
     One settings file per command (`srt --settings FILE -- ARGV`), written in
-    a private directory of the runner and removed when it exits.
+    a directory of the adapter's own and removed when the runner exits.
+    srt's proxies take only clients that present the per-run credential srt
+    puts in the userinfo of HTTP_PROXY / HTTPS_PROXY / ALL_PROXY
+    (http://srt...:TOKEN@localhost:3128); a client that drops the userinfo
+    gets "407 Proxy Authentication Required" (HTTP) or reply 2 (SOCKS5) for
+    every destination, allowed ones included.
 
     Policy field -> settings:
       mounts            writable -> filesystem.allowWrite; `:ro` mounts need
