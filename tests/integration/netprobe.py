@@ -28,6 +28,7 @@ Steps ({"op": ..., other keys}):
           records) sent in one write; what came back
 """
 
+import base64
 import errno
 import json
 import os
@@ -89,12 +90,61 @@ def recv_all(s, limit=65536, timeout=TIMEOUT):
     return data
 
 
-def proxy_addr(var):
+def proxy_url(var):
     url = os.environ.get(var) or os.environ.get(var.lower())
     if not url:
         raise OSError(errno.ENOENT, "no %s" % var)
-    u = urllib.parse.urlsplit(url)
+    return urllib.parse.urlsplit(url)
+
+
+def proxy_addr(var):
+    u = proxy_url(var)
     return u.hostname, u.port
+
+
+def proxy_auth(var):
+    """The Proxy-Authorization header line for a proxy URL with credentials
+    (srt announces http://USER:PASS@host:port), or b"" (porta's has none)."""
+    u = proxy_url(var)
+    if u.username is None:
+        return b""
+    cred = urllib.parse.unquote(u.username) + ":" + urllib.parse.unquote(u.password or "")
+    return b"Proxy-Authorization: Basic " + base64.b64encode(cred.encode()) + b"\r\n"
+
+
+def with_proxy_auth(request, var):
+    """request heads (bytes, without bodies) with the proxy's credentials
+    after each request line."""
+    auth = proxy_auth(var)
+    if not auth:
+        return request
+    heads = request.split(b"\r\n\r\n")
+    for i, h in enumerate(heads):
+        if b"\r\n" in h:
+            line, rest = h.split(b"\r\n", 1)
+            heads[i] = line + b"\r\n" + auth + rest
+        elif h:
+            heads[i] = h + b"\r\n" + auth[:-2]
+    return b"\r\n\r\n".join(heads)
+
+
+def socks_hello(s, var="ALL_PROXY"):
+    """SOCKS5 greeting: no authentication, or RFC 1929 username/password when
+    the proxy URL carries credentials. Returns None or an error text."""
+    u = proxy_url(var)
+    if u.username is None:
+        s.sendall(b"\x05\x01\x00")
+        return None if s.recv(2) == b"\x05\x00" else "no-auth refused"
+    s.sendall(b"\x05\x02\x00\x02")
+    method = s.recv(2)
+    if method == b"\x05\x00":
+        return None
+    if method != b"\x05\x02":
+        return "no acceptable authentication method"
+    user = urllib.parse.unquote(u.username).encode()
+    pw = urllib.parse.unquote(u.password or "").encode()
+    s.sendall(b"\x01" + bytes([len(user)]) + user + bytes([len(pw)]) + pw)
+    return None if s.recv(2)[1:2] == b"\x00" else "authentication refused"
 
 
 def tls_over(sock, sni, cafile=None, verify=True):
@@ -155,15 +205,16 @@ def op_tls(step):
 
 
 def op_proxy(step):
-    host, port = proxy_addr("HTTPS_PROXY" if "request" not in step else "HTTP_PROXY")
+    var = "HTTPS_PROXY" if "request" not in step else "HTTP_PROXY"
+    host, port = proxy_addr(var)
     s = connect(host, port)
     if "request" in step:
-        s.sendall(b(step["request"]))
+        s.sendall(with_proxy_auth(b(step["request"]), var))
         resp = recv_all(s).decode("latin-1")
         return {"ok": resp.startswith("HTTP/1.1 200") or resp.startswith("HTTP/1.0 200"),
                 "status": resp.split("\r\n", 1)[0], "body": body_of(resp)}
     target = b(step["target"])
-    req = b"CONNECT " + target + b" HTTP/1.1\r\nHost: " + target + b"\r\n\r\n"
+    req = b"CONNECT " + target + b" HTTP/1.1\r\nHost: " + target + b"\r\n" + proxy_auth(var) + b"\r\n"
     req += bytes.fromhex(step.get("pipeline_hex", ""))
     s.sendall(req)
     s.settimeout(TIMEOUT)
@@ -187,9 +238,9 @@ def op_socks(step):
     host, port = proxy_addr("ALL_PROXY")
     s = connect(host, port)
     s.settimeout(TIMEOUT)
-    s.sendall(b"\x05\x01\x00")
-    if s.recv(2) != b"\x05\x00":
-        return {"ok": False, "error": "no-auth refused"}
+    refused = socks_hello(s)
+    if refused:
+        return {"ok": False, "error": refused}
     atyp = step.get("atyp", "domain")
     if atyp == "domain":
         name = b(step["target"])
@@ -324,7 +375,8 @@ def op_relay(step):
         host, port = line.decode().split()
         ph, pp = proxy_addr("HTTPS_PROXY")
         up = connect(ph, pp)
-        up.sendall(("CONNECT %s:%s HTTP/1.1\r\nHost: %s:%s\r\n\r\n" % (host, port, host, port)).encode())
+        up.sendall(with_proxy_auth(("CONNECT %s:%s HTTP/1.1\r\nHost: %s:%s\r\n\r\n"
+                                    % (host, port, host, port)).encode(), "HTTPS_PROXY"))
         head = b""
         while b"\r\n\r\n" not in head:
             chunk = up.recv(1)
