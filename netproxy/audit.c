@@ -172,7 +172,13 @@ int proxy_record(struct proxy *p, const struct proxy_audit_rec *rec)
 		char esc[ESC_MAX];
 		if (rec->host && rec->host_len && strcmp(rec->reason, "no-rule") == 0) {
 			log_escape(rec->host, rec->host_len, esc, sizeof(esc));
-			snprintf(hint, sizeof(hint), "--allow-net %s:%u", esc, rec->port);
+			if (p->proxy_only)
+				snprintf(hint, sizeof(hint), "--proxy-allow %s:%u", esc, rec->port);
+			else
+				snprintf(hint, sizeof(hint), "--allow-net %s:%u", esc, rec->port);
+			h = hint;
+		} else if (p->proxy_only && rec->dst && strcmp(rec->kind, "dns") != 0) {
+			snprintf(hint, sizeof(hint), "--proxy-allow %s", rec->dst);
 			h = hint;
 		} else if (rec->dst && strcmp(rec->kind, "dns") != 0) {
 			/* A DNS record's dst is the resolver the program asked:

@@ -169,6 +169,7 @@ struct proxy {
 	struct dnsd_upstream *upstream;
 	FILE *audit;
 	bool quiet;
+	bool proxy_only; /* proxy_config.proxy_only */
 	struct proxy_limits limits; /* defaults filled in */
 	uint32_t quiet_ms;
 

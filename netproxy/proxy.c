@@ -447,9 +447,11 @@ static const char *hint_for(const struct proxy_conn *c, const char *reason, char
 	char d[PROXY_DST_STRLEN];
 	const struct policy_addr *a = conn_addr(c);
 	uint16_t port = conn_port(c);
+	/* On a degraded host only proxied requests reach porta at all. */
+	const char *opt = c->p->proxy_only ? "--proxy-allow" : "--allow-net";
 
 	if (strcmp(reason, "no-rule") == 0 && c->target.has_name) {
-		snprintf(out, cap, "--allow-net %s:%u", c->target.name, port);
+		snprintf(out, cap, "%s %s:%u", opt, c->target.name, port);
 		return out;
 	}
 	/* refused after resolving: the address the name resolved to */
@@ -460,7 +462,7 @@ static const char *hint_for(const struct proxy_conn *c, const char *reason, char
 		  strcmp(reason, "no-host") == 0)) {
 		if (strcmp(reason, "reserved-name") == 0 && !c->has_dialled)
 			return NULL; /* the address a reserved name stands for is not known */
-		snprintf(out, cap, "--allow-net %s", proxy_format_dst(a, port, d));
+		snprintf(out, cap, "%s %s", opt, proxy_format_dst(a, port, d));
 		return out;
 	}
 	return NULL;
@@ -1201,6 +1203,7 @@ int proxy_create(const struct proxy_config *cfg, struct proxy **out)
 	p->upstream = cfg->upstream;
 	p->audit = cfg->audit;
 	p->quiet = cfg->quiet;
+	p->proxy_only = cfg->proxy_only;
 	p->limits = cfg->limits;
 	if (!p->limits.max_connections)
 		p->limits.max_connections = PROXY_DEFAULT_MAX_CONNECTIONS;

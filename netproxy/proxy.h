@@ -133,6 +133,8 @@ struct proxy_config {
 	int socks_fd; /* listening socket of the SOCKS5 front end, or -1; owned on success */
 	FILE *audit;  /* borrowed, or NULL: JSON lines are written and flushed here */
 	bool quiet;   /* -q: no stderr line per refusal, no summary */
+	bool proxy_only; /* a host without user namespaces: only proxied requests
+			  * reach porta, so refusals suggest --proxy-allow */
 	struct proxy_limits limits;
 };
 

@@ -56,6 +56,8 @@ uint64_t policy_landlock_access(const struct policy_landlock_masks *m, unsigned 
 		a |= m->write;
 	if (grant & POLICY_GRANT_DEV)
 		a |= m->dev;
+	if (grant & POLICY_GRANT_LIST)
+		a |= m->read & LANDLOCK_ACCESS_FS_READ_DIR;
 	if (!is_dir)
 		a &= m->file_only;
 	return a;

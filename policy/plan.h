@@ -22,6 +22,8 @@ enum policy_grant {
 	POLICY_GRANT_READ = 1 << 0,  /* read files, list directories, execute */
 	POLICY_GRANT_WRITE = 1 << 1, /* create, write, remove, rename, truncate */
 	POLICY_GRANT_DEV = 1 << 2,   /* read, write and ioctl on device files */
+	POLICY_GRANT_LIST = 1 << 3,  /* list directories only (degraded hosts: the
+				      * parents of a closed path, policy/degrade.h) */
 };
 
 struct policy_rule {

@@ -402,7 +402,45 @@ static const struct policy_syscall_rule rules[] = {
 	NOTIFY_CONNECT_ROWS,
 };
 
-/* Each variant is a prefix of rules[]: the rows it owns end at .end. */
+/* --- POLICY_SECCOMP_CLOSED_NET -----------------------------------------
+ *
+ * A second filter, stacked on BASE or NOTIFY_CONNECT, for a host without user
+ * namespaces (policy/degrade.h) whose network is not open: there is no
+ * network namespace, so Landlock's TCP rules (connect and bind only to what
+ * is granted) are what confines the network, and they govern TCP alone.
+ * Every other IP socket is refused here: datagram, reliable-datagram,
+ * sequenced-packet and DCCP types, and stream sockets of another protocol
+ * (SCTP's one-to-one style, MPTCP), whose connect(2) Landlock does not see.
+ * TCP Fast Open connects from sendto/sendmsg/sendmmsg without connect(2), so
+ * MSG_FASTOPEN is refused too.  Rows of this table only ever refuse. */
+#define WHY_CLOSED_NET                                                          	": no network namespace on this host, and Landlock confines TCP only"
+#define CLOSED_TYPE(fam, fam_label, type, type_label)                            	REFUSE_IF("socket", EACCES, fam_label " with " type_label WHY_CLOSED_NET,  		  CMP(0, EQ, (fam)), MASKED(1, 0xf, (type)))
+
+static const struct policy_syscall_rule closed_net_rules[] = {
+	CLOSED_TYPE(AF_INET, "AF_INET", SOCK_DGRAM, "SOCK_DGRAM"),
+	CLOSED_TYPE(AF_INET, "AF_INET", SOCK_RDM, "SOCK_RDM"),
+	CLOSED_TYPE(AF_INET, "AF_INET", SOCK_SEQPACKET, "SOCK_SEQPACKET"),
+	CLOSED_TYPE(AF_INET, "AF_INET", SOCK_DCCP, "SOCK_DCCP"),
+	CLOSED_TYPE(AF_INET6, "AF_INET6", SOCK_DGRAM, "SOCK_DGRAM"),
+	CLOSED_TYPE(AF_INET6, "AF_INET6", SOCK_RDM, "SOCK_RDM"),
+	CLOSED_TYPE(AF_INET6, "AF_INET6", SOCK_SEQPACKET, "SOCK_SEQPACKET"),
+	CLOSED_TYPE(AF_INET6, "AF_INET6", SOCK_DCCP, "SOCK_DCCP"),
+	REFUSE_IF("socket", EACCES,
+		  "AF_INET stream socket of a protocol other than TCP (SCTP, MPTCP)" WHY_CLOSED_NET,
+		  CMP(0, EQ, AF_INET), MASKED(1, 0xf, SOCK_STREAM), CMP(2, GT, IPPROTO_TCP)),
+	REFUSE_IF("socket", EACCES,
+		  "AF_INET6 stream socket of a protocol other than TCP (SCTP, MPTCP)" WHY_CLOSED_NET,
+		  CMP(0, EQ, AF_INET6), MASKED(1, 0xf, SOCK_STREAM), CMP(2, GT, IPPROTO_TCP)),
+	REFUSE_IF("sendto", EACCES, "sendto(2) with MSG_FASTOPEN connects without connect(2)"
+		  WHY_CLOSED_NET, MASKED(3, MSG_FASTOPEN, MSG_FASTOPEN)),
+	REFUSE_IF("sendmsg", EACCES, "sendmsg(2) with MSG_FASTOPEN connects without connect(2)"
+		  WHY_CLOSED_NET, MASKED(2, MSG_FASTOPEN, MSG_FASTOPEN)),
+	REFUSE_IF("sendmmsg", EACCES, "sendmmsg(2) with MSG_FASTOPEN connects without connect(2)"
+		  WHY_CLOSED_NET, MASKED(3, MSG_FASTOPEN, MSG_FASTOPEN)),
+};
+
+/* BASE and NOTIFY_CONNECT are prefixes of rules[]: the rows each owns end
+ * at .end; CLOSED_NET is a table of its own (a second, stacked filter). */
 #define N_NOTIFY_CONNECT_ROWS                                                  \
 	(sizeof((const struct policy_syscall_rule[]){ NOTIFY_CONNECT_ROWS }) /     \
 	 sizeof(struct policy_syscall_rule))
@@ -413,6 +451,7 @@ static const struct {
 } variants[POLICY_SECCOMP_VARIANT_COUNT] = {
 	[POLICY_SECCOMP_BASE] = { "base", ARRAY_LEN(rules) - N_NOTIFY_CONNECT_ROWS },
 	[POLICY_SECCOMP_NOTIFY_CONNECT] = { "notify_connect", ARRAY_LEN(rules) },
+	[POLICY_SECCOMP_CLOSED_NET] = { "closed_net", ARRAY_LEN(closed_net_rules) },
 };
 
 const struct policy_syscall_rule *policy_seccomp_rules(enum policy_seccomp_variant v, size_t *n)
@@ -422,7 +461,7 @@ const struct policy_syscall_rule *policy_seccomp_rules(enum policy_seccomp_varia
 		return NULL;
 	}
 	*n = variants[v].end;
-	return rules;
+	return v == POLICY_SECCOMP_CLOSED_NET ? closed_net_rules : rules;
 }
 
 const char *policy_seccomp_variant_name(enum policy_seccomp_variant v)

@@ -18,8 +18,9 @@
  * truncates int arguments, so 0x100005412 is TIOCSTI), while allowlists treat
  * a value with upper bits set as not on the list.
  *
- * Variants: the rows of a variant are a prefix of one table, so a variant that
- * adds rows is the base rows plus its own set appended.
+ * Variants: the rows of BASE and NOTIFY_CONNECT are prefixes of one table, so
+ * NOTIFY_CONNECT is the base rows plus its own set appended; CLOSED_NET is a
+ * table of its own, installed as a second filter on top of one of them.
  * POLICY_SECCOMP_NOTIFY_CONNECT (network policy mode) appends POLICY_SC_NOTIFY
  * rows: connect(2), sendto(2) with a destination, and sendmsg(2)/sendmmsg(2)
  * with MSG_FASTOPEN.  The supervisor (sandbox/connect_watch.c) reads the
@@ -41,6 +42,9 @@ enum policy_seccomp_variant {
 					* notification on every call that names a
 					* destination the filter can see (connect,
 					* sendto with an address, MSG_FASTOPEN) */
+	POLICY_SECCOMP_CLOSED_NET,     /* a second filter on hosts without user
+					* namespaces whose network is not open:
+					* only TCP, which Landlock confines */
 	POLICY_SECCOMP_VARIANT_COUNT,
 };
 

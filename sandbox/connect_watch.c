@@ -74,6 +74,42 @@ enum sandbox_connect_verdict sandbox_connect_decide(const struct sandbox_connect
 						       : SANDBOX_CONNECT_REFUSE;
 }
 
+/* Exactly the address porta's proxy listens on: 127.0.0.1 (or as ::ffff:127.0.0.1). */
+static bool is_proxy_address(const struct sandbox_connect_event *ev)
+{
+	if (ev->family == AF_INET)
+		return ntohl(((const struct sockaddr_in *)&ev->sa)->sin_addr.s_addr) == INADDR_LOOPBACK;
+	const struct in6_addr *a = &((const struct sockaddr_in6 *)&ev->sa)->sin6_addr;
+	return IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127 && a->s6_addr[13] == 0 &&
+	       a->s6_addr[14] == 0 && a->s6_addr[15] == 1;
+}
+
+enum sandbox_connect_verdict sandbox_connect_decide_local(const struct sandbox_connect_event *ev,
+							  const struct policy_port_set *proxy_ports)
+{
+	switch (ev->addr_status) {
+	case SANDBOX_CONNECT_ADDR_NONE:
+		return SANDBOX_CONNECT_CONTINUE;
+	case SANDBOX_CONNECT_ADDR_UNREADABLE:
+		return SANDBOX_CONNECT_REFUSE;
+	case SANDBOX_CONNECT_ADDR_BAD_LEN:
+		/* The kernel refuses such a length itself (EINVAL), unless the
+		 * family was short for IP: refuse those here as well. */
+		return (ev->family == AF_INET || ev->family == AF_INET6 ||
+			ev->family == AF_UNSPEC)
+			       ? SANDBOX_CONNECT_REFUSE
+			       : SANDBOX_CONNECT_CONTINUE;
+	case SANDBOX_CONNECT_ADDR_OK:
+		break;
+	}
+	if (ev->family != AF_INET && ev->family != AF_INET6)
+		return SANDBOX_CONNECT_CONTINUE;
+	if (ev->call == SANDBOX_CONNECT_CALL_CONNECT && ev->sock_type == SOCK_STREAM &&
+	    is_proxy_address(ev) && policy_port_set_has(proxy_ports, ev->port))
+		return SANDBOX_CONNECT_ON_BEHALF;
+	return SANDBOX_CONNECT_REFUSE;
+}
+
 const char *sandbox_connect_call_name(enum sandbox_connect_call c)
 {
 	switch (c) {
@@ -343,8 +379,9 @@ static enum sandbox_connect_call call_of(const struct seccomp_data *d)
 	}
 }
 
-/* Sends the answer for id; 0, -ENOENT (the call is gone) or -errno. */
-static int answer(int fd, uint64_t id, enum sandbox_connect_verdict v)
+/* Sends the answer for id; 0, -ENOENT (the call is gone) or -errno.
+ * result: what an ON_BEHALF call returns (0 or -errno). */
+static int answer(int fd, uint64_t id, enum sandbox_connect_verdict v, int result)
 {
 	union resp_buf rb;
 
@@ -354,6 +391,8 @@ static int answer(int fd, uint64_t id, enum sandbox_connect_verdict v)
 	rb.r.id = id;
 	if (v == SANDBOX_CONNECT_REFUSE) {
 		rb.r.error = -ECONNREFUSED;
+	} else if (v == SANDBOX_CONNECT_ON_BEHALF) {
+		rb.r.error = result; /* 0: the call returns 0 (val) */
 	} else {
 		/* CONTINUE needs error == val == 0 (seccomp_unotify(2)). */
 		rb.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -404,8 +443,23 @@ static void withdraw(struct sandbox_connect_event *ev)
 	ev->sock_type = 0;
 }
 
-int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
-				 struct sandbox_connect_event *ev)
+/* The supervisor's own connect(2) of a copy of the caller's socket (the same
+ * open file description) to the address it read: 0 or -errno. */
+static int connect_on_behalf(int pidfd, const struct sandbox_connect_event *ev)
+{
+	if (pidfd < 0)
+		return -ECONNREFUSED;
+	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, ev->sockfd, 0);
+	if (fd < 0)
+		return -ECONNREFUSED;
+	int r = connect(fd, (const struct sockaddr *)&ev->sa, ev->sa_len);
+	int err = r < 0 ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+static int handle(int listener_fd, const struct policy_port_set *allowed, bool local,
+		  struct sandbox_connect_event *ev)
 {
 	struct seccomp_notif_sizes sizes;
 	struct pollfd p = { .fd = listener_fd, .events = POLLIN };
@@ -467,11 +521,23 @@ int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *
 			ev->sock_type = read_socket_type(ev->pid, ev->sockfd);
 	}
 
+	/* Opened before the validity check, so that the pidfd names the
+	 * caller, not a later process that reused its pid. */
+	int pidfd = local && ev->pid > 0 ? (int)syscall(SYS_pidfd_open, ev->pid, 0) : -1;
 	if (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
 		withdraw(ev);
 
-	ev->verdict = sandbox_connect_decide(ev, allowed);
-	r = answer(listener_fd, id, ev->verdict);
+	int result = 0;
+	if (local) {
+		ev->verdict = sandbox_connect_decide_local(ev, allowed);
+		if (ev->verdict == SANDBOX_CONNECT_ON_BEHALF)
+			result = connect_on_behalf(pidfd, ev);
+	} else {
+		ev->verdict = sandbox_connect_decide(ev, allowed);
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	r = answer(listener_fd, id, ev->verdict, result);
 	if (r == -ENOENT) {
 		/* Gone between the check and the answer: the same rule, nothing
 		 * read through its pid is kept (sandbox_connect_event). */
@@ -479,4 +545,16 @@ int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *
 		return 0;
 	}
 	return r;
+}
+
+int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
+				 struct sandbox_connect_event *ev)
+{
+	return handle(listener_fd, allowed, false, ev);
+}
+
+int sandbox_connect_watch_handle_local(int listener_fd, const struct policy_port_set *proxy_ports,
+				       struct sandbox_connect_event *ev)
+{
+	return handle(listener_fd, proxy_ports, true, ev);
 }

@@ -67,6 +67,9 @@ enum sandbox_connect_addr {
 enum sandbox_connect_verdict {
 	SANDBOX_CONNECT_CONTINUE, /* the kernel runs the call; the netns decides */
 	SANDBOX_CONNECT_REFUSE,   /* the call returned -1/ECONNREFUSED without running */
+	SANDBOX_CONNECT_ON_BEHALF, /* degraded hosts: the supervisor connected the
+				    * caller's socket itself to the address it read
+				    * and answered with that call's result */
 };
 
 /* One notification, as seen by the supervisor.  Every string and address is
@@ -131,6 +134,27 @@ enum sandbox_connect_verdict sandbox_connect_decide(const struct sandbox_connect
  * later one, with ENOSYS, so no sandboxed process is ever left hanging. */
 int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
 				 struct sandbox_connect_event *ev);
+
+/* Hosts without user namespaces (policy/degrade.h), network policy mode:
+ * there is no network namespace, so the supervisor's reading IS the
+ * decision, and a CONTINUE would let the kernel re-read an address another
+ * thread may have rewritten.  So: an AF_INET/AF_INET6 connect(2) to
+ * 127.0.0.1 (the proxy's address, also as ::ffff:127.0.0.1) at one of
+ * proxy_ports on a stream socket is
+ * SANDBOX_CONNECT_ON_BEHALF (the supervisor connects a copy of the caller's
+ * socket to the address it read, pidfd_getfd(2), so no later rewrite
+ * matters); any other IP destination, and any call whose address could not
+ * be read whole (its family unknown), is SANDBOX_CONNECT_REFUSE; calls that
+ * name no address or another family (AF_UNIX, AF_NETLINK) CONTINUE.  Pure. */
+enum sandbox_connect_verdict sandbox_connect_decide_local(const struct sandbox_connect_event *ev,
+							  const struct policy_port_set *proxy_ports);
+
+/* sandbox_connect_watch_handle() with sandbox_connect_decide_local(): the
+ * same contract, and for SANDBOX_CONNECT_ON_BEHALF the answer carries the
+ * result of the supervisor's own connect(2) (0, or -errno such as
+ * EINPROGRESS for a non-blocking socket). */
+int sandbox_connect_watch_handle_local(int listener_fd, const struct policy_port_set *proxy_ports,
+				       struct sandbox_connect_event *ev);
 
 /* Writes ev's destination as "192.0.2.1:443" or "[2001:db8::1]:443" (the
  * audit record's `dst`) into out[cap].  Returns false and writes "" when ev

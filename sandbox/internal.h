@@ -21,6 +21,14 @@ int sandbox_fail(struct sandbox_error *e, const char *step, const char *path, in
 int sandbox_landlock_prepare(const struct policy_plan *plan, int *ruleset_fd,
 			     struct policy_landlock_masks *m, struct sandbox_error *e);
 
+/* Hosts without user namespaces (sandbox/degraded.c): a ruleset from an
+ * explicit rule array (policy_degrade_rules()), handling TCP bind and connect
+ * when confine_tcp (refused below Landlock ABI 4) with connect allowed only
+ * to connect_ports[0..n_ports).  0 or -errno (e filled). */
+int sandbox_landlock_prepare_rules(const struct policy_rule *rules, size_t n, bool confine_tcp,
+				   const uint16_t *connect_ports, size_t n_ports, int *ruleset_fd,
+				   struct policy_landlock_masks *m, struct sandbox_error *e);
+
 /* In init, after the mounts: adds the rules on filesystems the sandbox
  * mounted itself (policy_plan_rule_after_mounts()) to ruleset_fd.  0 or
  * -errno (e filled). */
@@ -49,5 +57,11 @@ int sandbox_limits_apply(const struct policy_options *opts, struct sandbox_error
 /* In the payload: drops every capability (effective, permitted, inheritable,
  * bounding, ambient) and locks the securebits.  0 or -errno (e filled). */
 int sandbox_caps_drop(struct sandbox_error *e);
+
+/* True when the calling process holds any capability (permitted set) or
+ * uid 0: only then is there anything for sandbox_caps_drop() to drop (an
+ * unprivileged process on a host without user namespaces holds none, and
+ * may not touch its securebits). */
+bool sandbox_caps_held(void);
 
 #endif /* PORTA_SANDBOX_INTERNAL_H */

@@ -213,6 +213,7 @@ struct sandbox_netsup {
 	struct proxy *proxy;
 	int watch_fd;
 	struct event *ev_watch;
+	bool local; /* degraded host: the proxies on the host's loopback, no netns */
 };
 
 struct sandbox_netsup *sandbox_netsup_create(struct event_base *base,
@@ -268,7 +269,8 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 
 	(void)what;
 	for (;;) {
-		int r = sandbox_connect_watch_handle(fd, &ns->allowed, &ev);
+		int r = ns->local ? sandbox_connect_watch_handle_local(fd, &ns->allowed, &ev)
+				  : sandbox_connect_watch_handle(fd, &ns->allowed, &ev);
 		if (r == -EAGAIN)
 			return;
 		if (r == -ENOENT)
@@ -292,9 +294,12 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 			.comm = ev.comm,
 			.dst = dst,
 			.verdict = "deny",
-			/* no option forwards UDP but DNS: no hint for it */
-			.reason = udp ? "udp-not-forwarded" : "port-not-open",
-			.port = udp ? 0 : ev.port,
+			/* no option forwards UDP but DNS: no hint for it; on a
+			 * degraded host only the proxy is reachable */
+			.reason = ns->local ? "not-through-proxy"
+				  : udp     ? "udp-not-forwarded"
+					    : "port-not-open",
+			.port = udp || ns->local ? 0 : ev.port,
 		};
 		proxy_record(ns->proxy, &rec);
 	}
@@ -326,7 +331,9 @@ static int start_serving(struct sandbox_netsup *ns, struct sandbox_error *e)
 		.on_event = on_dns_event,
 		.event_arg = ns,
 	};
-	if ((r = dnsd_responder_create(&dcfg, &ns->responder)))
+	/* A degraded host has no DNS responder: names reach porta only
+	 * through the proxy. */
+	if (!ns->local && (r = dnsd_responder_create(&dcfg, &ns->responder)))
 		return sandbox_fail(e, "DNS responder", NULL, -r, NULL);
 	ns->dns_udp = ns->dns_tcp = -1; /* the responder's now */
 	struct proxy_config pcfg = {
@@ -343,6 +350,7 @@ static int start_serving(struct sandbox_netsup *ns, struct sandbox_error *e)
 		.socks_fd = ns->socks,
 		.audit = ns->audit,
 		.quiet = ns->quiet,
+		.proxy_only = ns->local,
 	};
 	if ((r = proxy_create(&pcfg, &ns->proxy)))
 		return sandbox_fail(e, "network proxy", NULL, -r, NULL);
@@ -411,6 +419,23 @@ out:
 	for (size_t i = used; i < m->n_fds; i++)
 		close(m->fds[i]);
 	return rc;
+}
+
+int sandbox_netsup_listen_local(struct sandbox_netsup *ns, struct sandbox_net_ports *ports,
+				struct sandbox_error *e)
+{
+	int fd;
+
+	ns->local = true;
+	if ((fd = tcp_listener(0, true, &ports->http)) < 0)
+		return sandbox_fail(e, "listen on a loopback port", NULL, -fd, "the HTTP proxy");
+	ns->http = fd;
+	if ((fd = tcp_listener(0, true, &ports->socks)) < 0)
+		return sandbox_fail(e, "listen on a loopback port", NULL, -fd, "the SOCKS5 proxy");
+	ns->socks = fd;
+	policy_port_set_add(&ns->allowed, ports->http);
+	policy_port_set_add(&ns->allowed, ports->socks);
+	return start_serving(ns, e);
 }
 
 void sandbox_netsup_destroy(struct sandbox_netsup *ns)

@@ -89,6 +89,15 @@ int sandbox_netsup_take(struct sandbox_netsup *ns, const struct sandbox_fdpass_m
 
 /* Stops serving, prints the end-of-run summary of refusals (unless quiet),
  * frees everything.  destroy(NULL) is a no-op. */
+/* A host without user namespaces (policy/degrade.h): the supervisor itself
+ * listens for the HTTP and SOCKS5 proxies on the host's 127.0.0.1 (ports
+ * chosen by the kernel, stored in *ports), serves the proxy without a DNS
+ * responder, and from then on judges notified connects with
+ * sandbox_connect_watch_handle_local(): only the proxy ports are reachable.
+ * 0 or -errno (e filled). */
+int sandbox_netsup_listen_local(struct sandbox_netsup *ns, struct sandbox_net_ports *ports,
+				struct sandbox_error *e);
+
 void sandbox_netsup_destroy(struct sandbox_netsup *ns);
 
 #endif /* PORTA_SANDBOX_NETPOLICY_H */

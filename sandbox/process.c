@@ -3,10 +3,12 @@
  * root"; prctl(2) PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_SET_SECUREBITS).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <linux/securebits.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include "sandbox/internal.h"
 
@@ -38,6 +40,41 @@ int sandbox_limits_apply(const struct policy_options *o, struct sandbox_error *e
 			return sandbox_fail(e, "--max-file-size", NULL, -r, NULL);
 	}
 	return 0;
+}
+
+bool sandbox_euid_is_host_root(void)
+{
+	if (geteuid() != 0)
+		return false;
+	/* Each line: first id inside, first id outside (in the parent user
+	 * namespace), count.  Only a map taking 0 to 0 can be the host's root;
+	 * a nested namespace looks the same one level up, so this errs on the
+	 * side of "root". */
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	if (!f)
+		return true;
+	unsigned long in, out, count;
+	bool root = false, mapped = false;
+	while (fscanf(f, "%lu %lu %lu", &in, &out, &count) == 3) {
+		if (in == 0 && count > 0) {
+			mapped = true;
+			root = out == 0;
+		}
+	}
+	fclose(f);
+	return !mapped || root;
+}
+
+bool sandbox_caps_held(void)
+{
+	if (geteuid() == 0 || getuid() == 0)
+		return true;
+	cap_t now = cap_get_proc();
+	cap_t none = cap_init();
+	bool held = !now || !none || cap_compare(now, none) != 0;
+	cap_free(now);
+	cap_free(none);
+	return held;
 }
 
 int sandbox_caps_drop(struct sandbox_error *e)

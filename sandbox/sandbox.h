@@ -68,6 +68,12 @@ struct sandbox_result {
  * -errno when porta itself could not run it (r->error filled). */
 int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandbox_result *r);
 
+/* True when porta runs as uid 0 of the host: euid 0 in a user namespace
+ * whose uid 0 is the parent's uid 0 (the initial namespace, or one made by
+ * root).  uid 0 of a namespace an unprivileged user made (`unshare -r`) owns
+ * nothing of the host and is not "root" here. */
+bool sandbox_euid_is_host_root(void);
+
 /* The Landlock ABI the kernel offers (0 when none). */
 int sandbox_landlock_abi(void);
 

@@ -26,6 +26,7 @@
 #include "common/kernel.h"
 #include "common/log.h"
 #include "common/trace.h"
+#include "sandbox/degraded.h"
 #include "sandbox/fdpass.h"
 #include "sandbox/internal.h"
 #include "sandbox/netpolicy.h"
@@ -141,6 +142,9 @@ struct child_ctx {
 	gid_t gid;
 	sigset_t old_mask;
 	struct sandbox_net_ports net_ports; /* policy mode: set by init before the fork */
+	const struct sandbox_degraded *degraded; /* a host without user namespaces:
+						  * the payload is porta's own child */
+	pid_t supervisor;
 };
 
 static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
@@ -149,6 +153,12 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 	int r;
 
 	trace_mark("payload started");
+	if (c->degraded) {
+		/* No PID namespace to end it with porta: it dies with porta
+		 * (what it starts does not; a stated loss). */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != c->supervisor)
+			_exit(125);
+	}
 	sigprocmask(SIG_SETMASK, &c->old_mask, NULL);
 	signal(SIGPIPE, SIG_DFL); /* as porta's caller had it, not as the proxy needs it */
 	if (chdir(c->plan->cwd) < 0) {
@@ -157,7 +167,8 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 		if (chdir("/") < 0)
 			child_die(c->ctl, &(struct sandbox_error){ .step = "chdir /", .err = errno });
 	}
-	if (sandbox_limits_apply(c->plan->opts, &e) || sandbox_caps_drop(&e))
+	if (sandbox_limits_apply(c->plan->opts, &e) ||
+	    ((!c->degraded || sandbox_caps_held()) && sandbox_caps_drop(&e)))
 		child_die(c->ctl, &e);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
 		sandbox_fail(&e, "no_new_privs", NULL, errno, NULL);
@@ -173,13 +184,18 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 		sandbox_fail(&e, "close_range", NULL, errno, NULL);
 		child_die(c->ctl, &e);
 	}
-	char *const *envp = c->plan->envp;
+	char *const *envp = c->degraded ? c->degraded->envp : c->plan->envp;
 	if (c->plan->opts->net_mode == POLICY_NET_POLICY) {
-		envp = sandbox_net_payload_env(c->plan->envp, &c->net_ports);
+		envp = sandbox_net_payload_env(envp, &c->net_ports);
 		if (!envp) {
 			sandbox_fail(&e, "environment", NULL, ENOMEM, NULL);
 			child_die(c->ctl, &e);
 		}
+	}
+	if (c->degraded) {
+		if (sandbox_degraded_payload_seccomp(c->plan, c->ctl, &e))
+			child_die(c->ctl, &e);
+	} else if (c->plan->opts->net_mode == POLICY_NET_POLICY) {
 		/* The seccomp program that notifies connect(), its listener
 		 * sent to the supervisor; the last step before execve. */
 		if (sandbox_net_payload_watch(c->ctl, &e))
@@ -295,6 +311,7 @@ struct supervisor {
 	int exec_code;
 	struct sandbox_error error;
 	struct sandbox_netsup *net; /* policy mode */
+	bool degraded; /* init is the payload itself (sandbox/degraded.h) */
 };
 
 /* Records the first set-up failure (the cause; later ones are echoes). */
@@ -389,7 +406,10 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
 		 * again would deliver it twice. */
 		if (si.ssi_code == SI_KERNEL)
 			continue;
-		ctl_send(s->ctl, CTL_SIGNAL, (int)si.ssi_signo, NULL);
+		if (s->degraded)
+			kill(s->init, (int)si.ssi_signo);
+		else
+			ctl_send(s->ctl, CTL_SIGNAL, (int)si.ssi_signo, NULL);
 	}
 }
 
@@ -457,7 +477,9 @@ out:
 int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandbox_result *r)
 {
 	const struct policy_options *o = plan->opts;
-	struct child_ctx c = { .plan = plan, .argv = argv, .uid = getuid(), .gid = getgid() };
+	struct child_ctx c = { .plan = plan, .argv = argv, .uid = getuid(), .gid = getgid(),
+			       .supervisor = getpid() };
+	struct sandbox_degraded dg = { 0 };
 	struct supervisor s = { .ctl = -1 };
 	FILE *audit = NULL;
 	_cleanup_fd_ int ruleset = -1, sfd = -1, ctl = -1, child_ctl = -1;
@@ -515,6 +537,23 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 	if (o->net_mode != POLICY_NET_OPEN)
 		flags |= CLONE_NEWNET;
 	pid_t pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
+	if (pid < 0 && sandbox_degraded_errno(errno)) {
+		/* No user namespace here: Landlock and seccomp alone, the
+		 * payload porta's own child (sandbox/degraded.h). */
+		trace_mark("user namespaces refused: degraded");
+		close(steal_fd(&ruleset));
+		if ((rc = sandbox_degraded_prepare(plan, s.net, &c.net_ports, &dg, &ruleset, &c.masks,
+						   &r->error)))
+			goto out;
+		c.degraded = &dg;
+		s.degraded = true;
+		if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
+			rc = sandbox_fail(&r->error, "become the subreaper of the command", NULL, errno,
+					  NULL);
+			goto out;
+		}
+		pid = fork();
+	}
 	if (pid < 0) {
 		rc = sandbox_fail(&r->error, "clone", NULL, errno,
 				  "creating user, mount and PID namespaces failed; see 'porta check'");
@@ -525,6 +564,8 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		close(sfd);
 		c.ctl = child_ctl;
 		c.ruleset_fd = ruleset;
+		if (c.degraded)
+			payload_main(&c);
 		init_main(&c);
 	}
 	trace_mark("cloned");
@@ -534,7 +575,16 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		signal(SIGPIPE, SIG_IGN); /* the relay's splice(2) to a reset peer */
 
 	s.init = pid;
-	if ((rc = supervise(&s, o, sfd))) {
+	rc = supervise(&s, o, sfd);
+	if (s.degraded) {
+		/* What the command left running ends with it. */
+		sandbox_degraded_sweep();
+		if (s.init_done && !s.have_status) {
+			s.have_status = true;
+			s.payload_status = s.init_status;
+		}
+	}
+	if (rc) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
 		sandbox_fail(&r->error, "event loop", NULL, -rc, NULL);
@@ -569,6 +619,7 @@ out:
 	/* Before the loop goes: the proxy's relays live on it.  Prints the
 	 * summary of refused destinations. */
 	sandbox_netsup_destroy(s.net);
+	sandbox_degraded_cleanup(&dg);
 	if (audit)
 		fclose(audit);
 	if (s.base)

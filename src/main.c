@@ -179,7 +179,7 @@ int main(int argc, char *argv[])
 		break;
 	}
 
-	if (opts.command == POLICY_CMD_RUN && geteuid() == 0 && !opts.allow_root)
+	if (opts.command == POLICY_CMD_RUN && !opts.allow_root && sandbox_euid_is_host_root())
 		return fail("refusing to run as root: the command would own every root-owned file "
 			    "of the host it can reach; pass --allow-root to accept that");
 

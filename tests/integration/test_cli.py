@@ -237,6 +237,7 @@ class OptionsStop(PortaTestCase):
         self.assertOk(res)
         self.assertEqual(res.out, "-- a\n")
 
+    @harness.needs_userns('it checks --no-net by the interfaces of a network namespace (tests/integration/test_degraded.py checks --no-net there)')
     def test_options_before_command_apply(self):
         # --no-net before the command is an option (control for the above)
         res = run(["run", "--no-net", "--", "cat", "/proc/net/dev"])

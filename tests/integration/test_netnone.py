@@ -58,6 +58,7 @@ def has_ipv6_loopback():
 
 class NoNet(PortaTestCase):
 
+    @harness.needs_userns('a network namespace with only lo')
     def test_only_lo(self):
         res = run(["run", "--no-net", "--", "cat", "/proc/net/dev"])
         self.assertOk(res)
@@ -133,6 +134,7 @@ class NoNet(PortaTestCase):
                    "    print('failed', e); raise SystemExit(1)\n"])
         self.assertFailed(res)
 
+    @harness.needs_userns('a private loopback: on a degraded host TCP and listening are refused, loopback included (a stated loss)')
     def test_loopback_inside_works(self):
         # lo exists inside: a server and client within the sandbox can talk.
         script = ("import socket\n"

@@ -118,6 +118,7 @@ class NothingOutlivesPorta(PortaTestCase):
         self.assertRc(res, 124)
         self.assertEqual(harness.pids_with_cmdline(self.m), [])
 
+    @harness.needs_userns("a PID namespace: what the command started survives porta's SIGKILL (a stated loss)")
     def test_whole_sandbox_dies_with_porta_sigkill(self):
         self.m = harness.sleep_marker()
         script = ("%s -c '%s' %s; echo ready; sleep %s"
@@ -136,6 +137,7 @@ class NothingOutlivesPorta(PortaTestCase):
         self.assertEqual(left, [], "sandbox processes survived SIGKILL of porta: %s" % left)
 
 
+@harness.needs_userns('a PID namespace: other processes stay visible (a stated loss)')
 class PidNamespace(PortaTestCase):
 
     def test_payload_is_not_pid_1_but_small(self):
