@@ -68,6 +68,12 @@ struct sandbox_result {
  * -errno when porta itself could not run it (r->error filled). */
 int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandbox_result *r);
 
+/* True when a ceiling of o needs a cgroup (--max-memory-mb; --max-procs when
+ * porta runs as root) that porta cannot create on this host; why[cap] then
+ * holds one sentence naming the option, what each cgroup version lacks and
+ * what would help.  Reads /proc and the cgroup files, creates nothing. */
+bool sandbox_ceilings_refusal(const struct policy_options *o, char *why, size_t cap);
+
 /* The Landlock ABI the kernel offers (0 when none). */
 int sandbox_landlock_abi(void);
 

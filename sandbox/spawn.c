@@ -26,6 +26,7 @@
 #include "common/kernel.h"
 #include "common/log.h"
 #include "common/trace.h"
+#include "sandbox/cgroup.h"
 #include "sandbox/fdpass.h"
 #include "sandbox/internal.h"
 #include "sandbox/netpolicy.h"
@@ -141,6 +142,7 @@ struct child_ctx {
 	gid_t gid;
 	sigset_t old_mask;
 	struct sandbox_net_ports net_ports; /* policy mode: set by init before the fork */
+	struct sandbox_cgroup *cg;          /* the ceilings' cgroups, or NULL */
 };
 
 static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
@@ -201,6 +203,10 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 	struct sandbox_error e;
 	int r;
 
+	/* Into the ceilings' cgroups before anything else, so that every
+	 * process of the sandbox is born inside them (sandbox/cgroup.h). */
+	if (sandbox_cgroup_join(c->cg, &e))
+		child_die(c->ctl, &e);
 	/* The sandbox dies with porta: init's death kills every process of
 	 * the PID namespace (pid_namespaces(7)). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -510,6 +516,11 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		}
 	}
 
+	/* The last thing made before clone: every path from here on passes
+	 * through out:, which removes it once init is gone. */
+	if ((rc = sandbox_cgroup_create(o, &c.cg, &r->error)))
+		goto out;
+
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 			      CLONE_NEWUTS | SIGCHLD;
 	if (o->net_mode != POLICY_NET_OPEN)
@@ -566,6 +577,9 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 				     WEXITSTATUS(s.init_status));
 	}
 out:
+	/* init has been reaped (or never ran): report a ceiling that was
+	 * reached, remove the cgroups. */
+	sandbox_cgroup_finish(c.cg);
 	/* Before the loop goes: the proxy's relays live on it.  Prints the
 	 * summary of refused destinations. */
 	sandbox_netsup_destroy(s.net);
