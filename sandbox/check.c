@@ -17,13 +17,14 @@
 #include <unistd.h>
 
 #include "common/kernel.h"
+#include "sandbox/cgroup.h"
 #include "sandbox/internal.h"
 
 struct primitive {
 	const char *name;
 	bool available;
 	bool required; /* porta refuses to run without it */
-	char detail[256];
+	char detail[768];
 	const char *missing_means;
 };
 
@@ -68,7 +69,7 @@ static long read_long(const char *path)
 
 int sandbox_check(FILE *out, bool json)
 {
-	struct primitive p[8];
+	struct primitive p[12];
 	size_t n = 0;
 	int abi = sandbox_landlock_abi();
 	long max_userns = read_long("/proc/sys/user/max_user_namespaces");
@@ -77,8 +78,10 @@ int sandbox_check(FILE *out, bool json)
 	p[n] = (struct primitive){ "user namespaces", userns, true, "", NULL };
 	snprintf(p[n].detail, sizeof(p[n].detail), "%s (max_user_namespaces=%ld)",
 		 userns ? "unprivileged creation allowed" : "creation refused", max_userns);
-	p[n++].missing_means = "no mount, PID or network namespace: other processes stay visible, "
-			       "closed paths and protected names cannot be covered, --no-net cannot be enforced";
+	p[n++].missing_means = "no mount, PID or network namespace: other processes visible, no "
+			       "protected names inside mounts, closed paths not covered, credential "
+			       "sockets reachable, no transparent --allow-net and no --no-net; this "
+			       "build refuses to run rather than confine with Landlock and seccomp only";
 
 	bool all_ns = userns && in_child(probe_all_ns);
 	p[n] = (struct primitive){ "mount, PID, network, IPC and UTS namespaces", all_ns, true, "", NULL };
@@ -110,40 +113,38 @@ int sandbox_check(FILE *out, bool json)
 	snprintf(p[n].detail, sizeof(p[n].detail), "%s", notif ? "available" : "absent");
 	p[n++].missing_means = "network policy mode cannot name the process behind each connection";
 
-	/* --max-memory-mb needs a cgroup v2 hierarchy with the memory
-	 * controller; a hybrid host mounts cgroup2 beside the v1 controllers
-	 * (often at /sys/fs/cgroup/unified) with none enabled in it. */
-	char where[128] = "", controllers[256] = "";
-	FILE *mounts = fopen("/proc/self/mounts", "re");
-	if (mounts) {
-		char dev[64], dir[128], type[32];
-		while (fscanf(mounts, "%63s %127s %31s %*[^\n]", dev, dir, type) == 3) {
-			if (strcmp(type, "cgroup2") == 0) {
-				snprintf(where, sizeof(where), "%s", dir);
-				break;
-			}
-		}
-		fclose(mounts);
+	/* The ceilings' cgroups (sandbox/cgroup.h): where porta would make
+	 * one for each controller, or why it cannot. */
+	struct sandbox_cg_facts *facts = calloc(1, sizeof(*facts));
+	struct sandbox_cg_choice *choice = calloc(1, sizeof(*choice));
+	bool gathered = facts && choice && sandbox_cg_gather(facts) == 0;
+	static const struct {
+		enum sandbox_cg_ctrl ctrl;
+		const char *name, *missing_means;
+	} cgs[] = {
+		{ SANDBOX_CG_MEMORY, "cgroup with the memory controller",
+		  "--max-memory-mb is refused (exit 125)" },
+		{ SANDBOX_CG_PIDS, "cgroup with the pids controller",
+		  "--max-procs is refused for root (exit 125), whom the kernel exempts from "
+		  "RLIMIT_NPROC; other users keep RLIMIT_NPROC" },
+	};
+	for (size_t i = 0; i < sizeof(cgs) / sizeof(cgs[0]); i++) {
+		char why[768];
+		bool ok = gathered && sandbox_cg_choose(facts, 1u << cgs[i].ctrl, choice, NULL, why,
+							sizeof(why)) == SANDBOX_CG_OK;
+		p[n] = (struct primitive){ cgs[i].name, ok, false, "", cgs[i].missing_means };
+		if (!gathered)
+			snprintf(p[n].detail, sizeof(p[n].detail),
+				 "cannot read /proc/self/cgroup or /proc/self/mountinfo");
+		else if (ok)
+			snprintf(p[n].detail, sizeof(p[n].detail), "cgroup v%d: porta-<pid> under %.600s",
+				 choice->version[cgs[i].ctrl], choice->parent[cgs[i].ctrl]);
+		else
+			snprintf(p[n].detail, sizeof(p[n].detail), "%s", why);
+		n++;
 	}
-	if (where[0]) {
-		char path[192];
-		snprintf(path, sizeof(path), "%s/cgroup.controllers", where);
-		FILE *f = fopen(path, "re");
-		if (f) {
-			if (!fgets(controllers, sizeof(controllers), f))
-				controllers[0] = '\0';
-			controllers[strcspn(controllers, "\n")] = '\0';
-			fclose(f);
-		}
-	}
-	bool memory = strstr(controllers, "memory") != NULL;
-	p[n] = (struct primitive){ "cgroup v2 memory controller", memory, false, "", NULL };
-	if (!where[0])
-		snprintf(p[n].detail, sizeof(p[n].detail), "no cgroup2 hierarchy mounted");
-	else
-		snprintf(p[n].detail, sizeof(p[n].detail), "cgroup2 at %.100s, controllers: %.40s", where,
-			 controllers[0] ? controllers : "none");
-	p[n++].missing_means = "--max-memory-mb cannot be enforced";
+	free(choice);
+	free(facts);
 
 	bool can_run = true;
 	for (size_t i = 0; i < n; i++)

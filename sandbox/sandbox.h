@@ -73,6 +73,11 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
  * root).  uid 0 of a namespace an unprivileged user made (`unshare -r`) owns
  * nothing of the host and is not "root" here. */
 bool sandbox_euid_is_host_root(void);
+/* True when a ceiling of o needs a cgroup (--max-memory-mb; --max-procs when
+ * porta runs as root) that porta cannot create on this host; why[cap] then
+ * holds one sentence naming the option, what each cgroup version lacks and
+ * what would help.  Reads /proc and the cgroup files, creates nothing. */
+bool sandbox_ceilings_refusal(const struct policy_options *o, char *why, size_t cap);
 
 /* The Landlock ABI the kernel offers (0 when none). */
 int sandbox_landlock_abi(void);

@@ -27,6 +27,7 @@
 #include "common/log.h"
 #include "common/trace.h"
 #include "sandbox/degraded.h"
+#include "sandbox/cgroup.h"
 #include "sandbox/fdpass.h"
 #include "sandbox/internal.h"
 #include "sandbox/netpolicy.h"
@@ -145,6 +146,7 @@ struct child_ctx {
 	const struct sandbox_degraded *degraded; /* a host without user namespaces:
 						  * the payload is porta's own child */
 	pid_t supervisor;
+	struct sandbox_cgroup *cg;          /* the ceilings' cgroups, or NULL */
 };
 
 static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
@@ -158,6 +160,10 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 		 * (what it starts does not; a stated loss). */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != c->supervisor)
 			_exit(125);
+		/* No init: the payload joins the ceilings' cgroups itself,
+		 * before it can start anything. */
+		if (sandbox_cgroup_join(c->cg, &e))
+			child_die(c->ctl, &e);
 	}
 	sigprocmask(SIG_SETMASK, &c->old_mask, NULL);
 	signal(SIGPIPE, SIG_DFL); /* as porta's caller had it, not as the proxy needs it */
@@ -217,6 +223,10 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 	struct sandbox_error e;
 	int r;
 
+	/* Into the ceilings' cgroups before anything else, so that every
+	 * process of the sandbox is born inside them (sandbox/cgroup.h). */
+	if (sandbox_cgroup_join(c->cg, &e))
+		child_die(c->ctl, &e);
 	/* The sandbox dies with porta: init's death kills every process of
 	 * the PID namespace (pid_namespaces(7)). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -532,6 +542,11 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		}
 	}
 
+	/* The last thing made before clone: every path from here on passes
+	 * through out:, which removes it once init is gone. */
+	if ((rc = sandbox_cgroup_create(o, &c.cg, &r->error)))
+		goto out;
+
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 			      CLONE_NEWUTS | SIGCHLD;
 	if (o->net_mode != POLICY_NET_OPEN)
@@ -616,6 +631,9 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 				     WEXITSTATUS(s.init_status));
 	}
 out:
+	/* init has been reaped (or never ran): report a ceiling that was
+	 * reached, remove the cgroups. */
+	sandbox_cgroup_finish(c.cg);
 	/* Before the loop goes: the proxy's relays live on it.  Prints the
 	 * summary of refused destinations. */
 	sandbox_netsup_destroy(s.net);

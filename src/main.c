@@ -63,9 +63,11 @@ static const char help_text[] =
 	"  --env-file FILE            KEY=VALUE lines; blank lines and # comments ignored\n"
 	"  --timeout SECS             end the whole sandbox at the deadline (exit 124)\n"
 	"  --max-cpu SECS             CPU seconds (SIGXCPU, then SIGKILL a second later)\n"
-	"  --max-procs N              processes of the command's own user namespace\n"
+	"  --max-procs N              processes of the command's own user namespace (as root:\n"
+	"                             through a pids cgroup)\n"
 	"  --max-file-size MIB        largest file the command may write\n"
-	"  --max-memory-mb MIB        memory ceiling (needs a cgroup; next release)\n"
+	"  --max-memory-mb MIB        memory ceiling, through a memory cgroup porta creates;\n"
+	"                             refused where none can be created\n"
 	"  --allow-root               run even though porta was started as root\n"
 	"  --why                      list refusals after the run (next release)\n"
 	"  -q, --quiet                only errors on stderr\n"
@@ -96,14 +98,13 @@ static const char *unavailable(const struct policy_options *o)
 	if (o->audit_path && o->net_mode != POLICY_NET_POLICY)
 		return "--audit records network policy decisions: give it with --allow-net, "
 		       "--deny-net, --proxy-allow or --proxy-deny";
-	if (o->max_memory_mib.set)
-		return "--max-memory-mb needs a cgroup, which this build does not create yet; "
-		       "refusing rather than running without the ceiling";
 	if (o->why)
 		return "--why is not available in this build yet";
-	if (o->max_procs.set && geteuid() == 0)
-		return "--max-procs cannot be enforced for root: the kernel exempts uid 0 from "
-		       "RLIMIT_NPROC, and this build does not create a cgroup yet";
+	/* --max-memory-mb, and --max-procs for root, need a cgroup: decided
+	 * here, before anything runs, never silently dropped. */
+	static char cgroup_why[1536];
+	if (sandbox_ceilings_refusal(o, cgroup_why, sizeof(cgroup_why)))
+		return cgroup_why;
 	return NULL;
 }
 

@@ -116,16 +116,20 @@ class Check:
 
 def judge(name: str, control_escaped: bool | None, sandbox_escaped: bool,
           sbx: Run | None, detail: str = "", control_na: str | None = None,
-          refusal_is_na: bool = False, expect: list = ()) -> Check:
+          refusal_is_na: bool | str = False, expect: list = ()) -> Check:
     """One sub-check's verdict. Evidence of an escape always wins; otherwise
     a held verdict needs a control that escaped, a probe that started and,
     where the evidence is the probe's RESULT lines, every expected attempt
-    reported (an attempt that never happened proves nothing)."""
+    reported (an attempt that never happened proves nothing).
+    refusal_is_na: a refusal (125) is n/a rather than broken; when it is a
+    string, only a refusal whose message contains it (any other refusal of
+    the policy is broken)."""
     ctl = "-" if control_escaped is None else ("escaped" if control_escaped else "no")
     if sandbox_escaped:
         return Check(name, ESCAPED, ctl, detail)
     if sbx is not None and not sbx.started:
-        if refusal_is_na and sbx.rc == 125:
+        if refusal_is_na and sbx.rc == 125 and (
+                refusal_is_na is True or refusal_is_na in sbx.stderr):
             first = (sbx.stderr.strip().splitlines() or ["(no message)"])[0]
             return Check(name, NA, ctl, f"porta refused the policy: {first}")
         return Check(name, BROKEN, ctl, sbx.why_not_started())

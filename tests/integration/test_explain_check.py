@@ -170,6 +170,23 @@ class Check(PortaTestCase):
             self.assertOk(res)
             self.assertLess(int(res.out), 10)
 
+    def test_cgroup_lines_agree_with_a_run(self):
+        # check's memory-cgroup answer is run's: --max-memory-mb runs where
+        # check says a cgroup can be made, and is refused (125) where not.
+        doc = json.loads(run(["check", "--json"]).out)
+        mem = [p for p in doc["primitives"] if "memory controller" in p["name"]]
+        self.assertEqual(len(mem), 1, doc)
+        self.assertTrue(any("pids controller" in p["name"] for p in doc["primitives"]), doc)
+        res = run(["run", "--max-memory-mb", "64", "--", SH, "-c", "echo ran"])
+        if mem[0]["available"]:
+            self.assertOk(res)
+            self.assertEqual(res.out.strip(), "ran")
+        else:
+            self.assertRc(res, 125)
+            self.assertEqual(res.out, "")
+            self.assertIn("--max-memory-mb needs the memory controller", res.err)
+            # check gives the same reason run does
+            self.assertIn(mem[0]["detail"], res.err)
 
 if __name__ == "__main__":
     unittest.main()

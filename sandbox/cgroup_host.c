@@ -1,0 +1,358 @@
+/* sandbox/cgroup_host.c: the pure half of sandbox/cgroup.h — parsing
+ * /proc/self/mountinfo and /proc/self/cgroup lines, and choosing where a
+ * cgroup can be made.  No syscalls, no allocation, no logging.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sandbox/cgroup.h"
+
+static const char *const ctrl_names[SANDBOX_CG_NCTRL] = { "memory", "pids" };
+
+const char *sandbox_cg_ctrl_name(enum sandbox_cg_ctrl c)
+{
+	return (unsigned)c < SANDBOX_CG_NCTRL ? ctrl_names[c] : "?";
+}
+
+/* The next space-separated field of [*p, end) into f/flen; false at the end. */
+static bool next_field(const char **p, const char *end, const char **f, size_t *flen)
+{
+	const char *s = *p;
+
+	if (s >= end)
+		return false;
+	const char *sp = memchr(s, ' ', (size_t)(end - s));
+	const char *e = sp ? sp : end;
+	*f = s;
+	*flen = (size_t)(e - s);
+	*p = sp ? sp + 1 : end;
+	return true;
+}
+
+static bool field_is(const char *f, size_t n, const char *word)
+{
+	return n == strlen(word) && memcmp(f, word, n) == 0;
+}
+
+/* Copies a mountinfo path field, turning \NNN (octal, as the kernel's
+ * seq_file escaping writes space, tab, newline and backslash) back into
+ * bytes.  False on a bad escape, a NUL or no room. */
+static bool unescape(const char *f, size_t n, char *out, size_t cap)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)f[i];
+		if (ch == '\\') {
+			if (i + 3 >= n)
+				return false;
+			unsigned v = 0;
+			for (size_t k = 1; k <= 3; k++) {
+				unsigned char d = (unsigned char)f[i + k];
+				if (d < '0' || d > '7')
+					return false;
+				v = v * 8 + (unsigned)(d - '0');
+			}
+			if (v == 0 || v > 255)
+				return false;
+			ch = (unsigned char)v;
+			i += 3;
+		} else if (ch == '\0') {
+			return false;
+		}
+		if (o + 1 >= cap)
+			return false;
+		out[o++] = (char)ch;
+	}
+	if (o == 0 || o >= cap)
+		return false;
+	out[o] = '\0';
+	return true;
+}
+
+/* Marks in has[] the controllers named in a comma-separated list. */
+static void mark_controllers(const char *f, size_t n, bool has[SANDBOX_CG_NCTRL])
+{
+	const char *end = f + n;
+
+	while (f < end) {
+		const char *comma = memchr(f, ',', (size_t)(end - f));
+		size_t len = (size_t)((comma ? comma : end) - f);
+		for (int c = 0; c < SANDBOX_CG_NCTRL; c++)
+			if (field_is(f, len, ctrl_names[c]))
+				has[c] = true;
+		f = comma ? comma + 1 : end;
+	}
+}
+
+enum sandbox_cg_mount_kind sandbox_cg_parse_mountinfo(const char *line, size_t len,
+						      struct sandbox_cg_mount *m)
+{
+	const char *p = line, *end = line + len, *f;
+	size_t n;
+
+	memset(m, 0, sizeof(*m));
+	if (memchr(line, '\0', len) || memchr(line, '\n', len))
+		return SANDBOX_CG_MOUNT_MALFORMED;
+	/* ID PARENT MAJ:MIN */
+	for (int i = 0; i < 3; i++)
+		if (!next_field(&p, end, &f, &n) || n == 0)
+			return SANDBOX_CG_MOUNT_MALFORMED;
+	const char *root, *dir;
+	size_t root_len, dir_len;
+	if (!next_field(&p, end, &root, &root_len) || !next_field(&p, end, &dir, &dir_len) ||
+	    !next_field(&p, end, &f, &n)) /* mount options */
+		return SANDBOX_CG_MOUNT_MALFORMED;
+	/* Optional fields ("shared:N", "master:N", ...) up to the lone "-". */
+	for (;;) {
+		if (!next_field(&p, end, &f, &n))
+			return SANDBOX_CG_MOUNT_MALFORMED;
+		if (field_is(f, n, "-"))
+			break;
+	}
+	const char *type, *opts;
+	size_t type_len, opts_len;
+	if (!next_field(&p, end, &type, &type_len) || !next_field(&p, end, &f, &n) ||
+	    !next_field(&p, end, &opts, &opts_len))
+		return SANDBOX_CG_MOUNT_MALFORMED;
+
+	enum sandbox_cg_mount_kind kind;
+	if (field_is(type, type_len, "cgroup2"))
+		kind = SANDBOX_CG_MOUNT_V2;
+	else if (field_is(type, type_len, "cgroup"))
+		kind = SANDBOX_CG_MOUNT_V1;
+	else
+		return SANDBOX_CG_MOUNT_OTHER;
+	if (!unescape(root, root_len, m->root, sizeof(m->root)) ||
+	    !unescape(dir, dir_len, m->dir, sizeof(m->dir)) || m->root[0] != '/' ||
+	    m->dir[0] != '/')
+		return SANDBOX_CG_MOUNT_MALFORMED;
+	if (kind == SANDBOX_CG_MOUNT_V1)
+		mark_controllers(opts, opts_len, m->has);
+	return kind;
+}
+
+enum sandbox_cg_member_kind sandbox_cg_parse_member(const char *line, size_t len,
+						    struct sandbox_cg_member *m)
+{
+	const char *end = line + len;
+
+	memset(m, 0, sizeof(*m));
+	if (len == 0 || memchr(line, '\0', len) || memchr(line, '\n', len))
+		return SANDBOX_CG_MEMBER_MALFORMED;
+	const char *c1 = memchr(line, ':', len);
+	if (!c1 || c1 == line)
+		return SANDBOX_CG_MEMBER_MALFORMED;
+	for (const char *d = line; d < c1; d++)
+		if (*d < '0' || *d > '9')
+			return SANDBOX_CG_MEMBER_MALFORMED;
+	const char *ctrls = c1 + 1;
+	const char *c2 = memchr(ctrls, ':', (size_t)(end - ctrls));
+	if (!c2)
+		return SANDBOX_CG_MEMBER_MALFORMED;
+	/* The path is the rest of the line: it may itself hold colons. */
+	const char *path = c2 + 1;
+	size_t plen = (size_t)(end - path);
+	if (plen == 0 || path[0] != '/' || plen >= sizeof(m->path))
+		return SANDBOX_CG_MEMBER_MALFORMED;
+	memcpy(m->path, path, plen);
+	m->path[plen] = '\0';
+	bool zero = c1 - line == 1 && line[0] == '0';
+	if (zero && c2 == ctrls)
+		return SANDBOX_CG_MEMBER_V2;
+	if (zero || c2 == ctrls)
+		return SANDBOX_CG_MEMBER_MALFORMED; /* v2 has no controller list, v1 always one */
+	mark_controllers(ctrls, (size_t)(c2 - ctrls), m->has);
+	return SANDBOX_CG_MEMBER_V1;
+}
+
+static bool has_dotdot(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "..")) != NULL; p += 2) {
+		bool starts = p == path || p[-1] == '/';
+		bool ends = p[2] == '\0' || p[2] == '/';
+		if (starts && ends)
+			return true;
+	}
+	return false;
+}
+
+bool sandbox_cg_dir(const char *mount_dir, const char *mount_root, const char *cg_path,
+		    char *out, size_t cap)
+{
+	size_t rl = strlen(mount_root);
+
+	if (cg_path[0] != '/' || mount_root[0] != '/' || has_dotdot(cg_path) ||
+	    has_dotdot(mount_root))
+		return false;
+	while (rl > 1 && mount_root[rl - 1] == '/')
+		rl--;
+	const char *rest;
+	if (rl == 1) {
+		rest = cg_path;
+	} else {
+		if (strncmp(cg_path, mount_root, rl) != 0 || (cg_path[rl] != '\0' && cg_path[rl] != '/'))
+			return false;
+		rest = cg_path + rl;
+	}
+	while (rest[0] == '/' && rest[1] == '/')
+		rest++;
+	if (strcmp(rest, "/") == 0)
+		rest = "";
+	size_t dl = strlen(mount_dir);
+	while (dl > 1 && mount_dir[dl - 1] == '/')
+		dl--;
+	if (dl == 1 && rest[0])
+		dl = 0; /* a hierarchy mounted at "/" */
+	int n = snprintf(out, cap, "%.*s%s", (int)dl, mount_dir, rest);
+	return n > 0 && (size_t)n < cap;
+}
+
+bool sandbox_cg_list_has(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+
+	for (const char *p = list; *p;) {
+		while (*p == ' ' || *p == '\n' || *p == '\t')
+			p++;
+		size_t n = strcspn(p, " \n\t");
+		if (n == wl && n && memcmp(p, word, n) == 0)
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+bool sandbox_cg_counter(const char *text, size_t len, const char *key, uint64_t *out)
+{
+	size_t kl = strlen(key);
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		if ((size_t)(le - p) > kl && memcmp(p, key, kl) == 0 && p[kl] == ' ') {
+			const char *d = p + kl + 1;
+			uint64_t v = 0;
+			if (d == le)
+				return false;
+			for (; d < le; d++) {
+				if (*d < '0' || *d > '9' || v > (UINT64_MAX - 9) / 10)
+					return false;
+				v = v * 10 + (uint64_t)(*d - '0');
+			}
+			*out = v;
+			return true;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return false;
+}
+
+/* Appends to why[cap] (always NUL-terminated; silently cut when full). */
+static void say(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void say(char *why, size_t cap, const char *fmt, ...)
+{
+	size_t used = strnlen(why, cap);
+	va_list ap;
+
+	if (used + 1 >= cap)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why + used, cap - used, fmt, ap);
+	va_end(ap);
+}
+
+/* cgroup v2 for controller c: true when usable (parent and enable set),
+ * else the reason appended to why. */
+static bool choose_v2(const struct sandbox_cg_facts *f, enum sandbox_cg_ctrl c,
+		      struct sandbox_cg_choice *ch, char *why, size_t cap)
+{
+	const char *name = ctrl_names[c];
+
+	if (!f->v2_mounted) {
+		say(why, cap, "no cgroup v2 hierarchy is mounted");
+		return false;
+	}
+	if (!f->v2_dir[0]) {
+		say(why, cap, "porta's cgroup v2 is not visible under %s", f->v2_mount);
+		return false;
+	}
+	if (!sandbox_cg_list_has(f->v2_controllers, name)) {
+		say(why, cap, "cgroup v2 at %s has no %s controller (%s/cgroup.controllers: %s)",
+		    f->v2_mount, name, f->v2_dir, f->v2_controllers[0] ? f->v2_controllers : "empty");
+		return false;
+	}
+	if (!f->v2_writable) {
+		say(why, cap, "%s is not writable by uid %u", f->v2_dir, f->uid);
+		return false;
+	}
+	bool enabled = sandbox_cg_list_has(f->v2_subtree, name);
+	/* No internal processes (cgroups(7), cgroup v2): a non-root cgroup
+	 * that holds processes (porta's own does: porta is in it) cannot
+	 * enable a domain controller for its children. */
+	if (!enabled && !f->v2_is_root) {
+		say(why, cap,
+		    "porta's own cgroup v2 %s holds processes (porta among them), so it cannot "
+		    "enable %s for a child (the no-internal-processes rule)",
+		    f->v2_dir, name);
+		return false;
+	}
+	ch->version[c] = 2;
+	snprintf(ch->parent[c], sizeof(ch->parent[c]), "%s", f->v2_dir);
+	ch->enable[c] = !enabled;
+	return true;
+}
+
+static bool choose_v1(const struct sandbox_cg_facts *f, enum sandbox_cg_ctrl c,
+		      struct sandbox_cg_choice *ch, char *why, size_t cap)
+{
+	const char *name = ctrl_names[c];
+
+	if (!f->v1[c].mounted) {
+		say(why, cap, "no cgroup v1 hierarchy has the %s controller", name);
+		return false;
+	}
+	if (!f->v1[c].dir[0]) {
+		say(why, cap, "porta's cgroup in the v1 %s hierarchy is not visible under %s", name,
+		    f->v1[c].mount);
+		return false;
+	}
+	if (!f->v1[c].writable) {
+		say(why, cap, "%s is not writable by uid %u", f->v1[c].dir, f->uid);
+		return false;
+	}
+	ch->version[c] = 1;
+	snprintf(ch->parent[c], sizeof(ch->parent[c]), "%s", f->v1[c].dir);
+	ch->enable[c] = false;
+	return true;
+}
+
+enum sandbox_cg_verdict sandbox_cg_choose(const struct sandbox_cg_facts *f, unsigned need,
+					  struct sandbox_cg_choice *c, enum sandbox_cg_ctrl *failed,
+					  char *why, size_t cap)
+{
+	memset(c, 0, sizeof(*c));
+	if (cap)
+		why[0] = '\0';
+	for (int i = 0; i < SANDBOX_CG_NCTRL; i++) {
+		if (!(need & (1u << i)))
+			continue;
+		if (cap)
+			why[0] = '\0';
+		if (choose_v2(f, (enum sandbox_cg_ctrl)i, c, why, cap))
+			continue;
+		say(why, cap, ", and ");
+		if (choose_v1(f, (enum sandbox_cg_ctrl)i, c, why, cap))
+			continue;
+		if (failed)
+			*failed = (enum sandbox_cg_ctrl)i;
+		memset(c, 0, sizeof(*c));
+		return SANDBOX_CG_UNAVAILABLE;
+	}
+	if (cap)
+		why[0] = '\0';
+	return SANDBOX_CG_OK;
+}
