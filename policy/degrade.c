@@ -120,8 +120,12 @@ void policy_degrade_losses(const struct policy_plan *plan, const char *private_t
 	     arg);
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
-		if ((m->kind == POLICY_MOUNT_READONLY || m->kind == POLICY_MOUNT_PIN) &&
-		    writable_over(plan, m->path)) {
+		/* Strictly beneath a writable grant: a writable mount's own
+		 * root (pinned in the full sandbox) cannot be renamed away
+		 * here either, its parent not being writable. */
+		const struct policy_rule *w = writable_over(plan, m->path);
+		if ((m->kind == POLICY_MOUNT_READONLY || m->kind == POLICY_MOUNT_PIN) && w &&
+		    strcmp(w->path, m->path) != 0) {
 			if (!first_protected)
 				first_protected = m->path;
 			n_protected++;

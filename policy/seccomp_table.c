@@ -439,6 +439,74 @@ static const struct policy_syscall_rule closed_net_rules[] = {
 		  WHY_CLOSED_NET, MASKED(3, MSG_FASTOPEN, MSG_FASTOPEN)),
 };
 
+/* --- POLICY_SECCOMP_DEGRADED -------------------------------------------
+ *
+ * A second filter on every host without user namespaces: there is no IPC
+ * namespace, so the host's System V objects and POSIX message queues of the
+ * user (of every user, for root) are one key or id away; the full sandbox
+ * has its own.  Refused whole: a program's private use of them is rare in a
+ * sandbox, and /dev/shm is closed there anyway. */
+#define WHY_NO_IPC_NS                                                           \
+	": no IPC namespace on this host, so the host's objects are reachable " \
+	"by key, id or name"
+
+static const struct policy_syscall_rule degraded_rules[] = {
+	REFUSE("shmget", EACCES, "System V shared memory" WHY_NO_IPC_NS),
+	REFUSE("shmat", EACCES, "System V shared memory" WHY_NO_IPC_NS),
+	REFUSE("shmctl", EACCES, "System V shared memory" WHY_NO_IPC_NS),
+	REFUSE("msgget", EACCES, "System V message queues" WHY_NO_IPC_NS),
+	REFUSE("msgsnd", EACCES, "System V message queues" WHY_NO_IPC_NS),
+	REFUSE("msgrcv", EACCES, "System V message queues" WHY_NO_IPC_NS),
+	REFUSE("msgctl", EACCES, "System V message queues" WHY_NO_IPC_NS),
+	REFUSE("semget", EACCES, "System V semaphores" WHY_NO_IPC_NS),
+	REFUSE("semop", EACCES, "System V semaphores" WHY_NO_IPC_NS),
+	REFUSE("semtimedop", EACCES, "System V semaphores" WHY_NO_IPC_NS),
+	REFUSE("semctl", EACCES, "System V semaphores" WHY_NO_IPC_NS),
+	REFUSE("mq_open", EACCES, "POSIX message queues" WHY_NO_IPC_NS),
+	REFUSE("mq_unlink", EACCES, "POSIX message queues" WHY_NO_IPC_NS),
+	REFUSE("mq_timedsend", EACCES, "POSIX message queues" WHY_NO_IPC_NS),
+	REFUSE("mq_timedreceive", EACCES, "POSIX message queues" WHY_NO_IPC_NS),
+	REFUSE("mq_notify", EACCES, "POSIX message queues" WHY_NO_IPC_NS),
+	REFUSE("mq_getsetattr", EACCES, "POSIX message queues" WHY_NO_IPC_NS),
+};
+
+/* --- POLICY_SECCOMP_DEGRADED_ROOT --------------------------------------
+ *
+ * A third filter on a host without user namespaces when the command runs as
+ * uid 0: Landlock does not mediate changing a file's mode, owner, times or
+ * extended attributes, and the full sandbox makes every mount but the
+ * writable ones read-only for that; without a mount namespace, root (even
+ * with no capability) owns every root-owned file and could chmod /etc/shadow.
+ * So every such call is refused, inside the mounts too (a stated cost).
+ * Syscalls newer than Debian 12's libseccomp are named by number. */
+#define WHY_ROOT_META                                                           \
+	": as root without a mount namespace every root-owned file is the "     \
+	"command's, and Landlock does not mediate this"
+
+static const struct policy_syscall_rule degraded_root_rules[] = {
+	REFUSE("chmod", EPERM, "chmod(2)" WHY_ROOT_META),
+	REFUSE("fchmod", EPERM, "fchmod(2)" WHY_ROOT_META),
+	REFUSE("fchmodat", EPERM, "fchmodat(2)" WHY_ROOT_META),
+	REFUSE("452 fchmodat2", EPERM, "fchmodat2(2), Linux 6.6" WHY_ROOT_META),
+	REFUSE("chown", EPERM, "chown(2)" WHY_ROOT_META),
+	REFUSE("fchown", EPERM, "fchown(2)" WHY_ROOT_META),
+	REFUSE("lchown", EPERM, "lchown(2)" WHY_ROOT_META),
+	REFUSE("fchownat", EPERM, "fchownat(2)" WHY_ROOT_META),
+	REFUSE("utime", EPERM, "utime(2)" WHY_ROOT_META),
+	REFUSE("utimes", EPERM, "utimes(2)" WHY_ROOT_META),
+	REFUSE("futimesat", EPERM, "futimesat(2)" WHY_ROOT_META),
+	REFUSE("utimensat", EPERM, "utimensat(2)" WHY_ROOT_META),
+	REFUSE("setxattr", EPERM, "setxattr(2)" WHY_ROOT_META),
+	REFUSE("lsetxattr", EPERM, "lsetxattr(2)" WHY_ROOT_META),
+	REFUSE("fsetxattr", EPERM, "fsetxattr(2)" WHY_ROOT_META),
+	REFUSE("463 setxattrat", EPERM, "setxattrat(2), Linux 6.13" WHY_ROOT_META),
+	REFUSE("removexattr", EPERM, "removexattr(2)" WHY_ROOT_META),
+	REFUSE("lremovexattr", EPERM, "lremovexattr(2)" WHY_ROOT_META),
+	REFUSE("fremovexattr", EPERM, "fremovexattr(2)" WHY_ROOT_META),
+	REFUSE("466 removexattrat", EPERM, "removexattrat(2), Linux 6.13" WHY_ROOT_META),
+	REFUSE("469 file_setattr", EPERM, "file_setattr(2), Linux 6.17" WHY_ROOT_META),
+};
+
 /* BASE and NOTIFY_CONNECT are prefixes of rules[]: the rows each owns end
  * at .end; CLOSED_NET is a table of its own (a second, stacked filter). */
 #define N_NOTIFY_CONNECT_ROWS                                                  \
@@ -452,6 +520,8 @@ static const struct {
 	[POLICY_SECCOMP_BASE] = { "base", ARRAY_LEN(rules) - N_NOTIFY_CONNECT_ROWS },
 	[POLICY_SECCOMP_NOTIFY_CONNECT] = { "notify_connect", ARRAY_LEN(rules) },
 	[POLICY_SECCOMP_CLOSED_NET] = { "closed_net", ARRAY_LEN(closed_net_rules) },
+	[POLICY_SECCOMP_DEGRADED] = { "degraded", ARRAY_LEN(degraded_rules) },
+	[POLICY_SECCOMP_DEGRADED_ROOT] = { "degraded_root", ARRAY_LEN(degraded_root_rules) },
 };
 
 const struct policy_syscall_rule *policy_seccomp_rules(enum policy_seccomp_variant v, size_t *n)
@@ -461,7 +531,16 @@ const struct policy_syscall_rule *policy_seccomp_rules(enum policy_seccomp_varia
 		return NULL;
 	}
 	*n = variants[v].end;
-	return v == POLICY_SECCOMP_CLOSED_NET ? closed_net_rules : rules;
+	switch (v) {
+	case POLICY_SECCOMP_CLOSED_NET:
+		return closed_net_rules;
+	case POLICY_SECCOMP_DEGRADED:
+		return degraded_rules;
+	case POLICY_SECCOMP_DEGRADED_ROOT:
+		return degraded_root_rules;
+	default:
+		return rules;
+	}
 }
 
 const char *policy_seccomp_variant_name(enum policy_seccomp_variant v)

@@ -19,8 +19,11 @@
  * a value with upper bits set as not on the list.
  *
  * Variants: the rows of BASE and NOTIFY_CONNECT are prefixes of one table, so
- * NOTIFY_CONNECT is the base rows plus its own set appended; CLOSED_NET is a
- * table of its own, installed as a second filter on top of one of them.
+ * NOTIFY_CONNECT is the base rows plus its own set appended; CLOSED_NET,
+ * DEGRADED and DEGRADED_ROOT are tables of their own, installed as further
+ * filters on top of one of them on hosts without user namespaces.  A row
+ * may name a syscall newer than the build host's libseccomp as "NR name"
+ * (its x86_64 number, a space, its name).
  * POLICY_SECCOMP_NOTIFY_CONNECT (network policy mode) appends POLICY_SC_NOTIFY
  * rows: connect(2), sendto(2) with a destination, and sendmsg(2)/sendmmsg(2)
  * with MSG_FASTOPEN.  The supervisor (sandbox/connect_watch.c) reads the
@@ -45,6 +48,11 @@ enum policy_seccomp_variant {
 	POLICY_SECCOMP_CLOSED_NET,     /* a second filter on hosts without user
 					* namespaces whose network is not open:
 					* only TCP, which Landlock confines */
+	POLICY_SECCOMP_DEGRADED,       /* a second filter on every host without
+					* user namespaces: no SysV IPC, no POSIX
+					* message queues (no IPC namespace) */
+	POLICY_SECCOMP_DEGRADED_ROOT,  /* and, for uid 0 there, no change of a
+					* file's mode, owner, times or xattrs */
 	POLICY_SECCOMP_VARIANT_COUNT,
 };
 

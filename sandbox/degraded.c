@@ -130,6 +130,18 @@ int sandbox_degraded_prepare(const struct policy_plan *plan, struct sandbox_nets
 	if (rc)
 		goto fail;
 	policy_degrade_losses(plan, d->tmpdir, warn_line, NULL);
+	/* What depends on who runs porta, and on the seccomp filters above. */
+	log_msg(LOG_LEVEL_WARN, "no IPC namespace: System V IPC and POSIX message queues are "
+				"refused; the host's namespaces can be opened under /proc (setns "
+				"stays refused)");
+	if (sandbox_euid_is_host_root())
+		log_msg(LOG_LEVEL_WARN, "as root without a mount namespace, changing a file's mode, "
+					"owner, times or extended attributes is refused everywhere, "
+					"the mounts included");
+	else
+		log_msg(LOG_LEVEL_WARN, "the mode, times and extended attributes of your own files "
+					"outside the mounts can be changed (Landlock does not mediate "
+					"them)");
 	return 0;
 fail:
 	sandbox_degraded_cleanup(d);
@@ -159,6 +171,10 @@ int sandbox_degraded_payload_seccomp(const struct policy_plan *plan, int ctl,
 	}
 	if (mode != POLICY_NET_OPEN && (r = sandbox_seccomp_install(POLICY_SECCOMP_CLOSED_NET)))
 		return sandbox_fail(e, "seccomp", NULL, -r, "closed network");
+	if ((r = sandbox_seccomp_install(POLICY_SECCOMP_DEGRADED)))
+		return sandbox_fail(e, "seccomp", NULL, -r, "no IPC namespace");
+	if (sandbox_euid_is_host_root() && (r = sandbox_seccomp_install(POLICY_SECCOMP_DEGRADED_ROOT)))
+		return sandbox_fail(e, "seccomp", NULL, -r, "root without a mount namespace");
 	return 0;
 }
 

@@ -119,7 +119,11 @@ static int add_row(scmp_filter_ctx ctx, const char *vname, size_t idx,
 		   const struct policy_syscall_rule *r)
 {
 	struct scmp_arg_cmp cmp[POLICY_SC_MAX_ARGS];
-	int nr = seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, r->syscall);
+	/* A row may name a syscall newer than this libseccomp by its x86_64
+	 * number ("452 fchmodat2": the number, a space, the name). */
+	int nr = r->syscall[0] >= '0' && r->syscall[0] <= '9'
+			 ? atoi(r->syscall)
+			 : seccomp_syscall_resolve_name_arch(SCMP_ARCH_X86_64, r->syscall);
 	int rc;
 
 	if (nr == __NR_SCMP_ERROR) {

@@ -177,6 +177,20 @@ class PortaAdapter:
         return cmd + ["--"] + list(argv)
 
 
+class PortaDegradedAdapter(PortaAdapter):
+    """porta on a simulated host without user namespaces (issue 5): each run
+    inside a throwaway `unshare -r` whose limit of user namespaces is 0, so
+    porta confines with Landlock and seccomp only.  Not a peer: this shows
+    which rows the degraded mode holds and which it gives up (and says so)."""
+    name = "porta-degraded"
+
+    WRAP = ["unshare", "-r", "sh", "-c",
+            'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"', "sh"]
+
+    def command(self, policy: Policy, argv: list) -> list:
+        return self.WRAP + super().command(policy, argv)
+
+
 class NoSandbox:
     """Self-test of the runner: runs everything unconfined, so every row that
     the host can host must come out ESCAPED (none may be held)."""
@@ -703,6 +717,7 @@ class CodexAdapter:
 # of that tool, or raises NotOffered.
 ADAPTERS = {
     "porta": PortaAdapter,
+    "porta-degraded": PortaDegradedAdapter,
     "none": NoSandbox,
     "bwrap": BwrapAdapter,
     "firejail": FirejailAdapter,

@@ -240,7 +240,7 @@ def porta_with_options(ctx, policy: Policy, argv: list, options: list) -> list:
     cmd = ctx.adapter.command(with_bin(ctx, policy), argv)
     if is_none(ctx):
         return cmd
-    if getattr(ctx.adapter, "name", "") != "porta":
+    if not getattr(ctx.adapter, "name", "").startswith("porta"):
         raise NotOffered("the environment options are porta's")
     i = cmd.index("run") + 1
     return cmd[:i] + options + cmd[i:]

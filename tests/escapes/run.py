@@ -107,12 +107,12 @@ def main(argv=None) -> int:
         return 0
     if not args.probes_dir:
         ap.error("--probes-dir is required")
-    if args.sandbox == "porta":
+    if args.sandbox in ("porta", "porta-degraded"):
         if not args.porta:
-            ap.error("--porta is required with --sandbox porta")
+            ap.error(f"--porta is required with --sandbox {args.sandbox}")
         if not os.access(args.porta, os.X_OK):
             ap.error(f"--porta {args.porta}: not an executable")
-        adapter = PortaAdapter(os.path.abspath(args.porta))
+        adapter = ADAPTERS[args.sandbox](os.path.abspath(args.porta))
     else:
         adapter = ADAPTERS[args.sandbox](args.porta)
     rows = parse_rows(args.rows)

@@ -209,6 +209,17 @@ static const struct {
 	NR(clone), NR(ioctl), NR(execveat), NR(memfd_create), NR(personality), NR(socket),
 	NR(socketpair), NR(connect), NR(sendto), NR(sendmsg), NR(sendmmsg), NR(setpriority),
 	NR(ioprio_set),
+	/* POLICY_SECCOMP_DEGRADED */
+	NR(shmget), NR(shmat), NR(shmctl), NR(msgget), NR(msgsnd), NR(msgrcv), NR(msgctl),
+	NR(semget), NR(semop), NR(semtimedop), NR(semctl), NR(mq_open), NR(mq_unlink),
+	NR(mq_timedsend), NR(mq_timedreceive), NR(mq_notify), NR(mq_getsetattr),
+	/* POLICY_SECCOMP_DEGRADED_ROOT; rows newer than Debian 12's headers
+	 * and libseccomp name their number first */
+	NR(chmod), NR(fchmod), NR(fchmodat), { "452 fchmodat2", 452 }, NR(chown), NR(fchown),
+	NR(lchown), NR(fchownat), NR(utime), NR(utimes), NR(futimesat), NR(utimensat),
+	NR(setxattr), NR(lsetxattr), NR(fsetxattr), { "463 setxattrat", 463 }, NR(removexattr),
+	NR(lremovexattr), NR(fremovexattr), { "466 removexattrat", 466 },
+	{ "469 file_setattr", 469 },
 };
 
 static int nr_of(const char *name)
