@@ -21,6 +21,7 @@
 #include "sandbox/connect_watch.h"
 #include "sandbox/internal.h"
 #include "sandbox/seccomp.h"
+#include "sandbox/why.h"
 
 /* ---- init ------------------------------------------------------------- */
 
@@ -411,6 +412,14 @@ out:
 	for (size_t i = used; i < m->n_fds; i++)
 		close(m->fds[i]);
 	return rc;
+}
+
+void sandbox_netsup_why(const struct sandbox_netsup *ns, struct sandbox_why *w)
+{
+	const char *dst, *reason, *hint;
+
+	for (size_t i = 0; ns && w && proxy_refused_at(ns->proxy, i, &dst, &reason, &hint); i++)
+		sandbox_why_add_net(w, dst, reason, hint);
 }
 
 void sandbox_netsup_destroy(struct sandbox_netsup *ns)

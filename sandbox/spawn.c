@@ -30,6 +30,7 @@
 #include "sandbox/internal.h"
 #include "sandbox/netpolicy.h"
 #include "sandbox/seccomp.h"
+#include "sandbox/why.h"
 
 /* Control messages: one sandbox_fdpass message each (type, payload, fds), so
  * that boundaries are kept and passed fds can never be silently dropped.
@@ -141,6 +142,7 @@ struct child_ctx {
 	gid_t gid;
 	sigset_t old_mask;
 	struct sandbox_net_ports net_ports; /* policy mode: set by init before the fork */
+	int why_gate; /* --why: init forks the payload once this reads a byte; else -1 */
 };
 
 static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
@@ -174,6 +176,12 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 		child_die(c->ctl, &e);
 	}
 	char *const *envp = c->plan->envp;
+	/* --why: the tracing filter goes under porta's own, which then decides
+	 * first (stacked filters: the most restrictive verdict wins). */
+	if (c->plan->opts->why && (r = sandbox_why_payload_install())) {
+		sandbox_fail(&e, "seccomp (--why)", NULL, -r, NULL);
+		child_die(c->ctl, &e);
+	}
 	if (c->plan->opts->net_mode == POLICY_NET_POLICY) {
 		envp = sandbox_net_payload_env(c->plan->envp, &c->net_ports);
 		if (!envp) {
@@ -229,6 +237,11 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 	    sandbox_landlock_add_after_mounts(c->plan, c->ruleset_fd, &c->masks, &e))
 		child_die(c->ctl, &e);
 	trace_mark("mounts done");
+	/* --why: every process of the command must be born traced. */
+	if (c->why_gate >= 0 && sandbox_why_init_wait(c->why_gate) < 0) {
+		sandbox_fail(&e, "--why", NULL, 0, "porta could not trace the sandbox");
+		child_die(c->ctl, &e);
+	}
 
 	pid_t payload = fork();
 	if (payload < 0) {
@@ -295,6 +308,7 @@ struct supervisor {
 	int exec_code;
 	struct sandbox_error error;
 	struct sandbox_netsup *net; /* policy mode */
+	struct sandbox_why *why;    /* --why */
 };
 
 /* Records the first set-up failure (the cause; later ones are echoes). */
@@ -377,7 +391,9 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
 		if (si.ssi_signo == SIGCHLD) {
 			int status;
 			trace_mark("SIGCHLD");
-			if (waitpid(s->init, &status, WNOHANG) == s->init) {
+			/* Under --why every process of the sandbox reports here. */
+			if (s->why ? sandbox_why_on_sigchld(s->why, s->init, &status)
+				   : waitpid(s->init, &status, WNOHANG) == s->init) {
 				s->init_done = true;
 				s->init_status = status;
 				event_base_loopbreak(s->base);
@@ -457,10 +473,11 @@ out:
 int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandbox_result *r)
 {
 	const struct policy_options *o = plan->opts;
-	struct child_ctx c = { .plan = plan, .argv = argv, .uid = getuid(), .gid = getgid() };
+	struct child_ctx c = { .plan = plan, .argv = argv, .uid = getuid(), .gid = getgid(),
+			       .why_gate = -1 };
 	struct supervisor s = { .ctl = -1 };
 	FILE *audit = NULL;
-	_cleanup_fd_ int ruleset = -1, sfd = -1, ctl = -1, child_ctl = -1;
+	_cleanup_fd_ int ruleset = -1, sfd = -1, ctl = -1, child_ctl = -1, gate_r = -1, gate_w = -1;
 	int sv[2], rc;
 
 	memset(r, 0, sizeof(*r));
@@ -510,6 +527,17 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		}
 	}
 
+	if (o->why) {
+		int gate[2];
+		s.why = sandbox_why_create(plan);
+		if (!s.why || pipe2(gate, O_CLOEXEC) < 0) {
+			rc = sandbox_fail(&r->error, "--why", NULL, s.why ? errno : ENOMEM, NULL);
+			goto out;
+		}
+		gate_r = gate[0];
+		gate_w = gate[1];
+	}
+
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 			      CLONE_NEWUTS | SIGCHLD;
 	if (o->net_mode != POLICY_NET_OPEN)
@@ -525,6 +553,9 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		close(sfd);
 		c.ctl = child_ctl;
 		c.ruleset_fd = ruleset;
+		if (gate_w >= 0)
+			close(gate_w);
+		c.why_gate = gate_r;
 		init_main(&c);
 	}
 	trace_mark("cloned");
@@ -532,6 +563,16 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 	close(steal_fd(&ruleset));
 	if (s.net)
 		signal(SIGPIPE, SIG_IGN); /* the relay's splice(2) to a reset peer */
+	if (s.why) {
+		close(steal_fd(&gate_r));
+		int err = sandbox_why_seize(s.why, pid, gate_w);
+		close(steal_fd(&gate_w)); /* without its byte, init gives up */
+		if (err) {
+			struct sandbox_error e;
+			sandbox_fail(&e, "--why: trace the sandbox (ptrace)", NULL, -err, NULL);
+			setup_failed(&s, &e);
+		}
+	}
 
 	s.init = pid;
 	if ((rc = supervise(&s, o, sfd))) {
@@ -568,7 +609,11 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 out:
 	/* Before the loop goes: the proxy's relays live on it.  Prints the
 	 * summary of refused destinations. */
+	sandbox_netsup_why(s.net, s.why);
 	sandbox_netsup_destroy(s.net);
+	if (s.why && rc == 0 && r->outcome != SANDBOX_SETUP_FAILED)
+		sandbox_why_report(s.why, plan->argc, plan->argv, stderr);
+	sandbox_why_destroy(s.why);
 	if (audit)
 		fclose(audit);
 	if (s.base)

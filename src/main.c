@@ -67,7 +67,9 @@ static const char help_text[] =
 	"  --max-file-size MIB        largest file the command may write\n"
 	"  --max-memory-mb MIB        memory ceiling (needs a cgroup; next release)\n"
 	"  --allow-root               run even though porta was started as root\n"
-	"  --why                      list refusals after the run (next release)\n"
+	"  --why                      after the run, list each refusal the sandbox caused\n"
+	"                             (files, Unix sockets, network) with the option that\n"
+	"                             would have allowed it, and the command line to run again\n"
 	"  -q, --quiet                only errors on stderr\n"
 	"  --json                     explain and check: print JSON\n"
 	"\n"
@@ -99,8 +101,6 @@ static const char *unavailable(const struct policy_options *o)
 	if (o->max_memory_mib.set)
 		return "--max-memory-mb needs a cgroup, which this build does not create yet; "
 		       "refusing rather than running without the ceiling";
-	if (o->why)
-		return "--why is not available in this build yet";
 	if (o->max_procs.set && geteuid() == 0)
 		return "--max-procs cannot be enforced for root: the kernel exempts uid 0 from "
 		       "RLIMIT_NPROC, and this build does not create a cgroup yet";
