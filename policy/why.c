@@ -274,37 +274,61 @@ static bool shell_safe(unsigned char c)
 	       strchr("_@%+=:,./-", c) != NULL;
 }
 
+/* A control byte in a word: it must not break the line. */
+static bool control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
 bool policy_why_quote(const char *word, char *out, size_t cap, size_t *len)
 {
 	size_t n = *len;
-	bool safe = word[0] != '\0';
+	bool safe = word[0] != '\0', ctl = false;
 
-	for (const char *p = word; *p && safe; p++)
-		safe = shell_safe((unsigned char)*p);
-	/* worst case: every byte a quote ('\'' is 4 bytes), two quotes, NUL */
+	for (const char *p = word; *p; p++) {
+		safe = safe && shell_safe((unsigned char)*p);
+		ctl = ctl || control((unsigned char)*p);
+	}
 	if (safe) {
 		size_t l = strlen(word);
 		if (n + l + 1 > cap)
 			return false;
 		memcpy(out + n, word, l);
 		n += l;
-	} else {
-		if (n + 1 >= cap)
-			return false;
-		out[n++] = '\'';
-		for (const char *p = word; *p; p++) {
-			const char *piece = *p == '\'' ? "'\\''" : NULL;
-			size_t pl = piece ? 4 : 1;
-			if (n + pl + 2 > cap)
-				return false;
-			if (piece)
-				memcpy(out + n, piece, pl);
-			else
-				out[n] = *p;
-			n += pl;
-		}
-		out[n++] = '\'';
+		out[n] = '\0';
+		*len = n;
+		return true;
 	}
+	/* '...' keeps every byte but the quote ('\'' closes, adds one, reopens);
+	 * a word with a control byte (a newline in sh -c's script) takes bash's
+	 * and zsh's $'...' instead, so the line stays one line. */
+	if (n + 3 >= cap)
+		return false;
+	if (ctl)
+		out[n++] = '$';
+	out[n++] = '\'';
+	for (const char *p = word; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		char piece[8];
+		if (!ctl)
+			snprintf(piece, sizeof(piece), c == '\'' ? "'\\''" : "%c", c);
+		else if (c == '\n')
+			snprintf(piece, sizeof(piece), "\\n");
+		else if (c == '\t')
+			snprintf(piece, sizeof(piece), "\\t");
+		else if (c == '\'' || c == '\\')
+			snprintf(piece, sizeof(piece), "\\%c", c);
+		else if (control(c))
+			snprintf(piece, sizeof(piece), "\\x%02x", c);
+		else
+			snprintf(piece, sizeof(piece), "%c", c);
+		size_t pl = strlen(piece);
+		if (n + pl + 2 > cap)
+			return false;
+		memcpy(out + n, piece, pl);
+		n += pl;
+	}
+	out[n++] = '\'';
 	out[n] = '\0';
 	*len = n;
 	return true;

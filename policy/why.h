@@ -71,7 +71,8 @@ const char *policy_why_op_name(enum policy_why_op op);
 
 /* Appends word to out[cap] (at *len) shell-quoted: as is when it holds only
  * characters no POSIX shell treats specially, else in single quotes ('\''
- * for a quote).  Returns false (out untouched past *len) when it does not
+ * for a quote), or, when it holds a control byte such as a newline, in
+ * bash's and zsh's $'...' (\n, \t, \\, \', \xHH) so the line stays one line.  Returns false (out untouched past *len) when it does not
  * fit.  Pure. */
 bool policy_why_quote(const char *word, char *out, size_t cap, size_t *len);
 

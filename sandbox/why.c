@@ -100,7 +100,8 @@ struct pending {
 	enum policy_why_op op[2];
 	char path[2][PATH_MAX]; /* absolute, normalised; the second only for rename/link */
 	int n_paths;
-	const char *call;
+	const char *verb[2]; /* what the report calls it: "create", "remove", ... */
+	bool open_create;    /* an open with O_CREAT: a write when the file exists */
 };
 
 struct refusal {
@@ -262,8 +263,9 @@ static bool read_path(pid_t tid, int dirfd, uint64_t addr, char out[PATH_MAX])
 	return policy_path_normalize(base, raw, strlen(raw), out, PATH_MAX) != 0;
 }
 
-static enum policy_why_op open_op(uint64_t flags)
+static enum policy_why_op open_op(uint64_t flags, struct pending *p)
 {
+	p->open_create = (flags & O_CREAT) != 0;
 	if (flags & O_CREAT)
 		return POLICY_WHY_CREATE;
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC))
@@ -326,19 +328,20 @@ static bool decode(struct sandbox_why *w, pid_t tid, const struct __ptrace_sysca
 	p->n_paths = 1;
 	switch (si->seccomp.nr) {
 	case SYS_open:
-		p->op[0] = open_op(a[1]);
+		p->op[0] = open_op(a[1], p);
 		return read_path(tid, AT_FDCWD, a[0], p->path[0]);
 	case SYS_creat:
 		p->op[0] = POLICY_WHY_CREATE;
+		p->open_create = true;
 		return read_path(tid, AT_FDCWD, a[0], p->path[0]);
 	case SYS_openat:
-		p->op[0] = open_op(a[2]);
+		p->op[0] = open_op(a[2], p);
 		return read_path(tid, fd0, a[1], p->path[0]);
 	case SYS_openat2:
 		/* struct open_how starts with its u64 flags */
 		if (a[3] < sizeof(flags) || peek(tid, a[2], &flags, sizeof(flags)) != sizeof(flags))
 			return false;
-		p->op[0] = open_op(flags);
+		p->op[0] = open_op(flags, p);
 		return read_path(tid, fd0, a[1], p->path[0]);
 	case SYS_execve:
 		p->op[0] = POLICY_WHY_EXEC;
@@ -351,30 +354,42 @@ static bool decode(struct sandbox_why *w, pid_t tid, const struct __ptrace_sysca
 	case SYS_unlink:
 	case SYS_rmdir:
 		p->op[0] = POLICY_WHY_CREATE;
+		p->verb[0] = si->seccomp.nr == SYS_mkdir   ? "create directory"
+			     : si->seccomp.nr == SYS_mknod ? "create"
+							   : "remove";
 		return read_path(tid, AT_FDCWD, a[0], p->path[0]);
 	case SYS_mkdirat:
 	case SYS_mknodat:
 	case SYS_unlinkat:
 		p->op[0] = POLICY_WHY_CREATE;
+		p->verb[0] = si->seccomp.nr == SYS_mkdirat   ? "create directory"
+			     : si->seccomp.nr == SYS_mknodat ? "create"
+							     : "remove";
 		return read_path(tid, fd0, a[1], p->path[0]);
 	case SYS_truncate:
 	case SYS_chmod:
 		p->op[0] = POLICY_WHY_WRITE;
+		p->verb[0] = si->seccomp.nr == SYS_chmod ? "chmod" : "truncate";
 		return read_path(tid, AT_FDCWD, a[0], p->path[0]);
 	case SYS_fchmodat:
 		p->op[0] = POLICY_WHY_WRITE;
+		p->verb[0] = "chmod";
 		return read_path(tid, fd0, a[1], p->path[0]);
 	case SYS_symlink:
 		p->op[0] = POLICY_WHY_CREATE;
+		p->verb[0] = "create symlink";
 		return read_path(tid, AT_FDCWD, a[1], p->path[0]);
 	case SYS_symlinkat:
 		p->op[0] = POLICY_WHY_CREATE;
+		p->verb[0] = "create symlink";
 		return read_path(tid, (int)a[1], a[2], p->path[0]);
 	case SYS_rename:
 	case SYS_link:
 		/* the new name first, then the old one: either may be refused */
 		p->op[0] = p->op[1] = POLICY_WHY_CREATE;
 		p->n_paths = 2;
+		p->verb[0] = si->seccomp.nr == SYS_link ? "link to" : "rename to";
+		p->verb[1] = si->seccomp.nr == SYS_link ? "link from" : "rename from";
 		return read_path(tid, AT_FDCWD, a[1], p->path[0]) &&
 		       read_path(tid, AT_FDCWD, a[0], p->path[1]);
 	case SYS_renameat:
@@ -382,6 +397,8 @@ static bool decode(struct sandbox_why *w, pid_t tid, const struct __ptrace_sysca
 	case SYS_linkat:
 		p->op[0] = p->op[1] = POLICY_WHY_CREATE;
 		p->n_paths = 2;
+		p->verb[0] = si->seccomp.nr == SYS_linkat ? "link to" : "rename to";
+		p->verb[1] = si->seccomp.nr == SYS_linkat ? "link from" : "rename from";
 		return read_path(tid, fd2, a[3], p->path[0]) && read_path(tid, fd0, a[1], p->path[1]);
 	case SYS_connect:
 		return read_sockaddr(w, tid, a[1], a[2], p);
@@ -539,18 +556,29 @@ static void judge(struct sandbox_why *w, const struct pending *p, int err)
 	for (int i = 0; i < p->n_paths; i++) {
 		char real[PATH_MAX];
 		struct policy_why_facts f = { .op = p->op[i], .path = p->path[i], .err = err };
+		const char *verb = p->verb[i];
 		if (f.op != POLICY_WHY_NET) {
 			host_real(f.op, p->path[i], real);
 			f.path = real;
+			/* O_CREAT on a file that exists writes it: its own mode
+			 * bits decide, not only its directory's */
+			struct stat st;
+			if (p->open_create && lstat(real, &st) == 0)
+				f.op = POLICY_WHY_WRITE;
+			if (!verb)
+				verb = p->open_create && f.op == POLICY_WHY_CREATE ? "create"
+									: policy_why_op_name(f.op);
 			if (err)
 				host_facts(w, &f);
 		}
+		if (!verb)
+			verb = policy_why_op_name(f.op);
 		struct policy_why_answer a;
 		if (policy_why_classify(w->plan, &f, &a) == POLICY_WHY_NOT_SANDBOX)
 			continue;
 		char esc[PATH_MAX], what[PATH_MAX + 32];
 		log_escape(f.path, strlen(f.path), esc, sizeof(esc));
-		snprintf(what, sizeof(what), "%s %s", policy_why_op_name(f.op), esc);
+		snprintf(what, sizeof(what), "%s %s", verb, esc);
 		char opt[POLICY_WHY_OPTION_MAX];
 		log_escape(a.option, strlen(a.option), opt, sizeof(opt));
 		add(w, what, a.reason, opt, a.verdict, a.drops_no_net);

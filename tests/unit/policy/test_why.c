@@ -222,8 +222,9 @@ Test(why, command_leaves_out_implied_mounts)
 
 Test(why, quote)
 {
-	const char *in[] = { "plain/path-1.2_x", "", "a b", "it's", "$HOME", "*", "x\ny" };
-	const char *want[] = { "plain/path-1.2_x", "''", "'a b'", "'it'\\''s'", "'$HOME'", "'*'", "'x\ny'" };
+	const char *in[] = { "plain/path-1.2_x", "", "a b", "it's", "$HOME", "*", "x\ny", "a'\\\t\x01" };
+	const char *want[] = { "plain/path-1.2_x", "''", "'a b'", "'it'\\''s'", "'$HOME'", "'*'",
+			       "$'x\\ny'", "$'a\\'\\\\\\t\\x01'" };
 	for (size_t i = 0; i < N_ELEMS(in); i++) {
 		char out[64];
 		size_t len = 0;
