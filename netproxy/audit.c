@@ -153,6 +153,17 @@ void proxy_summary(struct proxy *p, FILE *err)
 	fflush(err);
 }
 
+bool proxy_refused_at(const struct proxy *p, size_t i, const char **dst, const char **reason,
+		      const char **hint)
+{
+	if (!p || i >= p->n_refused)
+		return false;
+	*dst = p->refused[i].dst;
+	*reason = p->refused[i].reason;
+	*hint = p->refused[i].hint;
+	return true;
+}
+
 void proxy_audit_free(struct proxy *p)
 {
 	free(p->refused);

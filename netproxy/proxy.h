@@ -170,6 +170,14 @@ int proxy_record(struct proxy *p, const struct proxy_audit_rec *rec);
  * that would allow it, unless quiet or nothing was refused. */
 void proxy_summary(struct proxy *p, FILE *err);
 
+/* The i-th distinct refused destination (in the order first refused), as
+ * the summary prints it: dst ("evil.test:443", "192.0.2.1:22"), reason
+ * ("no rule") and hint (the option that would allow it, "" when none), all
+ * escaped and owned by the proxy until proxy_destroy().  False past the
+ * last.  Kept under quiet too.  For --why. */
+bool proxy_refused_at(const struct proxy *p, size_t i, const char **dst, const char **reason,
+		      const char **hint);
+
 /* Connections open now (accepted and not yet closed), for tests and limits. */
 size_t proxy_connections(const struct proxy *p);
 

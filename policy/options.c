@@ -532,3 +532,20 @@ enum policy_parse_status policy_parse_args(int argc, char *const argv[],
 	out->cmd_argc = argc - i;
 	return finish(out, err);
 }
+
+int policy_option_words(const char *arg)
+{
+	const struct opt_spec *spec = NULL;
+
+	if (arg[0] != '-' || arg[1] == '\0' || strcmp(arg, "--") == 0)
+		return 1;
+	if (arg[1] == '-') {
+		/* --name=value carries its value in the same word */
+		if (strchr(arg + 2, '='))
+			return 1;
+		spec = find_long(arg + 2, strlen(arg + 2));
+	} else if (arg[2] == '\0') {
+		spec = find_short(arg[1]);
+	}
+	return spec && spec->takes_value ? 2 : 1;
+}

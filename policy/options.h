@@ -119,4 +119,11 @@ bool policy_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out);
  * [A-Za-z_][A-Za-z0-9_]*. */
 bool policy_env_name_valid(const char *name, size_t n);
 
+/* How many words of a `porta run` command line the option word arg uses: 2
+ * for an option whose value is the next word ("-v DIR", "--allow-net H"),
+ * 1 for anything else (a flag, "--name=value", "-vDIR", an unknown word).
+ * Lets a caller walk the options of an argv policy_parse_args() accepted.
+ * Pure. */
+int policy_option_words(const char *arg);
+
 #endif /* PORTA_POLICY_OPTIONS_H */

@@ -51,6 +51,8 @@ struct policy_mount_step {
 
 struct policy_plan {
 	const struct policy_options *opts; /* not owned */
+	int argc;                          /* porta's own command line (--why repeats it); */
+	char *const *argv;                 /* not owned, outlives the plan */
 	char *home;                        /* the user's home, absolute, or NULL */
 	char *cwd;
 

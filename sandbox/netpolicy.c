@@ -21,6 +21,7 @@
 #include "sandbox/connect_watch.h"
 #include "sandbox/internal.h"
 #include "sandbox/seccomp.h"
+#include "sandbox/why.h"
 
 /* ---- init ------------------------------------------------------------- */
 
@@ -436,6 +437,14 @@ int sandbox_netsup_listen_local(struct sandbox_netsup *ns, struct sandbox_net_po
 	policy_port_set_add(&ns->allowed, ports->http);
 	policy_port_set_add(&ns->allowed, ports->socks);
 	return start_serving(ns, e);
+}
+
+void sandbox_netsup_why(const struct sandbox_netsup *ns, struct sandbox_why *w)
+{
+	const char *dst, *reason, *hint;
+
+	for (size_t i = 0; ns && w && proxy_refused_at(ns->proxy, i, &dst, &reason, &hint); i++)
+		sandbox_why_add_net(w, dst, reason, hint);
 }
 
 void sandbox_netsup_destroy(struct sandbox_netsup *ns)

@@ -87,6 +87,12 @@ struct sandbox_netsup *sandbox_netsup_create(struct event_base *base,
 int sandbox_netsup_take(struct sandbox_netsup *ns, const struct sandbox_fdpass_msg *m,
 			const void *data, struct sandbox_error *e);
 
+struct sandbox_why;
+
+/* --why: hands every refused destination (with the option that would allow
+ * it) to w.  Call before sandbox_netsup_destroy(). */
+void sandbox_netsup_why(const struct sandbox_netsup *ns, struct sandbox_why *w);
+
 /* Stops serving, prints the end-of-run summary of refusals (unless quiet),
  * frees everything.  destroy(NULL) is a no-op. */
 /* A host without user namespaces (policy/degrade.h): the supervisor itself

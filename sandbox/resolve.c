@@ -943,10 +943,11 @@ int sandbox_resolve(const struct policy_options *opts, char *const argv[],
 	struct resolver r = { .o = opts, .e = e };
 	int rc;
 
-	(void)argv;
 	r.plan = policy_plan_create(opts);
 	if (!r.plan)
 		return sandbox_fail(e, "policy", NULL, ENOMEM, NULL);
+	r.plan->argv = argv;
+	r.plan->argc = opts->cmd_index + opts->cmd_argc;
 	r.plan->cwd = getcwd(NULL, 0);
 	if (!r.plan->cwd)
 		r.plan->cwd = strdup("/");

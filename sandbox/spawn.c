@@ -32,6 +32,7 @@
 #include "sandbox/internal.h"
 #include "sandbox/netpolicy.h"
 #include "sandbox/seccomp.h"
+#include "sandbox/why.h"
 
 /* Control messages: one sandbox_fdpass message each (type, payload, fds), so
  * that boundaries are kept and passed fds can never be silently dropped.
@@ -147,6 +148,7 @@ struct child_ctx {
 						  * the payload is porta's own child */
 	pid_t supervisor;
 	struct sandbox_cgroup *cg;          /* the ceilings' cgroups, or NULL */
+	int why_gate; /* --why: init forks the payload once this reads a byte; else -1 */
 };
 
 static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
@@ -164,6 +166,11 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 		 * before it can start anything. */
 		if (sandbox_cgroup_join(c->cg, &e))
 			child_die(c->ctl, &e);
+		/* --why: traced before anything of the command runs. */
+		if (c->why_gate >= 0 && sandbox_why_init_wait(c->why_gate) < 0) {
+			sandbox_fail(&e, "--why", NULL, 0, "porta could not trace the command");
+			child_die(c->ctl, &e);
+		}
 	}
 	sigprocmask(SIG_SETMASK, &c->old_mask, NULL);
 	signal(SIGPIPE, SIG_DFL); /* as porta's caller had it, not as the proxy needs it */
@@ -191,6 +198,12 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 		child_die(c->ctl, &e);
 	}
 	char *const *envp = c->degraded ? c->degraded->envp : c->plan->envp;
+	/* --why: the tracing filter goes under porta's own, which then decides
+	 * first (stacked filters: the most restrictive verdict wins). */
+	if (c->plan->opts->why && (r = sandbox_why_payload_install())) {
+		sandbox_fail(&e, "seccomp (--why)", NULL, -r, NULL);
+		child_die(c->ctl, &e);
+	}
 	if (c->plan->opts->net_mode == POLICY_NET_POLICY) {
 		envp = sandbox_net_payload_env(envp, &c->net_ports);
 		if (!envp) {
@@ -255,6 +268,11 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 	    sandbox_landlock_add_after_mounts(c->plan, c->ruleset_fd, &c->masks, &e))
 		child_die(c->ctl, &e);
 	trace_mark("mounts done");
+	/* --why: every process of the command must be born traced. */
+	if (c->why_gate >= 0 && sandbox_why_init_wait(c->why_gate) < 0) {
+		sandbox_fail(&e, "--why", NULL, 0, "porta could not trace the sandbox");
+		child_die(c->ctl, &e);
+	}
 
 	pid_t payload = fork();
 	if (payload < 0) {
@@ -322,6 +340,7 @@ struct supervisor {
 	struct sandbox_error error;
 	struct sandbox_netsup *net; /* policy mode */
 	bool degraded; /* init is the payload itself (sandbox/degraded.h) */
+	struct sandbox_why *why;    /* --why */
 };
 
 /* Records the first set-up failure (the cause; later ones are echoes). */
@@ -404,7 +423,9 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
 		if (si.ssi_signo == SIGCHLD) {
 			int status;
 			trace_mark("SIGCHLD");
-			if (waitpid(s->init, &status, WNOHANG) == s->init) {
+			/* Under --why every process of the sandbox reports here. */
+			if (s->why ? sandbox_why_on_sigchld(s->why, s->init, &status)
+				   : waitpid(s->init, &status, WNOHANG) == s->init) {
 				s->init_done = true;
 				s->init_status = status;
 				event_base_loopbreak(s->base);
@@ -488,11 +509,11 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 {
 	const struct policy_options *o = plan->opts;
 	struct child_ctx c = { .plan = plan, .argv = argv, .uid = getuid(), .gid = getgid(),
-			       .supervisor = getpid() };
+			       .supervisor = getpid(), .why_gate = -1 };
 	struct sandbox_degraded dg = { 0 };
 	struct supervisor s = { .ctl = -1 };
 	FILE *audit = NULL;
-	_cleanup_fd_ int ruleset = -1, sfd = -1, ctl = -1, child_ctl = -1;
+	_cleanup_fd_ int ruleset = -1, sfd = -1, ctl = -1, child_ctl = -1, gate_r = -1, gate_w = -1;
 	int sv[2], rc;
 
 	memset(r, 0, sizeof(*r));
@@ -542,6 +563,16 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		}
 	}
 
+	if (o->why) {
+		int gate[2];
+		s.why = sandbox_why_create(plan);
+		if (!s.why || pipe2(gate, O_CLOEXEC) < 0) {
+			rc = sandbox_fail(&r->error, "--why", NULL, s.why ? errno : ENOMEM, NULL);
+			goto out;
+		}
+		gate_r = gate[0];
+		gate_w = gate[1];
+	}
 	/* The last thing made before clone: every path from here on passes
 	 * through out:, which removes it once init is gone. */
 	if ((rc = sandbox_cgroup_create(o, &c.cg, &r->error)))
@@ -579,6 +610,9 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		close(sfd);
 		c.ctl = child_ctl;
 		c.ruleset_fd = ruleset;
+		if (gate_w >= 0)
+			close(gate_w);
+		c.why_gate = gate_r;
 		if (c.degraded)
 			payload_main(&c);
 		init_main(&c);
@@ -588,6 +622,16 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 	close(steal_fd(&ruleset));
 	if (s.net)
 		signal(SIGPIPE, SIG_IGN); /* the relay's splice(2) to a reset peer */
+	if (s.why) {
+		close(steal_fd(&gate_r));
+		int err = sandbox_why_seize(s.why, pid, gate_w);
+		close(steal_fd(&gate_w)); /* without its byte, init gives up */
+		if (err) {
+			struct sandbox_error e;
+			sandbox_fail(&e, "--why: trace the sandbox (ptrace)", NULL, -err, NULL);
+			setup_failed(&s, &e);
+		}
+	}
 
 	s.init = pid;
 	rc = supervise(&s, o, sfd);
@@ -636,7 +680,11 @@ out:
 	sandbox_cgroup_finish(c.cg);
 	/* Before the loop goes: the proxy's relays live on it.  Prints the
 	 * summary of refused destinations. */
+	sandbox_netsup_why(s.net, s.why);
 	sandbox_netsup_destroy(s.net);
+	if (s.why && rc == 0 && r->outcome != SANDBOX_SETUP_FAILED)
+		sandbox_why_report(s.why, plan->argc, plan->argv, stderr);
+	sandbox_why_destroy(s.why);
 	sandbox_degraded_cleanup(&dg);
 	if (audit)
 		fclose(audit);

@@ -69,7 +69,9 @@ static const char help_text[] =
 	"  --max-memory-mb MIB        memory ceiling, through a memory cgroup porta creates;\n"
 	"                             refused where none can be created\n"
 	"  --allow-root               run even though porta was started as root\n"
-	"  --why                      list refusals after the run (next release)\n"
+	"  --why                      after the run, list each refusal the sandbox caused\n"
+	"                             (files, Unix sockets, network) with the option that\n"
+	"                             would have allowed it, and the command line to run again\n"
 	"  -q, --quiet                only errors on stderr\n"
 	"  --json                     explain and check: print JSON\n"
 	"\n"
@@ -98,8 +100,6 @@ static const char *unavailable(const struct policy_options *o)
 	if (o->audit_path && o->net_mode != POLICY_NET_POLICY)
 		return "--audit records network policy decisions: give it with --allow-net, "
 		       "--deny-net, --proxy-allow or --proxy-deny";
-	if (o->why)
-		return "--why is not available in this build yet";
 	/* --max-memory-mb, and --max-procs for root, need a cgroup: decided
 	 * here, before anything runs, never silently dropped. */
 	static char cgroup_why[1536];

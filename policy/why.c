@@ -1,0 +1,436 @@
+/* policy/why.c: see why.h. */
+#include "policy/why.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "policy/paths.h"
+
+const char *policy_why_op_name(enum policy_why_op op)
+{
+	switch (op) {
+	case POLICY_WHY_READ: return "read";
+	case POLICY_WHY_EXEC: return "execute";
+	case POLICY_WHY_WRITE: return "write";
+	case POLICY_WHY_CREATE: return "create or remove";
+	case POLICY_WHY_UNIX: return "connect to socket";
+	case POLICY_WHY_NET: return "connect";
+	}
+	return "access";
+}
+
+/* The mount step that decides what the sandbox shows at path: the deepest
+ * one at or above it (the last of equals, as init mounts them in order). */
+static const struct policy_mount_step *deepest_mount(const struct policy_plan *plan,
+						     const char *path)
+{
+	const struct policy_mount_step *best = NULL;
+	size_t best_len = 0;
+
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct policy_mount_step *m = &plan->mounts[i];
+		size_t l = strlen(m->path);
+		if (policy_path_is_under(m->path, path) && (!best || l >= best_len)) {
+			best = m;
+			best_len = l;
+		}
+	}
+	return best;
+}
+
+static bool granted(const struct policy_plan *plan, const char *path, unsigned grant)
+{
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		if ((plan->rules[i].grant & grant) && policy_path_is_under(plan->rules[i].path, path))
+			return true;
+	}
+	return false;
+}
+
+/* The directory holding path ("/" for "/x"). */
+static void parent_of(const char *path, char *out, size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash && slash != path ? (size_t)(slash - path) : 1;
+
+	snprintf(out, cap, "%.*s", (int)n, path);
+}
+
+/* The --protect option that names path, or NULL (then the preset did). */
+static const char *user_protect(const struct policy_plan *plan, const char *path)
+{
+	const struct policy_options *o = plan->opts;
+	size_t pl = strlen(path);
+
+	for (size_t k = 0; k < o->protect.n; k++) {
+		const char *name = o->protect.v[k];
+		char norm[4096];
+		/* relative names are normalised as if under "/": "/NAME" */
+		size_t nl = policy_path_normalize("/", name, strlen(name), norm, sizeof(norm));
+		if (nl == 0)
+			continue;
+		if (name[0] == '/') {
+			if (strcmp(norm, path) == 0)
+				return name;
+			continue;
+		}
+		/* relative to each writable mount: path ends with "/NAME" */
+		if (pl > nl && strcmp(path + pl - nl, norm) == 0)
+			return name;
+	}
+	return NULL;
+}
+
+static enum policy_why_verdict answer(struct policy_why_answer *out, enum policy_why_verdict v,
+				      const char *reason)
+{
+	out->verdict = v;
+	out->reason = reason;
+	return v;
+}
+
+/* The option "PREFIX PATH SUFFIX" (prefix with its space, suffix ":ro" or ""). */
+static enum policy_why_verdict option(struct policy_why_answer *out, const char *reason,
+				      const char *prefix, const char *path, const char *suffix)
+{
+	int n = snprintf(out->option, sizeof(out->option), "%s%s%s", prefix, path, suffix);
+	if (n < 0 || (size_t)n >= sizeof(out->option)) {
+		out->option[0] = '\0';
+		return answer(out, POLICY_WHY_FIXED, "path too long to name an option for");
+	}
+	return answer(out, POLICY_WHY_OPTION, reason);
+}
+
+static bool is_file_op(enum policy_why_op op)
+{
+	return op != POLICY_WHY_NET;
+}
+
+static bool reads(enum policy_why_op op)
+{
+	return op == POLICY_WHY_READ || op == POLICY_WHY_EXEC;
+}
+
+static bool writes(enum policy_why_op op)
+{
+	return op == POLICY_WHY_WRITE || op == POLICY_WHY_CREATE;
+}
+
+static bool refused_errno(int err)
+{
+	return err == EACCES || err == EPERM || err == EROFS;
+}
+
+/* A path the sandbox hides (a cover, the strict home, the private /tmp)
+ * while the host has it: what to add so that the sandbox shows it. */
+static enum policy_why_verdict hidden(struct policy_why_answer *out,
+				      const struct policy_why_facts *f, const char *reason)
+{
+	char dir[4096];
+
+	if (writes(f->op)) {
+		parent_of(f->path, dir, sizeof(dir));
+		return option(out, reason, "-v ", dir, "");
+	}
+	return option(out, reason, "-v ", f->path, reads(f->op) ? ":ro" : "");
+}
+
+/* Under a cover, a private filesystem or a read-only bind: the mount step
+ * decides.  Returns true when it did (verdict in *out). */
+static bool by_mount(const struct policy_plan *plan, const struct policy_mount_step *m,
+		     const struct policy_why_facts *f, struct policy_why_answer *out)
+{
+	const char *why = m->reason ? m->reason : "";
+
+	switch (m->kind) {
+	case POLICY_MOUNT_COVER_DIR:
+	case POLICY_MOUNT_COVER_FILE:
+		if (strcmp(why, "home (strict reads)") == 0)
+			return false; /* decided with the grants below */
+		/* A cover answers without an error (an empty file, an empty
+		 * directory) as often as with one: every access is a refusal. */
+		if (strcmp(why, "credential") == 0) {
+			answer(out, POLICY_WHY_PRESET, "credential path");
+		} else if (strcmp(why, "credential socket") == 0) {
+			option(out, "credential socket", "--allow-unix ", m->path, "");
+		} else if (strcmp(why, "--deny-read") == 0) {
+			snprintf(out->option, sizeof(out->option), "--deny-read %s", m->path);
+			answer(out, POLICY_WHY_USER, "closed to reads");
+		} else {
+			answer(out, POLICY_WHY_FIXED, "closed by the sandbox");
+		}
+		return true;
+	case POLICY_MOUNT_TMPFS:
+		/* An empty private filesystem: only a path the host has and
+		 * the sandbox then lacks was hidden. */
+		if (f->err != ENOENT || !f->host_exists || !f->host_permits) {
+			answer(out, POLICY_WHY_NOT_SANDBOX, "");
+		} else if (strcmp(m->path, "/tmp") == 0) {
+			hidden(out, f, "hidden by the private /tmp");
+		} else {
+			answer(out, POLICY_WHY_FIXED, "not in the sandbox's private /dev");
+		}
+		return true;
+	case POLICY_MOUNT_PROC:
+	case POLICY_MOUNT_DEVPTS:
+		answer(out, POLICY_WHY_NOT_SANDBOX, ""); /* the sandbox's own, by design */
+		return true;
+	case POLICY_MOUNT_READONLY:
+		if (!writes(f->op) || !refused_errno(f->err))
+			return false;
+		if (!f->host_permits) {
+			answer(out, POLICY_WHY_NOT_SANDBOX, "");
+			return true;
+		}
+		if (strcmp(why, "protected") == 0) {
+			const char *user = user_protect(plan, m->path);
+			if (user) {
+				snprintf(out->option, sizeof(out->option), "--protect %s", user);
+				answer(out, POLICY_WHY_USER, "kept unwritable");
+			} else {
+				answer(out, POLICY_WHY_PRESET, "protected name");
+			}
+		} else if (strcmp(why, "read-only mount") == 0) {
+			option(out, "a read-only mount", "-v ", m->path, "");
+		} else {
+			answer(out, POLICY_WHY_FIXED, why[0] ? why : "read-only in the sandbox");
+		}
+		return true;
+	case POLICY_MOUNT_REBIND:
+	case POLICY_MOUNT_PIN:
+		break;
+	}
+	return false;
+}
+
+enum policy_why_verdict policy_why_classify(const struct policy_plan *plan,
+					    const struct policy_why_facts *f,
+					    struct policy_why_answer *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->reason = "";
+	if (!f->path || !f->path[0])
+		return answer(out, POLICY_WHY_NOT_SANDBOX, "");
+
+	if (!is_file_op(f->op)) {
+		/* In policy mode porta's own listeners and the connect watch
+		 * decide (and report); in open mode the host's network does. */
+		if (plan->opts->net_mode != POLICY_NET_NONE)
+			return answer(out, POLICY_WHY_NOT_SANDBOX, "");
+		/* EACCES: Landlock's TCP rules, on a host without user
+		 * namespaces (sandbox/degraded.h), or its seccomp filter. */
+		if (f->err != ENETUNREACH && f->err != EHOSTUNREACH && f->err != ECONNREFUSED &&
+		    f->err != EADDRNOTAVAIL && f->err != EACCES)
+			return answer(out, POLICY_WHY_NOT_SANDBOX, "");
+		out->drops_no_net = true;
+		return option(out, "no network (--no-net)", "--allow-net ", f->path, "");
+	}
+	if (f->path[0] != '/')
+		return answer(out, POLICY_WHY_NOT_SANDBOX, "");
+
+	const struct policy_mount_step *m = deepest_mount(plan, f->path);
+	if (m && by_mount(plan, m, f, out))
+		return out->verdict;
+
+	bool home_cover = m && m->kind == POLICY_MOUNT_COVER_DIR && m->reason &&
+			  strcmp(m->reason, "home (strict reads)") == 0;
+	if (f->err == 0)
+		return answer(out, POLICY_WHY_NOT_SANDBOX, "");
+	/* The strict home is an empty directory: a name in it is missing. */
+	bool hidden_here = home_cover && f->err == ENOENT && f->host_exists;
+	if (!refused_errno(f->err) && !hidden_here)
+		return answer(out, POLICY_WHY_NOT_SANDBOX, "");
+	/* The user's own permissions would refuse it as well. */
+	if (!f->host_permits)
+		return answer(out, POLICY_WHY_NOT_SANDBOX, "");
+
+	switch (f->op) {
+	case POLICY_WHY_READ:
+	case POLICY_WHY_EXEC:
+		if (home_cover)
+			return hidden(out, f, "the home is closed under strict reads");
+		if (granted(plan, f->path, POLICY_GRANT_READ | POLICY_GRANT_WRITE))
+			return answer(out, POLICY_WHY_NOT_SANDBOX, "");
+		return option(out, "outside what strict reads allow", "-v ", f->path, ":ro");
+	case POLICY_WHY_WRITE:
+	case POLICY_WHY_CREATE: {
+		char dir[4096];
+		if (granted(plan, f->path, POLICY_GRANT_WRITE))
+			return answer(out, POLICY_WHY_NOT_SANDBOX, "");
+		parent_of(f->path, dir, sizeof(dir));
+		return option(out, "outside every writable mount", "-v ", dir, "");
+	}
+	case POLICY_WHY_UNIX:
+	case POLICY_WHY_NET:
+		break;
+	}
+	return answer(out, POLICY_WHY_NOT_SANDBOX, "");
+}
+
+/* ---- the command line to run again ------------------------------------ */
+
+static bool shell_safe(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       strchr("_@%+=:,./-", c) != NULL;
+}
+
+/* A control byte in a word: it must not break the line. */
+static bool control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+bool policy_why_quote(const char *word, char *out, size_t cap, size_t *len)
+{
+	size_t n = *len;
+	bool safe = word[0] != '\0', ctl = false;
+
+	for (const char *p = word; *p; p++) {
+		safe = safe && shell_safe((unsigned char)*p);
+		ctl = ctl || control((unsigned char)*p);
+	}
+	if (safe) {
+		size_t l = strlen(word);
+		if (n + l + 1 > cap)
+			return false;
+		memcpy(out + n, word, l);
+		n += l;
+		out[n] = '\0';
+		*len = n;
+		return true;
+	}
+	/* '...' keeps every byte but the quote ('\'' closes, adds one, reopens);
+	 * a word with a control byte (a newline in sh -c's script) takes bash's
+	 * and zsh's $'...' instead, so the line stays one line. */
+	if (n + 3 >= cap)
+		return false;
+	if (ctl)
+		out[n++] = '$';
+	out[n++] = '\'';
+	for (const char *p = word; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		char piece[8];
+		if (!ctl)
+			snprintf(piece, sizeof(piece), c == '\'' ? "'\\''" : "%c", c);
+		else if (c == '\n')
+			snprintf(piece, sizeof(piece), "\\n");
+		else if (c == '\t')
+			snprintf(piece, sizeof(piece), "\\t");
+		else if (c == '\'' || c == '\\')
+			snprintf(piece, sizeof(piece), "\\%c", c);
+		else if (control(c))
+			snprintf(piece, sizeof(piece), "\\x%02x", c);
+		else
+			snprintf(piece, sizeof(piece), "%c", c);
+		size_t pl = strlen(piece);
+		if (n + pl + 2 > cap)
+			return false;
+		memcpy(out + n, piece, pl);
+		n += pl;
+	}
+	out[n++] = '\'';
+	out[n] = '\0';
+	*len = n;
+	return true;
+}
+
+static bool append_word(const char *w, char *out, size_t cap, size_t *len)
+{
+	if (*len) {
+		if (*len + 2 > cap)
+			return false;
+		out[(*len)++] = ' ';
+		out[*len] = '\0';
+	}
+	return policy_why_quote(w, out, cap, len);
+}
+
+/* Splits "-v /a/b:ro" into the path "/a/b" (out) and whether it is :ro;
+ * false when opt is not a -v option. */
+static bool mount_option(const char *opt, char *path, size_t cap, bool *ro)
+{
+	if (strncmp(opt, "-v ", 3) != 0)
+		return false;
+	size_t l = strlen(opt + 3);
+	*ro = l > 3 && strcmp(opt + 3 + l - 3, ":ro") == 0;
+	if (*ro)
+		l -= 3;
+	if (l >= cap)
+		return false;
+	memcpy(path, opt + 3, l);
+	path[l] = '\0';
+	return true;
+}
+
+/* Is add[i] implied by another option of add (or a repeat of an earlier one)? */
+static bool implied(const char *const *add, size_t n_add, size_t i)
+{
+	char pi[4096], pj[4096];
+	bool roi, roj;
+
+	for (size_t j = 0; j < i; j++) {
+		if (strcmp(add[j], add[i]) == 0)
+			return true;
+	}
+	if (!mount_option(add[i], pi, sizeof(pi), &roi))
+		return false;
+	for (size_t j = 0; j < n_add; j++) {
+		if (j == i || !mount_option(add[j], pj, sizeof(pj), &roj))
+			continue;
+		bool same = strcmp(pi, pj) == 0;
+		bool under = policy_path_is_under(pj, pi);
+		/* a writable mount implies reads; an equal or wider mount of
+		 * the same kind implies a narrower one */
+		if (same && roi && !roj)
+			return true;
+		if (under && !same && (roi || !roj))
+			return true;
+	}
+	return false;
+}
+
+size_t policy_why_command(int argc, char *const argv[], const struct policy_options *o,
+			  const char *const *add, size_t n_add, bool drop_no_net, char *out,
+			  size_t cap)
+{
+	size_t len = 0;
+	int cmd = o->cmd_index;
+
+	if (cap == 0 || cmd < 2 || cmd > argc)
+		return 0;
+	out[0] = '\0';
+	/* the new options go where the command begins, before a "--" */
+	int ins = strcmp(argv[cmd - 1], "--") == 0 ? cmd - 1 : cmd;
+	for (int i = 0; i < argc; i++) {
+		if (i == ins) {
+			for (size_t k = 0; k < n_add; k++) {
+				if (implied(add, n_add, k))
+					continue;
+				const char *sp = strchr(add[k], ' ');
+				char opt[64];
+				if (!sp || (size_t)(sp - add[k]) >= sizeof(opt))
+					return 0;
+				snprintf(opt, sizeof(opt), "%.*s", (int)(sp - add[k]), add[k]);
+				if (!append_word(opt, out, cap, &len) ||
+				    !append_word(sp + 1, out, cap, &len))
+					return 0;
+			}
+		}
+		if (i >= 2 && i < ins) {
+			/* an option word and, when it takes one, its value */
+			int words = policy_option_words(argv[i]);
+			if (drop_no_net && strcmp(argv[i], "--no-net") == 0)
+				continue;
+			if (words == 2 && i + 1 < ins) {
+				if (!append_word(argv[i], out, cap, &len))
+					return 0;
+				i++;
+			}
+		}
+		if (!append_word(argv[i], out, cap, &len))
+			return 0;
+	}
+	return len;
+}

@@ -1,0 +1,291 @@
+"""integration/why: `porta run --why` (issue 5).
+
+One run is refused a write outside the mounts, a read of a credential, a
+connection and a DNS name (network policy mode, inside tests/netlab's small
+internet); --why must list exactly those, each with the right option (or
+"closed by the preset" for the credential), and the command line it suggests
+must then let the same program do everything but read the credential.
+Failures that file permissions alone cause are not listed; a run refused
+nothing says so; --no-net and Unix sockets name their options.
+"""
+
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import unittest
+
+import harness
+from harness import IS_ROOT, PORTA, PY, run
+
+sys.path.insert(0, os.path.join(harness.REPO, "tests", "netlab"))
+import netlab  # noqa: E402
+
+WEB = "203.0.113.10"    # web.test: an echo server on 8080 no rule opens
+OTHER = "203.0.113.11"  # other.test: a name no rule allows
+
+# The program under test: each step, in order, and one JSON line of results.
+# Every step catches its own failure, so the run always exits 0.
+PAYLOAD = r"""
+import json, socket, sys
+steps = json.loads(sys.argv[1])
+res = []
+for st in steps:
+    try:
+        if st["op"] == "write":
+            with open(st["path"], "w") as f:
+                f.write("written\n")
+            res.append({"ok": True})
+        elif st["op"] == "read":
+            with open(st["path"]) as f:
+                data = f.read()
+            res.append({"ok": bool(data), "data": data})
+        elif st["op"] == "tcp":
+            s = socket.create_connection((st["host"], st["port"]), timeout=5)
+            s.sendall(b"ping\n")
+            s.shutdown(socket.SHUT_WR)
+            res.append({"ok": s.recv(100) == b"ping\n"})
+            s.close()
+        elif st["op"] == "resolve":
+            infos = socket.getaddrinfo(st["name"], 443, type=socket.SOCK_STREAM)
+            res.append({"ok": True, "addrs": sorted({i[4][0] for i in infos})})
+        elif st["op"] == "unix":
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(5)
+            s.connect(st["path"])
+            res.append({"ok": s.recv(100).startswith(b"agent-hello")})
+    except OSError as e:
+        res.append({"ok": False, "error": "%s: %s" % (type(e).__name__, e)})
+print(json.dumps(res))
+"""
+
+# No bytecode written anywhere, so Python's own cache files never show up as
+# refused writes when the test runs as root.
+PYENV = {"PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def why_block(err):
+    """The --why report: (refusal lines, the run-again argv or None, the
+    header line)."""
+    lines = [l for l in err.splitlines() if l.startswith("porta:")]
+    head = [i for i, l in enumerate(lines) if l.startswith("porta: --why:")]
+    if not head:
+        return None, None, None
+    i = head[0]
+    items = []
+    for l in lines[i + 1:]:
+        if not l.startswith("porta:   "):
+            break
+        items.append(l[len("porta:   "):])
+    again = None
+    for l in lines[i:]:
+        m = re.match(r"^porta: --why: run again with: (.*)$", l)
+        if m:
+            again = shell_words(m.group(1))
+    return items, again, lines[i]
+
+
+def shell_words(line):
+    """The words a shell makes of line (bash: porta quotes a word holding a
+    newline as $'...')."""
+    p = subprocess.run(["bash", "-c", "printf '%s\\0' " + line], capture_output=True)
+    if p.returncode != 0:
+        raise AssertionError("bash cannot parse %r: %r" % (line, p.stderr))
+    return [w.decode() for w in p.stdout.split(b"\0")[:-1]]
+
+
+def results(res):
+    for line in reversed(res.out.splitlines()):
+        if line.startswith("["):
+            return json.loads(line)
+    raise AssertionError("the payload printed no results\n%s" % res)
+
+
+class WhyLocal(harness.PortaTestCase):
+    """Without a network: files, permissions, Unix sockets, --no-net."""
+
+    def payload(self, steps):
+        return [PY, "-c", PAYLOAD, json.dumps(steps)]
+
+    def test_nothing_refused_says_so(self):
+        res = run(["run", "--why", "--", "/bin/true"], env=harness.clean_env(PYENV))
+        self.assertOk(res)
+        items, again, head = why_block(res.err)
+        self.assertEqual(head, "porta: --why: the sandbox refused nothing in this run", res)
+        self.assertEqual((items, again), ([], None), res)
+
+    def test_exit_code_stays_the_commands(self):
+        d = self.mkdtemp()
+        res = run(["run", "--why", "--", "/bin/sh", "-c", "echo x > %s/f; exit 7" % d])
+        self.assertRc(res, 7)
+        items, again, _ = why_block(res.err)
+        self.assertEqual(len(items), 1, res)
+
+    def test_permissions_alone_are_not_blamed(self):
+        d = self.mkdtemp()
+        locked = self.write(os.path.join(d, "locked"), "secret\n", 0o000)
+        ro_dir = os.path.join(d, "rodir")
+        os.makedirs(ro_dir)
+        os.chmod(ro_dir, 0o555)
+        self.addCleanup(os.chmod, ro_dir, 0o755)
+        # inside a writable mount (the sandbox allows all) and outside it
+        steps = [{"op": "read", "path": locked}, {"op": "write", "path": locked},
+                 {"op": "write", "path": os.path.join(ro_dir, "new")}]
+        for mount in (["-v", d], []):
+            res = run(["run", "--why"] + mount + ["--"] + self.payload(steps),
+                      env=harness.clean_env(PYENV))
+            self.assertOk(res)
+            r = results(res)
+            self.assertEqual([x["ok"] for x in r], [False, False, False],
+                             "permissions alone refuse these\n%s" % res)
+            items, again, head = why_block(res.err)
+            self.assertEqual(items, [], "refusals that file permissions alone cause were "
+                             "blamed on the sandbox (mount %r)\n%s" % (mount, res))
+            self.assertIsNone(again, res)
+
+    def test_repeats_are_one_line(self):
+        d = self.mkdtemp()
+        target = os.path.join(d, "out.txt")
+        steps = [{"op": "write", "path": target}] * 3
+        res = run(["run", "--why", "--"] + self.payload(steps), env=harness.clean_env(PYENV))
+        items, again, _ = why_block(res.err)
+        self.assertEqual(len(items), 1, res)
+        self.assertIn(target, items[0])
+        self.assertIn("3 times", items[0])
+        self.assertTrue(items[0].endswith("allow with -v %s" % d), res)
+
+    @harness.needs_userns("Landlock does not govern connecting to a Unix socket: credential "
+                          "sockets stay reachable, so nothing is refused to list")
+    def test_credential_socket_names_allow_unix(self):
+        d = self.mkdtemp()
+        path = os.path.join(d, "ssh-XXXXwhy1", "agent.4242")
+        os.makedirs(os.path.dirname(path))
+        lst = harness.UnixListener(path)
+        self.addCleanup(lst.close)
+        steps = [{"op": "unix", "path": path}]
+        res = run(["run", "--why", "--"] + self.payload(steps), env=harness.clean_env(PYENV))
+        self.assertFalse(results(res)[0]["ok"], res)
+        items, again, _ = why_block(res.err)
+        self.assertEqual(len(items), 1, res)
+        self.assertIn("connect to socket %s" % path, items[0])
+        self.assertTrue(items[0].endswith("allow with --allow-unix %s" % path), res)
+        self.assertIn("--allow-unix", again)
+        res2 = harness.run_host(again, env=harness.clean_env(PYENV))
+        self.assertTrue(results(res2)[0]["ok"], "the suggested command line still refuses "
+                        "the socket\n%s" % res2)
+        self.assertEqual(lst.accepted, 1)
+
+    def test_no_net_names_allow_net_and_drops_no_net(self):
+        # 192.0.2.1 (TEST-NET-1): under --no-net nothing is sent anywhere
+        steps = [{"op": "tcp", "host": "192.0.2.1", "port": 9}]
+        res = run(["run", "--no-net", "--why", "--"] + self.payload(steps),
+                  env=harness.clean_env(PYENV))
+        self.assertFalse(results(res)[0]["ok"], res)
+        items, again, _ = why_block(res.err)
+        self.assertEqual(items, ["connect 192.0.2.1:9 (no network (--no-net)): "
+                                 "allow with --allow-net 192.0.2.1:9"], res)
+        self.assertNotIn("--no-net", again, "--no-net and --allow-net cannot be combined")
+        self.assertIn("--allow-net", again)
+        self.assertEqual(again[again.index("--allow-net") + 1], "192.0.2.1:9")
+
+
+@harness.needs_userns("--allow-net needs a network namespace (refused on a degraded host; "
+                      "test_degraded.py checks that)")
+class WhyNetwork(unittest.TestCase):
+    """The acceptance run, in the small internet."""
+
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        harness.PortaTestCase.setUpClass.__func__(cls)
+        why = netlab.unavailable_reason()
+        if why:
+            raise unittest.SkipTest("the netlab cannot run here: %s" % why)
+        cls.lab = netlab.Lab()
+        try:
+            cls.echo = cls.lab.server_echo(WEB, 8080)
+            cls.lab.dns({"web.test": WEB, "other.test": OTHER}, ttl=30)
+        except BaseException:
+            cls.lab.close()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.lab.close()
+
+    def porta(self, argv):
+        env = self.lab.env(**PYENV)
+        res = self.lab.run(argv, env=env, timeout=60, cwd=self.lab.home)
+        return harness.Result(argv, res.rc, res.out, res.err, 0)
+
+    def test_refusals_listed_and_the_suggested_line_succeeds(self):
+        lab = self.lab
+        home = lab.home
+        ssh = os.path.join(home, ".ssh")
+        os.makedirs(ssh, exist_ok=True)
+        key = os.path.join(ssh, "id_ed25519")
+        with open(key, "w") as f:
+            f.write("why-secret-key\n")
+        os.chmod(key, 0o600)
+        ws = os.path.join(lab.workdir, "ws-why")
+        os.makedirs(ws, exist_ok=True)
+        target = os.path.join(ws, "out.txt")
+        steps = [{"op": "write", "path": target},
+                 {"op": "read", "path": key},
+                 {"op": "tcp", "host": WEB, "port": 8080},
+                 {"op": "resolve", "name": "other.test"}]
+        argv = [PORTA, "run"] + (["--allow-root"] if IS_ROOT else []) + \
+            ["--why", "--allow-net", "web.test:80", "--dns-upstream", netlab.DNS_ADDR, "--",
+             PY, "-c", PAYLOAD, json.dumps(steps)]
+        res = self.porta(argv)
+        self.assertEqual(res.rc, 0, res)
+        self.assertEqual([r["ok"] for r in results(res)], [False, False, False, False],
+                         "every step should have been refused\n%s" % res)
+        self.assertEqual(lab.hits(self.echo), 0)
+
+        items, again, head = why_block(res.err)
+        self.assertEqual(head, "porta: --why: the sandbox refused 4 things:", res)
+        want = [
+            ("create %s " % target, "allow with -v %s" % ws),
+            ("read %s " % key, "closed by the preset"),
+            ("network %s:8080 " % WEB, "allow with --allow-net %s:8080" % WEB),
+            ("network other.test:443 ", "allow with --allow-net other.test:443"),
+        ]
+        self.assertEqual(len(items), len(want), "--why lists exactly the four refusals\n%s" % res)
+        for prefix, option in want:
+            hit = [l for l in items if l.startswith(prefix)]
+            self.assertEqual(len(hit), 1, "no line for %r\n%s" % (prefix, res))
+            if option.startswith("allow with"):
+                self.assertTrue(hit[0].endswith(option), "%r should end %r" % (hit[0], option))
+            else:
+                self.assertIn(option, hit[0])
+        self.assertIsNotNone(again, "no command line to run again\n%s" % res)
+        self.assertEqual(again[:2], [PORTA, "run"])
+        self.assertEqual(again[again.index("--") + 1:], [PY, "-c", PAYLOAD, json.dumps(steps)],
+                         "the command itself must be repeated unchanged")
+        for opt in (["-v", ws], ["--allow-net", "%s:8080" % WEB],
+                    ["--allow-net", "other.test:443"]):
+            self.assertTrue(any(again[i:i + 2] == opt for i in range(len(again))),
+                            "%r missing from %r" % (opt, again))
+        self.assertNotIn("--preset", again, "the credential stays closed")
+
+        # the suggested command line: all but the credential now succeed
+        res2 = self.porta(again)
+        self.assertEqual(res2.rc, 0, res2)
+        r = results(res2)
+        self.assertEqual([x["ok"] for x in r], [True, False, True, True], res2)
+        self.assertEqual(r[3]["addrs"], [OTHER])
+        with open(target) as f:
+            self.assertEqual(f.read(), "written\n")
+        self.assertEqual(lab.hits(self.echo), 1)
+        items2, _, _ = why_block(res2.err)
+        self.assertEqual(len(items2), 1, res2)
+        self.assertTrue(items2[0].startswith("read %s " % key), res2)
+        self.assertIn("closed by the preset", items2[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
