@@ -75,19 +75,26 @@ int sandbox_check(FILE *out, bool json)
 	long max_userns = read_long("/proc/sys/user/max_user_namespaces");
 
 	bool userns = in_child(probe_userns);
-	p[n] = (struct primitive){ "user namespaces", userns, true, "", NULL };
+	p[n] = (struct primitive){ "user namespaces", userns, false, "", NULL };
 	snprintf(p[n].detail, sizeof(p[n].detail), "%s (max_user_namespaces=%ld)",
 		 userns ? "unprivileged creation allowed" : "creation refused", max_userns);
-	p[n++].missing_means = "no mount, PID or network namespace: other processes visible, no "
-			       "protected names inside mounts, closed paths not covered, credential "
-			       "sockets reachable, no transparent --allow-net and no --no-net; this "
-			       "build refuses to run rather than confine with Landlock and seccomp only";
+	p[n++].missing_means = "porta runs degraded, with Landlock and seccomp only (README, Hosts "
+			       "without user namespaces): other processes visible, no protected names "
+			       "inside writable mounts, credential sockets reachable, names listable, "
+			       "no private /tmp (a private TMPDIR instead), no transparent --allow-net "
+			       "or --deny-net and no --max-procs (refused), --no-net and proxy mode "
+			       "through Landlock TCP rules";
 
 	bool all_ns = userns && in_child(probe_all_ns);
-	p[n] = (struct primitive){ "mount, PID, network, IPC and UTS namespaces", all_ns, true, "", NULL };
+	p[n] = (struct primitive){ "mount, PID, network, IPC and UTS namespaces", all_ns, false, "", NULL };
 	snprintf(p[n].detail, sizeof(p[n].detail), "%s", all_ns ? "available inside a user namespace"
 								 : "refused");
-	p[n++].missing_means = "the sandbox cannot hide processes, cover closed paths or cut the network";
+	p[n++].missing_means = "porta runs degraded (see user namespaces above)";
+
+	p[n] = (struct primitive){ "Landlock TCP rules", abi >= 4, false, "", NULL };
+	snprintf(p[n].detail, sizeof(p[n].detail), "needs ABI 4, have %d", abi);
+	p[n++].missing_means = "without user namespaces too, --no-net and proxy mode are refused "
+			       "(nothing else could confine the network)";
 
 	p[n] = (struct primitive){ "Landlock", abi >= 1, true, "", NULL };
 	snprintf(p[n].detail, sizeof(p[n].detail), abi ? "ABI %d" : "absent", abi);
@@ -111,7 +118,8 @@ int sandbox_check(FILE *out, bool json)
 	bool notif = syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) == 0;
 	p[n] = (struct primitive){ "seccomp user notification", notif, false, "", NULL };
 	snprintf(p[n].detail, sizeof(p[n].detail), "%s", notif ? "available" : "absent");
-	p[n++].missing_means = "network policy mode cannot name the process behind each connection";
+	p[n++].missing_means = "network policy mode cannot name the process behind each connection; "
+			       "without user namespaces too, proxy mode is refused";
 
 	/* The ceilings' cgroups (sandbox/cgroup.h): where porta would make
 	 * one for each controller, or why it cannot. */
@@ -164,6 +172,7 @@ int sandbox_check(FILE *out, bool json)
 		json_object_set_new(root, "primitives", arr);
 		json_object_set_new(root, "landlock_abi", json_integer(abi));
 		json_object_set_new(root, "can_run", json_boolean(can_run));
+		json_object_set_new(root, "degraded", json_boolean(can_run && !all_ns));
 		json_dumpf(root, out, JSON_INDENT(2));
 		fputc('\n', out);
 		json_decref(root);
@@ -174,8 +183,9 @@ int sandbox_check(FILE *out, bool json)
 			if (!p[i].available)
 				fprintf(out, "     without it: %s\n", p[i].missing_means);
 		}
-		fprintf(out, "%s\n", can_run ? "porta can run here."
-					     : "porta cannot run here: a required primitive is missing.");
+		fprintf(out, "%s\n", !can_run ? "porta cannot run here: a required primitive is missing."
+				     : all_ns ? "porta can run here."
+					      : "porta can run here, degraded: Landlock and seccomp only.");
 	}
 	return can_run ? 0 : 1;
 }

@@ -101,6 +101,13 @@ class Degraded(PortaTestCase):
         self.assertOk(quiet)
         self.assertEqual(quiet.err, "", "-q still printed\n" + quiet.describe())
 
+    def test_check_says_degraded(self):
+        argv = ([] if harness.DEGRADED else harness.DEGRADED_WRAP) + [harness.PORTA, "check"]
+        res = harness.run_host(argv)
+        self.assertEqual(res.rc, 0, res.describe())
+        self.assertIn("NO   user namespaces: creation refused", res.out)
+        self.assertIn("porta can run here, degraded", res.out)
+
     def test_control_full_sandbox_says_nothing_of_it(self):
         res = harness.run(["run", "--", "true"])
         if harness.DEGRADED:
