@@ -110,6 +110,31 @@ Test(landlock, grant_masks)
 	}
 }
 
+/* Degraded hosts: the parents of a closed path may only be listed
+ * (policy/degrade.h).  Exactly READ_DIR, which means nothing on a file. */
+Test(landlock, list_grant_is_read_dir_only)
+{
+	for (int abi = 1; abi <= 8; abi++) {
+		struct policy_landlock_masks m;
+		policy_landlock_masks(abi, &m);
+		cr_assert_eq(policy_landlock_access(&m, POLICY_GRANT_LIST, true), BIT(READ_DIR),
+			     "abi %d", abi);
+		cr_assert_eq(policy_landlock_access(&m, POLICY_GRANT_LIST, true),
+			     LANDLOCK_ACCESS_FS_READ_DIR);
+		cr_assert_eq(policy_landlock_access(&m, POLICY_GRANT_LIST, false), 0, "abi %d", abi);
+		/* It adds nothing to a grant that reads already. */
+		cr_assert_eq(policy_landlock_access(&m, POLICY_GRANT_LIST | POLICY_GRANT_READ, true),
+			     m.read);
+		cr_assert_eq(policy_landlock_access(&m, POLICY_GRANT_LIST | POLICY_GRANT_READ, false),
+			     m.read & m.file_only);
+		cr_assert_eq(policy_landlock_access(&m, POLICY_GRANT_LIST | POLICY_GRANT_WRITE, true),
+			     m.write);
+	}
+	struct policy_landlock_masks none;
+	policy_landlock_masks(0, &none);
+	cr_assert_eq(policy_landlock_access(&none, POLICY_GRANT_LIST, true), 0, "no Landlock");
+}
+
 Test(landlock, access_for_grants)
 {
 	for (int abi = 1; abi <= 8; abi++) {

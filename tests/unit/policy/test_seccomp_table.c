@@ -645,3 +645,147 @@ Test(seccomp_table, notify_variant_notifies_what_names_a_destination)
 	cr_assert_null(policy_seccomp_match(POLICY_SECCOMP_BASE, "connect", args));
 	cr_assert_null(policy_seccomp_match(POLICY_SECCOMP_BASE, "sendto", args));
 }
+
+/* --- POLICY_SECCOMP_CLOSED_NET ------------------------------------------ *
+ *
+ * A second filter on hosts without user namespaces: Landlock confines TCP
+ * only, so every other IP socket and TCP Fast Open (which connects without
+ * connect(2)) is refused.  A table of its own, stacked on BASE or
+ * NOTIFY_CONNECT, not a prefix of theirs. */
+
+static const struct policy_syscall_rule *closed(const char *sc, uint64_t a0, uint64_t a1,
+						uint64_t a2, uint64_t a3, uint64_t a4)
+{
+	const uint64_t args[6] = { a0, a1, a2, a3, a4, 0 };
+	return policy_seccomp_match(POLICY_SECCOMP_CLOSED_NET, sc, args);
+}
+
+/* The errno CLOSED_NET gives a call, 0 when it lets it through. */
+static int closed_verdict(const char *sc, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+			  uint64_t a4)
+{
+	const struct policy_syscall_rule *r = closed(sc, a0, a1, a2, a3, a4);
+	if (!r)
+		return 0;
+	cr_assert_eq(r->action, POLICY_SC_ERRNO, "%s: closed_net only fails calls", sc);
+	return r->err;
+}
+
+Test(seccomp_table, closed_net_is_a_table_of_its_own)
+{
+	size_t nb, nn, nc, a = 99, b = 99;
+	const struct policy_syscall_rule *rb = policy_seccomp_rules(POLICY_SECCOMP_BASE, &nb);
+	const struct policy_syscall_rule *rn = policy_seccomp_rules(POLICY_SECCOMP_NOTIFY_CONNECT, &nn);
+	const struct policy_syscall_rule *rc = policy_seccomp_rules(POLICY_SECCOMP_CLOSED_NET, &nc);
+	enum policy_sc_table_status st = policy_seccomp_check(POLICY_SECCOMP_CLOSED_NET, &a, &b);
+
+	cr_assert_eq(st, POLICY_SC_TABLE_OK, "%s: rows %zu and %zu", policy_seccomp_status_str(st), a, b);
+	cr_assert_eq(a, 0);
+	cr_assert_eq(b, 0);
+	cr_assert_str_eq(policy_seccomp_variant_name(POLICY_SECCOMP_CLOSED_NET), "closed_net");
+	cr_assert_not_null(rc);
+	cr_assert_gt(nc, 0);
+	/* Not a prefix of the BASE/NOTIFY_CONNECT table, and no copy of it. */
+	cr_assert_neq(rc, rb);
+	cr_assert_neq(rc, rn);
+	cr_assert_lt(nc, nb, "the base rows are not in it");
+	for (size_t i = 0; i < nc; i++) {
+		cr_assert_eq(rc[i].action, POLICY_SC_ERRNO, "row %zu (%s): it only refuses", i,
+			     rc[i].syscall);
+		cr_assert_eq(rc[i].err, EACCES, "row %zu (%s)", i, rc[i].syscall);
+		cr_assert(strcmp(rc[i].syscall, "socket") == 0 || strcmp(rc[i].syscall, "sendto") == 0 ||
+			  strcmp(rc[i].syscall, "sendmsg") == 0 || strcmp(rc[i].syscall, "sendmmsg") == 0,
+			  "row %zu: %s", i, rc[i].syscall);
+		cr_assert_not_null(rc[i].why);
+		cr_assert_geq(strlen(rc[i].why), 20, "row %zu (%s)", i, rc[i].syscall);
+		for (size_t j = 0; j < nb; j++)
+			cr_assert_neq(&rc[i], &rb[j]);
+	}
+	cr_assert_not(policy_seccomp_variant_notifies(POLICY_SECCOMP_CLOSED_NET),
+		      "a second filter cannot notify: the first holds the listener");
+	/* Every variant has a name and passes the checker. */
+	for (int v = 0; v < POLICY_SECCOMP_VARIANT_COUNT; v++) {
+		cr_assert_not_null(policy_seccomp_variant_name((enum policy_seccomp_variant)v));
+		cr_assert_eq(policy_seccomp_check((enum policy_seccomp_variant)v, NULL, NULL),
+			     POLICY_SC_TABLE_OK, "variant %d", v);
+	}
+}
+
+Test(seccomp_table, closed_net_named_cases)
+{
+	/* Refused: what Landlock's TCP rules do not see. */
+	cr_expect_eq(closed_verdict("socket", AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0, 0, 0), EACCES);
+	cr_expect_eq(closed_verdict("socket", AF_INET6, SOCK_DGRAM, 0, 0, 0), EACCES);
+	cr_expect_eq(closed_verdict("socket", AF_INET, SOCK_DGRAM, IPPROTO_ICMP, 0, 0), EACCES,
+		     "ping sockets");
+	cr_expect_eq(closed_verdict("socket", AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK, IPPROTO_UDP, 0, 0),
+		     EACCES);
+	cr_expect_eq(closed_verdict("socket", AF_INET, SOCK_STREAM, IPPROTO_SCTP, 0, 0), EACCES);
+	cr_expect_eq(closed_verdict("socket", AF_INET, SOCK_STREAM, IPPROTO_MPTCP, 0, 0), EACCES);
+	cr_expect_eq(closed_verdict("socket", AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_MPTCP, 0, 0),
+		     EACCES);
+	cr_expect_eq(closed_verdict("socket", AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP, 0, 0), EACCES);
+	cr_expect_eq(closed_verdict("socket", AF_INET6, SOCK_DCCP, 0, 0, 0), EACCES);
+	cr_expect_eq(closed_verdict("socket", AF_INET, SOCK_RDM, 0, 0, 0), EACCES);
+	cr_expect_eq(closed_verdict("sendto", 3, 0x7ffd0000, 10, MSG_FASTOPEN, 0x7ffd1000), EACCES);
+	cr_expect_eq(closed_verdict("sendto", 3, 0x7ffd0000, 10, MSG_FASTOPEN | MSG_NOSIGNAL, 0),
+		     EACCES);
+	cr_expect_eq(closed_verdict("sendmsg", 3, 0x7ffd0000, MSG_FASTOPEN, 0, 0), EACCES);
+	cr_expect_eq(closed_verdict("sendmmsg", 3, 0x7ffd0000, 2, MSG_FASTOPEN, 0), EACCES);
+
+	/* Allowed: TCP, which Landlock confines, and everything not IP. */
+	cr_expect_eq(closed_verdict("socket", AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0, 0, 0), 0);
+	cr_expect_eq(closed_verdict("socket", AF_INET, SOCK_STREAM, IPPROTO_TCP, 0, 0), 0);
+	cr_expect_eq(closed_verdict("socket", AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0, 0, 0), 0);
+	cr_expect_eq(closed_verdict("socket", AF_INET6, SOCK_STREAM, IPPROTO_TCP, 0, 0), 0);
+	cr_expect_eq(closed_verdict("socket", AF_UNIX, SOCK_DGRAM, 0, 0, 0), 0);
+	cr_expect_eq(closed_verdict("socket", AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, 0, 0), 0);
+	cr_expect_eq(closed_verdict("socket", AF_NETLINK, SOCK_DGRAM, NETLINK_ROUTE, 0, 0), 0);
+	cr_expect_eq(closed_verdict("sendto", 3, 0x7ffd0000, 10, 0, 0), 0, "send(2)");
+	cr_expect_eq(closed_verdict("sendto", 3, 0x7ffd0000, 10, MSG_NOSIGNAL, 0x7ffd1000), 0,
+		     "to an address, on a socket that can only be TCP or not IP");
+	cr_expect_eq(closed_verdict("sendmsg", 3, 0x7ffd0000, MSG_NOSIGNAL, 0, 0), 0);
+	cr_expect_eq(closed_verdict("sendmmsg", 3, 0x7ffd0000, MSG_FASTOPEN, 0, 0), 0,
+		     "vlen is not flags");
+	static const char *const others[] = { "connect", "bind", "listen", "write", "socketpair",
+					      "recvfrom", "clone", "ptrace" };
+	for (size_t i = 0; i < ARRAY_LEN(others); i++)
+		cr_expect_null(closed(others[i], AF_INET, SOCK_DGRAM, MSG_FASTOPEN, MSG_FASTOPEN, 0),
+			       "%s", others[i]);
+}
+
+/* The two filters together, against the intent written down here: an IP
+ * socket is TCP (a stream socket of protocol 0 or IPPROTO_TCP) or refused.
+ * Protocols 1..5 make no stream socket (the kernel answers EPROTONOSUPPORT
+ * itself) and are left out. */
+Test(seccomp_table, closed_net_stacked_on_base_leaves_only_tcp)
+{
+	static const uint64_t types[] = {
+		SOCK_STREAM, SOCK_DGRAM, SOCK_RAW, SOCK_RDM, SOCK_SEQPACKET, SOCK_DCCP, SOCK_PACKET,
+		SOCK_STREAM | SOCK_CLOEXEC, SOCK_STREAM | SOCK_NONBLOCK, SOCK_DGRAM | SOCK_CLOEXEC,
+		(1ULL << 32) | SOCK_STREAM, (1ULL << 32) | SOCK_DGRAM, 0xf0ULL | SOCK_DGRAM,
+	};
+	static const uint64_t protos[] = {
+		0, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_UDPLITE, IPPROTO_SCTP, IPPROTO_MPTCP,
+		IPPROTO_DCCP, IPPROTO_RAW, 1ULL << 32, (1ULL << 32) | IPPROTO_MPTCP,
+	};
+	const uint64_t fams[] = { AF_INET, AF_INET6, AF_INET | (1ULL << 32),
+				  AF_INET6 | 0xffffffff00000000ULL };
+	size_t checked = 0;
+
+	for (size_t f = 0; f < ARRAY_LEN(fams); f++)
+		for (size_t t = 0; t < ARRAY_LEN(types); t++)
+			for (size_t p = 0; p < ARRAY_LEN(protos); p++) {
+				uint64_t fam = fams[f], type = types[t], proto = protos[p];
+				bool tcp = (fam == AF_INET || fam == AF_INET6) &&
+					   (type & 0xf) == SOCK_STREAM &&
+					   (proto == 0 || proto == IPPROTO_TCP);
+				bool refused = verdict("socket", fam, type, proto, 0, 0) != 0 ||
+					       closed_verdict("socket", fam, type, proto, 0, 0) != 0;
+				cr_assert_eq(refused, !tcp, "socket(%#llx, %#llx, %#llx): %s",
+					     (unsigned long long)fam, (unsigned long long)type,
+					     (unsigned long long)proto, refused ? "refused" : "allowed");
+				checked++;
+			}
+	cr_assert_eq(checked, ARRAY_LEN(fams) * ARRAY_LEN(types) * ARRAY_LEN(protos));
+}

@@ -160,6 +160,157 @@ Test(connect_decide, destinations_format_for_the_audit)
 	cr_assert_str_eq(sandbox_connect_call_name((enum sandbox_connect_call)99), "other");
 }
 
+/* Degraded hosts (sandbox_connect_decide_local()): no network namespace,
+ * so what the supervisor reads is the decision.  Only a stream connect(2)
+ * to exactly 127.0.0.1 (or ::ffff:127.0.0.1) at a proxy port is made on the
+ * caller's behalf; every other IP destination is refused. */
+#define PROXY_PORT 3128
+
+static struct sandbox_connect_event local4(uint32_t addr, uint16_t port)
+{
+	struct sandbox_connect_event ev = { .addr_status = SANDBOX_CONNECT_ADDR_OK,
+					    .call = SANDBOX_CONNECT_CALL_CONNECT,
+					    .sock_type = SOCK_STREAM,
+					    .family = AF_INET, .port = port };
+	struct sockaddr_in *s = (struct sockaddr_in *)&ev.sa;
+
+	s->sin_family = AF_INET;
+	s->sin_port = htons(port);
+	s->sin_addr.s_addr = htonl(addr);
+	ev.sa_len = sizeof(*s);
+	return ev;
+}
+
+static struct sandbox_connect_event local6(const uint8_t addr[16], uint16_t port)
+{
+	struct sandbox_connect_event ev = { .addr_status = SANDBOX_CONNECT_ADDR_OK,
+					    .call = SANDBOX_CONNECT_CALL_CONNECT,
+					    .sock_type = SOCK_STREAM,
+					    .family = AF_INET6, .port = port };
+	struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ev.sa;
+
+	s->sin6_family = AF_INET6;
+	s->sin6_port = htons(port);
+	memcpy(s->sin6_addr.s6_addr, addr, 16);
+	ev.sa_len = sizeof(*s);
+	return ev;
+}
+
+static const uint8_t mapped_127_0_0_1[16] = { [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 1 };
+static const uint8_t mapped_127_0_0_2[16] = { [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 2 };
+static const uint8_t v6_loopback[16] = { [15] = 1 };
+
+static enum sandbox_connect_verdict local(const struct sandbox_connect_event *ev)
+{
+	struct policy_port_set proxy = { { 0 } };
+
+	policy_port_set_add(&proxy, PROXY_PORT);
+	policy_port_set_add(&proxy, 1080);
+	return sandbox_connect_decide_local(ev, &proxy);
+}
+
+Test(connect_decide_local, only_the_proxy_address_and_ports_are_dialled_on_behalf)
+{
+	struct sandbox_connect_event ev;
+
+	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_ON_BEHALF);
+	ev = local4(INADDR_LOOPBACK, 1080);
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_ON_BEHALF, "every proxy port");
+	ev = local6(mapped_127_0_0_1, PROXY_PORT);
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_ON_BEHALF, "::ffff:127.0.0.1");
+}
+
+Test(connect_decide_local, every_other_ip_destination_is_refused)
+{
+	struct sandbox_connect_event ev;
+
+	ev = local4(0x7f000002, PROXY_PORT); /* 127.0.0.2: the host's, not the proxy */
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	ev = local6(mapped_127_0_0_2, PROXY_PORT);
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	ev = local6(v6_loopback, PROXY_PORT); /* ::1: the proxy does not listen there */
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	ev = local4(0x0a000001, PROXY_PORT); /* 10.0.0.1 */
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	ev = local4(0xc0000201, 443); /* 192.0.2.1:443 */
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	ev = local4(INADDR_LOOPBACK, 8080); /* a host service on loopback */
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	ev = local4(INADDR_LOOPBACK, 0);
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	ev = local4(INADDR_ANY, PROXY_PORT); /* 0.0.0.0 connects to the host */
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+
+	/* The proxy's address and port, but not a stream connect(2). */
+	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
+	ev.sock_type = SOCK_DGRAM;
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "a datagram socket");
+	ev.sock_type = 0;
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "a socket type that could not be read");
+	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
+	ev.call = SANDBOX_CONNECT_CALL_SENDTO;
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "sendto");
+	ev.call = SANDBOX_CONNECT_CALL_SENDMSG;
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "sendmsg with MSG_FASTOPEN");
+	ev.call = SANDBOX_CONNECT_CALL_SENDMMSG;
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+
+	/* No proxy ports at all: nothing is dialled. */
+	struct policy_port_set none = { { 0 } };
+	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
+	cr_assert_eq(sandbox_connect_decide_local(&ev, &none), SANDBOX_CONNECT_REFUSE);
+}
+
+Test(connect_decide_local, addresses_not_read_whole)
+{
+	struct sandbox_connect_event ev;
+
+	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
+	ev.addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
+	ev.addr_err = EFAULT;
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "unreadable: the family is unknown");
+	ev.family = AF_UNSPEC;
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+
+	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
+	ev.addr_status = SANDBOX_CONNECT_ADDR_BAD_LEN;
+	ev.sa_len = 4;
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "AF_INET cut short");
+	ev.family = AF_INET6;
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "AF_INET6 cut short");
+	ev.family = AF_UNSPEC;
+	ev.sa_len = 1;
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "not even the family");
+
+	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
+	ev.addr_status = SANDBOX_CONNECT_ADDR_NONE;
+	ev.call = SANDBOX_CONNECT_CALL_SENDMSG;
+	ev.family = AF_UNSPEC;
+	ev.port = 0;
+	cr_assert_eq(local(&ev), SANDBOX_CONNECT_CONTINUE, "no address: a connected socket's own");
+}
+
+Test(connect_decide_local, other_families_continue)
+{
+	static const int families[] = { AF_UNIX, AF_NETLINK };
+	struct sandbox_connect_event ev;
+
+	for (size_t i = 0; i < ARRAY_LEN(families); i++) {
+		ev = local4(INADDR_LOOPBACK, PROXY_PORT);
+		ev.family = families[i];
+		ev.sa.ss_family = (sa_family_t)families[i];
+		ev.port = 0;
+		cr_assert_eq(local(&ev), SANDBOX_CONNECT_CONTINUE, "family %d", families[i]);
+		ev.sock_type = SOCK_DGRAM;
+		ev.call = SANDBOX_CONNECT_CALL_SENDTO;
+		cr_assert_eq(local(&ev), SANDBOX_CONNECT_CONTINUE, "family %d", families[i]);
+		/* A length the kernel refuses itself (EINVAL) for this family. */
+		ev.addr_status = SANDBOX_CONNECT_ADDR_BAD_LEN;
+		cr_assert_eq(local(&ev), SANDBOX_CONNECT_CONTINUE, "family %d", families[i]);
+	}
+}
+
 /* ===================================================================== */
 /* The test's namespaces and the parent's sockets                         */
 /* ===================================================================== */
