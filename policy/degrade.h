@@ -63,7 +63,8 @@ typedef int (*policy_lister)(void *arg, const char *dir,
  *  - /dev/shm, /dev/pts and /dev/ptmx dropped (shared with the host),
  *  - the read grant on a covered directory (the strict home) dropped.
  * Stores a new array (caller frees each path, then the array) in *out and
- * its length in *n.  Returns 0, -ENOMEM, or -ENAMETOOLONG.  Pure but for the
+ * its length in *n.  Returns 0, -ENOMEM, -ENAMETOOLONG, or -E2BIG (more than
+ * 256 closed paths).  Pure but for the
  * lister. */
 int policy_degrade_rules(const struct policy_plan *plan, const char *private_tmp,
 			 policy_lister list, void *list_arg, struct policy_rule **out, size_t *n);
