@@ -58,7 +58,8 @@ static bool say(char *why, size_t cap, const char *fmt, ...)
 	return true;
 }
 
-bool policy_degrade_refusal(const struct policy_plan *plan, char *why, size_t cap)
+bool policy_degrade_refusal(const struct policy_plan *plan, bool procs_in_cgroup, char *why,
+			    size_t cap)
 {
 	const struct policy_options *o = plan->opts;
 
@@ -73,7 +74,7 @@ bool policy_degrade_refusal(const struct policy_plan *plan, char *why, size_t ca
 										  : "--deny-net",
 				   plan->net_rules[i].text);
 	}
-	if (o->max_procs.set)
+	if (o->max_procs.set && !procs_in_cgroup)
 		return say(why, cap,
 			   "--max-procs needs a user namespace (here RLIMIT_NPROC would count "
 			   "every process of the user, not only the command's), and user "

@@ -28,12 +28,15 @@
 
 /* Why a plan cannot run degraded: writes one sentence naming the cause and
  * the way out into why[cap] and returns true; false when it can run.
+ * procs_in_cgroup: --max-procs is held by a pids cgroup (porta runs as root
+ * and made one), not by RLIMIT_NPROC.
  * Refused: transparent network rules (--allow-net, --deny-net: no network
  * namespace to hold them; --proxy-allow is the way), a closed path (a
  * credential, --deny-read, the strict home) inside a writable grant, a
- * read-only mount inside a writable one, --max-procs (RLIMIT_NPROC would
- * count the user's other processes).  Pure. */
-bool policy_degrade_refusal(const struct policy_plan *plan, char *why, size_t cap);
+ * read-only mount inside a writable one, --max-procs without a pids cgroup
+ * (RLIMIT_NPROC would count the user's other processes).  Pure. */
+bool policy_degrade_refusal(const struct policy_plan *plan, bool procs_in_cgroup, char *why,
+			    size_t cap);
 
 /* Calls emit once per protection the full sandbox gives this plan and the
  * degraded one cannot (one sentence each, without "porta: "), in a fixed

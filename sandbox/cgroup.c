@@ -445,3 +445,20 @@ void sandbox_cgroup_finish(struct sandbox_cgroup *cg)
 	}
 	destroy(cg, true);
 }
+
+int sandbox_cgroup_without_init(struct sandbox_cgroup *cg, struct sandbox_error *e)
+{
+	char path[SANDBOX_CG_PATH_MAX + 16];
+
+	for (size_t i = 0; cg && i < cg->n; i++) {
+		struct cg_dir *d = &cg->dirs[i];
+		if (!d->ctrl[SANDBOX_CG_PIDS] || !cg->max_procs)
+			continue;
+		int r = write_u64(d->path, "pids.max", cg->max_procs);
+		if (r) {
+			snprintf(path, sizeof(path), "%s/pids.max", d->path);
+			return sandbox_fail(e, "--max-procs: write", path, -r, NULL);
+		}
+	}
+	return 0;
+}

@@ -149,6 +149,11 @@ int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup 
  * 0 or -errno (e filled).  cg may be NULL. */
 int sandbox_cgroup_join(struct sandbox_cgroup *cg, struct sandbox_error *e);
 
+/* A host without user namespaces (sandbox/degraded.h) has no init in the
+ * cgroup: pids.max becomes exactly --max-procs.  Before the payload is
+ * forked.  0 or -errno (e filled); cg may be NULL. */
+int sandbox_cgroup_without_init(struct sandbox_cgroup *cg, struct sandbox_error *e);
+
 /* After init has been reaped: says on stderr when a ceiling was reached
  * (the OOM killer ran, forks were refused), removes the cgroups (retrying a
  * short, bounded while on EBUSY; a warning names any that stays) and frees

@@ -17,6 +17,7 @@
 #include "common/cleanup.h"
 #include "common/log.h"
 #include "policy/degrade.h"
+#include "sandbox/cgroup.h"
 #include "sandbox/fdpass.h"
 #include "sandbox/internal.h"
 #include "sandbox/seccomp.h"
@@ -101,7 +102,8 @@ int sandbox_degraded_prepare(const struct policy_plan *plan, struct sandbox_nets
 	int rc;
 
 	memset(d, 0, sizeof(*d));
-	if (policy_degrade_refusal(plan, why, sizeof(why)))
+	bool procs_in_cgroup = sandbox_cg_needed(o) & (1u << SANDBOX_CG_PIDS);
+	if (policy_degrade_refusal(plan, procs_in_cgroup, why, sizeof(why)))
 		return sandbox_fail(e, "user namespaces refused", NULL, 0, "%s", why);
 	if (o->net_mode == POLICY_NET_POLICY && (rc = sandbox_netsup_listen_local(net, ports, e)))
 		return rc;

@@ -593,6 +593,8 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 			goto out;
 		c.degraded = &dg;
 		s.degraded = true;
+		if ((rc = sandbox_cgroup_without_init(c.cg, &r->error)))
+			goto out;
 		if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
 			rc = sandbox_fail(&r->error, "become the subreaper of the command", NULL, errno,
 					  NULL);

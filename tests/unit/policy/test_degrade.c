@@ -323,7 +323,7 @@ Test(degrade_rules, the_read_rule_on_a_covered_home_is_dropped)
 	cr_expect_eq(fs.n_listed, 0, "no read grant had a closed path beneath it");
 
 	char why[512] = "";
-	cr_expect_not(policy_degrade_refusal(p, why, sizeof(why)), "%s", why);
+	cr_expect_not(policy_degrade_refusal(p, false, why, sizeof(why)), "%s", why);
 
 	policy_degrade_rules_free(g.v, g.n);
 	policy_plan_destroy(p);
@@ -392,7 +392,7 @@ Test(degrade_rules, too_many_covers_fail_cleanly)
 static bool refused(const struct policy_plan *p, char *why, size_t cap)
 {
 	why[0] = '\0';
-	return policy_degrade_refusal(p, why, cap);
+	return policy_degrade_refusal(p, false, why, cap);
 }
 
 /* True when why names path as a whole path, not only as the start of a
@@ -468,6 +468,8 @@ Test(degrade_refusal, max_procs)
 	opts.max_procs.value = 64;
 	cr_expect(refused(p, why, sizeof(why)));
 	cr_expect_not_null(strstr(why, "--max-procs"), "%s", why);
+	/* held by a pids cgroup (root): not refused */
+	cr_expect_not(policy_degrade_refusal(p, true, why, sizeof(why)), "%s", why);
 	opts.max_procs.set = false;
 	cr_expect_not(refused(p, why, sizeof(why)), "%s", why);
 	policy_plan_destroy(p);
