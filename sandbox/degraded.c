@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,31 @@
 #include "sandbox/fdpass.h"
 #include "sandbox/internal.h"
 #include "sandbox/seccomp.h"
+
+static void note_line(const char *line, void *arg)
+{
+	policy_plan_add_note(arg, "degraded host: %s", line);
+}
+
+void sandbox_degraded_explain(struct policy_plan *plan)
+{
+	char why[1024];
+
+	pid_t pid = fork();
+	int st;
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		return; /* user namespaces work here (or nothing can be said) */
+	bool procs_in_cgroup = sandbox_cg_needed(plan->opts) & (1u << SANDBOX_CG_PIDS);
+	if (policy_degrade_refusal(plan, procs_in_cgroup, why, sizeof(why))) {
+		policy_plan_add_note(plan, "run would refuse this: user namespaces are refused "
+					   "here, and %s", why);
+		return;
+	}
+	policy_degrade_losses(plan, plan->opts->share_tmp ? NULL : "/tmp/porta-XXXXXX", note_line,
+			      plan);
+}
 
 bool sandbox_degraded_errno(int err)
 {

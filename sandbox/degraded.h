@@ -55,6 +55,11 @@ int sandbox_degraded_prepare(const struct policy_plan *plan, struct sandbox_nets
 int sandbox_degraded_payload_seccomp(const struct policy_plan *plan, int ctl,
 				     struct sandbox_error *e);
 
+/* For `porta explain`: when this host refuses user namespaces (probed in a
+ * forked child), adds notes to plan saying that run will confine with
+ * Landlock and seccomp only, what that loses, or why run would refuse. */
+void sandbox_degraded_explain(struct policy_plan *plan);
+
 /* Kills (SIGKILL) and reaps every remaining child of porta, again and again
  * as orphans are re-parented to it, until none is left. */
 void sandbox_degraded_sweep(void);

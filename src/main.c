@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/trace.h"
 #include "policy/explain.h"
+#include "sandbox/degraded.h"
 #include "policy/options.h"
 #include "sandbox/sandbox.h"
 
@@ -197,6 +198,8 @@ int main(int argc, char *argv[])
 	}
 	if (refusal)
 		policy_plan_add_note(plan, "run would refuse this: %s", refusal);
+	if (opts.command == POLICY_CMD_EXPLAIN && !refusal)
+		sandbox_degraded_explain(plan);
 
 	trace_mark("plan resolved");
 	int code;

@@ -108,6 +108,15 @@ class Degraded(PortaTestCase):
         self.assertIn("NO   user namespaces: creation refused", res.out)
         self.assertIn("porta can run here, degraded", res.out)
 
+    def test_explain_says_what_run_would_do(self):
+        res = run(["explain", "--no-net", "--", "true"])
+        self.assertOk(res)
+        self.assertIn("degraded host: user namespaces are refused", res.out)
+        self.assertIn("degraded host: no private network", res.out)
+        res = run(["explain", "--allow-net", "example.com:443", "--", "true"])
+        self.assertIn("run would refuse this: user namespaces are refused here", res.out)
+        self.assertIn("--proxy-allow", res.out)
+
     def test_control_full_sandbox_says_nothing_of_it(self):
         res = harness.run(["run", "--", "true"])
         if harness.DEGRADED:
