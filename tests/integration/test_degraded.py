@@ -16,7 +16,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import unittest
 
@@ -45,36 +44,6 @@ def run(args, **kw):
 
 def sh(script):
     return [SH, "-c", script]
-
-
-class Listener:
-    """A TCP listener on the host's loopback that counts connections: a
-    --no-net sandbox sharing the host's network must never reach it."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
-        self.hits = 0
-        self.stop = False
-        self.t = threading.Thread(target=self._loop, daemon=True)
-        self.t.start()
-
-    def _loop(self):
-        while not self.stop:
-            try:
-                c, _ = self.sock.accept()
-                self.hits += 1
-                c.close()
-            except OSError:
-                pass
-
-    def close(self):
-        self.stop = True
-        self.t.join(2)
-        self.sock.close()
 
 
 class Degraded(PortaTestCase):
@@ -204,7 +173,7 @@ class Degraded(PortaTestCase):
         self.assertFalse(os.path.exists(tmpdir), "the private TMPDIR was left behind")
 
     def test_no_net_reaches_nothing(self):
-        lst = Listener()
+        lst = harness.TCPListener()
         self.addCleanup(lst.close)
         script = (
             "import socket\n"
@@ -226,7 +195,7 @@ class Degraded(PortaTestCase):
         self.assertEqual(res.out.split(), ["tcp-refused", "tcp-refused", "sock-refused",
                                            "sock-refused", "listen-refused"], res.describe())
         time.sleep(0.3)
-        self.assertEqual(lst.hits, 0, "the host's loopback listener was reached")
+        self.assertEqual(lst.accepted, 0, "the host's loopback listener was reached")
         # control: without --no-net the same listener is reached
         ctl = run(["run", "--", PY, "-c", script])
         self.assertIn("tcp-ok", ctl.out, ctl.describe())
