@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -622,8 +623,18 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 	trace_mark("cloned");
 	close(steal_fd(&child_ctl));
 	close(steal_fd(&ruleset));
-	if (s.net)
+	if (s.net) {
 		signal(SIGPIPE, SIG_IGN); /* the relay's splice(2) to a reset peer */
+		/* Each relayed connection holds six of the supervisor's fds (two
+		 * sockets, a splice pipe each way): its own soft limit goes up
+		 * to the hard one (epoll and c-ares' socket callbacks have no
+		 * FD_SETSIZE); the sandbox, cloned already, keeps the caller's. */
+		struct rlimit nf;
+		if (getrlimit(RLIMIT_NOFILE, &nf) == 0 && nf.rlim_cur < nf.rlim_max) {
+			nf.rlim_cur = nf.rlim_max;
+			(void)setrlimit(RLIMIT_NOFILE, &nf);
+		}
+	}
 	if (s.why) {
 		close(steal_fd(&gate_r));
 		int err = sandbox_why_seize(s.why, pid, gate_w);
