@@ -67,6 +67,11 @@ static long read_long(const char *path)
 	return v;
 }
 
+bool sandbox_userns_available(void)
+{
+	return in_child(probe_userns);
+}
+
 int sandbox_check(FILE *out, bool json)
 {
 	struct primitive p[12];
@@ -74,7 +79,7 @@ int sandbox_check(FILE *out, bool json)
 	int abi = sandbox_landlock_abi();
 	long max_userns = read_long("/proc/sys/user/max_user_namespaces");
 
-	bool userns = in_child(probe_userns);
+	bool userns = sandbox_userns_available();
 	p[n] = (struct primitive){ "user namespaces", userns, false, "", NULL };
 	snprintf(p[n].detail, sizeof(p[n].detail), "%s (max_user_namespaces=%ld)",
 		 userns ? "unprivileged creation allowed" : "creation refused", max_userns);

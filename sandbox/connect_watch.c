@@ -19,10 +19,10 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "common/kernel.h"
+#include "sandbox/procmem.h"
 
 #if !defined(__x86_64__)
 #error "the notified syscalls' argument layout below is x86_64's"
@@ -153,33 +153,6 @@ bool sandbox_connect_event_dst(const struct sandbox_connect_event *ev, char *out
 	return true;
 }
 
-/* Copies len bytes at addr in tid's memory into buf.  Returns the bytes
- * copied (fewer at an unmapped page) or -errno. */
-static ssize_t read_target(pid_t tid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { .iov_base = buf, .iov_len = len };
-	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };
-	char path[40];
-	ssize_t n;
-	int fd, err;
-
-	n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
-	if (n >= 0)
-		return n;
-	if (errno != ENOSYS)
-		return -errno;
-	/* A kernel without CONFIG_CROSS_MEMORY_ATTACH: /proc/TID/mem asks for
-	 * the same PTRACE_MODE_ATTACH (proc(5)). */
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = pread(fd, buf, len, (off_t)addr);
-	err = errno;
-	close(fd);
-	return n < 0 ? -err : n;
-}
-
 /* Reads /proc/TID/<name> into buf (NUL-terminated); bytes read or -errno. */
 static ssize_t read_proc(pid_t tid, const char *name, char *buf, size_t cap)
 {
@@ -291,7 +264,7 @@ static void locate_address(const struct seccomp_data *d, struct sandbox_connect_
 			ev->addr_status = SANDBOX_CONNECT_ADDR_NONE; /* vlen 0 sends nothing */
 			return;
 		}
-		n = read_target(ev->tid, d->args[1], &h, 12);
+		n = sandbox_read_memory(ev->tid, d->args[1], &h, 12);
 		if (n != 12) {
 			ev->addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
 			ev->addr_err = n < 0 ? (int)-n : EFAULT;
@@ -335,7 +308,7 @@ static void read_address(const struct seccomp_data *d, struct sandbox_connect_ev
 		ev->addr_status = SANDBOX_CONNECT_ADDR_BAD_LEN;
 		return;
 	}
-	n = read_target(ev->tid, where, &ev->sa, (size_t)len);
+	n = sandbox_read_memory(ev->tid, where, &ev->sa, (size_t)len);
 	if (n != (ssize_t)len) {
 		/* Partial: the kernel's copy of the whole length would fault. */
 		memset(&ev->sa, 0, sizeof(ev->sa));

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,12 +31,8 @@ void sandbox_degraded_explain(struct policy_plan *plan)
 {
 	char why[1024];
 
-	pid_t pid = fork();
-	int st;
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : 1);
-	if (pid < 0 || waitpid(pid, &st, 0) != pid || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
-		return; /* user namespaces work here (or nothing can be said) */
+	if (sandbox_userns_available())
+		return;
 	bool procs_in_cgroup = sandbox_cg_needed(plan->opts) & (1u << SANDBOX_CG_PIDS);
 	if (policy_degrade_refusal(plan, procs_in_cgroup, why, sizeof(why))) {
 		policy_plan_add_note(plan, "run would refuse this: user namespaces are refused "

@@ -82,6 +82,10 @@ bool sandbox_ceilings_refusal(const struct policy_options *o, char *why, size_t 
 /* The Landlock ABI the kernel offers (0 when none). */
 int sandbox_landlock_abi(void);
 
+/* Whether this process may create a user namespace (probed in a forked
+ * child, so it costs a fork: for check and explain, not run's hot path). */
+bool sandbox_userns_available(void);
+
 /* `porta check`: probes the host and prints each primitive to out, as text or
  * JSON.  Returns 0 when porta can run here, 1 when it cannot. */
 int sandbox_check(FILE *out, bool json);

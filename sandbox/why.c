@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +27,7 @@
 #include "common/log.h"
 #include "policy/paths.h"
 #include "policy/why.h"
+#include "sandbox/procmem.h"
 
 #if !defined(__x86_64__)
 #error "the --why filter names x86_64's system calls"
@@ -193,22 +193,6 @@ static struct pending *pending_for(struct sandbox_why *w, pid_t tid, bool create
 	return free_slot;
 }
 
-/* Copies len bytes at the tracee's addr; the number read (short at an
- * unmapped page), or -1. */
-static ssize_t peek(pid_t tid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(tid, &local, 1, &remote, 1, 0);
-
-	if (n >= 0 || errno != ENOSYS)
-		return n;
-	/* without CONFIG_CROSS_MEMORY_ATTACH */
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
-	_cleanup_fd_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -1 : pread(fd, buf, len, (off_t)addr);
-}
-
 /* Reads the NUL-terminated string at addr into out[cap], a page at a time
  * (a string may end just before an unmapped page).  False when unreadable
  * or longer than cap. */
@@ -223,7 +207,7 @@ static bool peek_string(pid_t tid, uint64_t addr, char *out, size_t cap)
 		size_t chunk = 4096 - (size_t)(a & 4095);
 		if (chunk > cap - got)
 			chunk = cap - got;
-		ssize_t n = peek(tid, a, out + got, chunk);
+		ssize_t n = sandbox_read_memory(tid, a, out + got, chunk);
 		if (n <= 0)
 			return false;
 		char *nul = memchr(out + got, '\0', (size_t)n);
@@ -283,7 +267,7 @@ static bool read_sockaddr(struct sandbox_why *w, pid_t tid, uint64_t addr, uint6
 	if (!addr || len < sizeof(sa_family_t) || len > sizeof(ss))
 		return false;
 	memset(&ss, 0, sizeof(ss));
-	if (peek(tid, addr, &ss, (size_t)len) != (ssize_t)len)
+	if (sandbox_read_memory(tid, addr, &ss, (size_t)len) != (ssize_t)len)
 		return false;
 	if (ss.ss_family == AF_UNIX) {
 		struct sockaddr_un *un = (struct sockaddr_un *)&ss;
@@ -339,7 +323,7 @@ static bool decode(struct sandbox_why *w, pid_t tid, const struct __ptrace_sysca
 		return read_path(tid, fd0, a[1], p->path[0]);
 	case SYS_openat2:
 		/* struct open_how starts with its u64 flags */
-		if (a[3] < sizeof(flags) || peek(tid, a[2], &flags, sizeof(flags)) != sizeof(flags))
+		if (a[3] < sizeof(flags) || sandbox_read_memory(tid, a[2], &flags, sizeof(flags)) != sizeof(flags))
 			return false;
 		p->op[0] = open_op(flags, p);
 		return read_path(tid, fd0, a[1], p->path[0]);
