@@ -317,17 +317,6 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 			while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
 				if (p == payload) {
 					trace_mark("init reaped the payload");
-					/* The sandbox ends with the payload: init
-					 * kills and reaps the rest itself before it
-					 * reports, so that when the supervisor hears
-					 * the status nothing of the command is left
-					 * and it need not wait for init's own exit
-					 * (tearing down the namespaces, an RCU grace
-					 * period, about a millisecond). */
-					kill(-1, SIGKILL);
-					while (waitpid(-1, NULL, __WALL) > 0 || errno == EINTR)
-						;
-					trace_mark("init reaped the rest");
 					ctl_send(c->ctl, CTL_STATUS, status, NULL);
 					_exit(0);
 				}
@@ -353,9 +342,6 @@ struct supervisor {
 	struct sandbox_netsup *net; /* policy mode */
 	bool degraded; /* init is the payload itself (sandbox/degraded.h) */
 	struct sandbox_why *why;    /* --why */
-	bool status_ends; /* the payload's status ends the loop: init reaped
-			   * everything before sending it, and nothing (a
-			   * cgroup to remove, a tracer) needs init gone */
 };
 
 /* Records the first set-up failure (the cause; later ones are echoes). */
@@ -406,8 +392,6 @@ static void drain_ctl(struct supervisor *s)
 		case CTL_STATUS:
 			s->have_status = true;
 			s->payload_status = buf.m.value;
-			if (s->status_ends)
-				event_base_loopbreak(s->base);
 			break;
 		case CTL_EXEC_ERROR:
 			s->exec_failed = true;
@@ -506,13 +490,12 @@ static int supervise(struct supervisor *s, const struct policy_options *o, int s
 				      (suseconds_t)(o->timeout_ms.value % 1000) * 1000 };
 		event_add(ev_tmo, &tv);
 	}
-	/* init may already have exited (or reported) before the loop started. */
+	/* init may already have exited before the loop started. */
 	on_signal(sfd, EV_READ, s);
-	drain_ctl(s);
-	if (!s->init_done && !(s->status_ends && s->have_status))
+	if (!s->init_done)
 		event_base_dispatch(s->base);
 	drain_ctl(s);
-	trace_mark("the sandbox ended");
+	trace_mark("init reaped");
 out:
 	if (ev_tmo)
 		event_free(ev_tmo);
@@ -664,9 +647,6 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 	}
 
 	s.init = pid;
-	/* init is left to finish exiting on its own (reaped by porta's parent
-	 * chain once porta is gone) unless something needs it gone first. */
-	s.status_ends = !s.degraded && !s.why && !c.cg;
 	rc = supervise(&s, o, sfd);
 	if (s.degraded) {
 		/* What the command left running ends with it. */
