@@ -183,18 +183,12 @@ int proxy_record(struct proxy *p, const struct proxy_audit_rec *rec)
 		char esc[ESC_MAX];
 		if (rec->host && rec->host_len && strcmp(rec->reason, "no-rule") == 0) {
 			log_escape(rec->host, rec->host_len, esc, sizeof(esc));
-			if (p->proxy_only)
-				snprintf(hint, sizeof(hint), "--proxy-allow %s:%u", esc, rec->port);
-			else
-				snprintf(hint, sizeof(hint), "--allow-net %s:%u", esc, rec->port);
-			h = hint;
-		} else if (p->proxy_only && rec->dst && strcmp(rec->kind, "dns") != 0) {
-			snprintf(hint, sizeof(hint), "--proxy-allow %s", rec->dst);
+			snprintf(hint, sizeof(hint), "%s %s:%u", proxy_allow_option(p), esc, rec->port);
 			h = hint;
 		} else if (rec->dst && strcmp(rec->kind, "dns") != 0) {
 			/* A DNS record's dst is the resolver the program asked:
 			 * opening it never allows what was refused. */
-			snprintf(hint, sizeof(hint), "--allow-net %s", rec->dst);
+			snprintf(hint, sizeof(hint), "%s %s", proxy_allow_option(p), rec->dst);
 			h = hint;
 		}
 	}

@@ -188,6 +188,15 @@ struct proxy {
 	uint64_t n_limit;        /* connections refused by a limit */
 };
 
+/* The option that would allow a refused destination: --allow-net, or on a
+ * host without user namespaces (only proxied requests reach porta)
+ * --proxy-allow. */
+static inline const char *proxy_allow_option(const struct proxy *p)
+{
+	return p->proxy_only ? "--proxy-allow" : "--allow-net";
+}
+
+
 /* ---- proxy.c ---- */
 
 uint64_t proxy_now_ms(void);

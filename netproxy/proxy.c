@@ -448,7 +448,7 @@ static const char *hint_for(const struct proxy_conn *c, const char *reason, char
 	const struct policy_addr *a = conn_addr(c);
 	uint16_t port = conn_port(c);
 	/* On a degraded host only proxied requests reach porta at all. */
-	const char *opt = c->p->proxy_only ? "--proxy-allow" : "--allow-net";
+	const char *opt = proxy_allow_option(c->p);
 
 	if (strcmp(reason, "no-rule") == 0 && c->target.has_name) {
 		snprintf(out, cap, "%s %s:%u", opt, c->target.name, port);

@@ -110,7 +110,7 @@ void policy_degrade_losses(const struct policy_plan *plan, const char *private_t
 {
 	const struct policy_options *o = plan->opts;
 	char line[1024];
-	size_t n_protected = 0, n_sockets = 0, n_closed_dirs = 0; /* counted for the record */
+	size_t n_protected = 0, n_sockets = 0;
 	const char *first_protected = NULL, *first_socket = NULL;
 
 	emit("user namespaces are refused on this host: porta confines the command with "
@@ -136,8 +136,6 @@ void policy_degrade_losses(const struct policy_plan *plan, const char *private_t
 				first_socket = m->path;
 			n_sockets++;
 		}
-		if (m->kind == POLICY_MOUNT_COVER_DIR)
-			n_closed_dirs++;
 	}
 	if (n_protected || plan->n_absent_protected) {
 		snprintf(line, sizeof(line),
@@ -155,7 +153,6 @@ void policy_degrade_losses(const struct policy_plan *plan, const char *private_t
 			 n_sockets, first_socket);
 		emit(line, arg);
 	}
-	(void)n_closed_dirs;
 	emit("names stay listable everywhere (/tmp, /dev, closed directories): Landlock's "
 	     "right to list a directory reaches every directory beneath it; closed files "
 	     "cannot be read",

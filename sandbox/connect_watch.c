@@ -420,8 +420,6 @@ static void withdraw(struct sandbox_connect_event *ev)
  * open file description) to the address it read: 0 or -errno. */
 static int connect_on_behalf(int pidfd, const struct sandbox_connect_event *ev)
 {
-	if (pidfd < 0)
-		return -ECONNREFUSED;
 	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, ev->sockfd, 0);
 	if (fd < 0)
 		return -ECONNREFUSED;
@@ -494,22 +492,28 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 			ev->sock_type = read_socket_type(ev->pid, ev->sockfd);
 	}
 
-	/* Opened before the validity check, so that the pidfd names the
-	 * caller, not a later process that reused its pid. */
-	int pidfd = local && ev->pid > 0 ? (int)syscall(SYS_pidfd_open, ev->pid, 0) : -1;
 	if (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
 		withdraw(ev);
 
 	int result = 0;
 	if (local) {
 		ev->verdict = sandbox_connect_decide_local(ev, allowed);
-		if (ev->verdict == SANDBOX_CONNECT_ON_BEHALF)
-			result = connect_on_behalf(pidfd, ev);
+		if (ev->verdict == SANDBOX_CONNECT_ON_BEHALF) {
+			/* Only for the calls porta makes itself (not every
+			 * Unix-socket connect): the pidfd, then the validity
+			 * check again, so that it names the caller and not a
+			 * later process that reused its pid. */
+			int pidfd = (int)syscall(SYS_pidfd_open, ev->pid, 0);
+			if (pidfd >= 0 && ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
+				result = connect_on_behalf(pidfd, ev);
+			else
+				result = -ECONNREFUSED;
+			if (pidfd >= 0)
+				close(pidfd);
+		}
 	} else {
 		ev->verdict = sandbox_connect_decide(ev, allowed);
 	}
-	if (pidfd >= 0)
-		close(pidfd);
 	r = answer(listener_fd, id, ev->verdict, result);
 	if (r == -ENOENT) {
 		/* Gone between the check and the answer: the same rule, nothing
