@@ -14,10 +14,11 @@ static bool is_cover(const struct policy_mount_step *m)
 	return m->kind == POLICY_MOUNT_COVER_DIR || m->kind == POLICY_MOUNT_COVER_FILE;
 }
 
+/* The socket rule's covers: host and credential sockets, and the
+ * directories where host programs bind them. */
 static bool is_socket_cover(const struct policy_mount_step *m)
 {
-	return m->kind == POLICY_MOUNT_COVER_FILE && m->reason &&
-	       strcmp(m->reason, "credential socket") == 0;
+	return policy_mount_closes_socket(m);
 }
 
 static bool has_write(const struct policy_rule *r)
@@ -148,8 +149,9 @@ void policy_degrade_losses(const struct policy_plan *plan, const char *private_t
 	}
 	if (n_sockets) {
 		snprintf(line, sizeof(line),
-			 "credential sockets stay reachable (Landlock does not govern connecting "
-			 "to a Unix socket): %zu, e.g. %s",
+			 "host and credential sockets stay reachable (Landlock does not govern "
+			 "connecting to a Unix socket on this kernel): %zu a full sandbox closes, "
+			 "e.g. %s",
 			 n_sockets, first_socket);
 		emit(line, arg);
 	}
@@ -293,7 +295,12 @@ int policy_degrade_rules(const struct policy_plan *plan, const char *private_tmp
 	 * cover says the path is closed), and the host's own /dev, /tmp and
 	 * /dev/shm, which the full sandbox replaces. */
 	for (size_t i = 0; i < plan->n_mounts; i++) {
-		if (!is_cover(&plan->mounts[i]))
+		const struct policy_mount_step *m = &plan->mounts[i];
+		/* A host socket's cover and a closed socket directory are about
+		 * connecting, which Landlock does not govern here; a host may
+		 * have hundreds of them. */
+		if (!is_cover(m) || (is_socket_cover(m) &&
+				     strcmp(m->reason, POLICY_REASON_CREDENTIAL_SOCKET) != 0))
 			continue;
 		if (b.n_closed == 256)
 			return -E2BIG;

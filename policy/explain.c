@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "policy/paths.h"
+#include "policy/preset.h"
 
 static const char *net_mode_name(enum policy_net_mode m)
 {
@@ -21,9 +23,22 @@ static bool is_cover(enum policy_mount_kind k)
 	return k == POLICY_MOUNT_COVER_DIR || k == POLICY_MOUNT_COVER_FILE;
 }
 
+/* A socket's cover or a closed socket directory: the socket rule's, shown
+ * under "Unix sockets" rather than as closed paths. */
 static bool is_socket_cover(const struct policy_mount_step *m)
 {
-	return m->kind == POLICY_MOUNT_COVER_FILE && strcmp(m->reason, "credential socket") == 0;
+	return policy_mount_closes_socket(m);
+}
+
+static bool is_socket_dir(const struct policy_mount_step *m)
+{
+	return m->kind == POLICY_MOUNT_COVER_DIR && policy_mount_closes_socket(m);
+}
+
+/* The kept sockets that apply to this run's network mode. */
+static bool kept_applies(const struct policy_plan *plan, const struct policy_kept_socket *k)
+{
+	return !k->open_net_only || plan->opts->net_mode == POLICY_NET_OPEN;
 }
 
 static const char *mount_access(const struct policy_plan *plan, const struct policy_mount *m,
@@ -73,6 +88,8 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 	json_t *mounts = json_array(), *closed = json_array(), *prot = json_array();
 	json_t *socks = json_array(), *env = json_array(), *cmd = json_array();
 	json_t *notes = json_array(), *net = json_object(), *grants = json_array();
+	json_t *sockdirs = json_array(), *kept = json_array(), *allowed = json_array();
+	json_t *pinned = json_array(), *reopened = json_array(), *links = json_array();
 	char path[4096];
 
 	for (size_t i = 0; i < o->n_mounts; i++) {
@@ -84,8 +101,18 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 	}
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
-		if (is_socket_cover(m)) {
+		if (is_socket_dir(m)) {
+			json_array_append_new(sockdirs, jstr(m->path));
+		} else if (is_socket_cover(m)) {
 			json_array_append_new(socks, jstr(m->path));
+		} else if (m->kind == POLICY_MOUNT_REBIND && m->reason &&
+			   strcmp(m->reason, POLICY_REASON_ALLOW_UNIX) == 0) {
+			json_array_append_new(allowed, jstr(m->path));
+		} else if (m->kind == POLICY_MOUNT_PIN) {
+			json_t *p = json_object();
+			json_object_set_new(p, "path", jstr(m->path));
+			json_object_set_new(p, "reason", json_string(m->reason));
+			json_array_append_new(pinned, p);
 		} else if (is_cover(m->kind)) {
 			json_t *c = json_object();
 			json_object_set_new(c, "path", jstr(m->path));
@@ -93,7 +120,8 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 								       ? "dir" : "file"));
 			json_object_set_new(c, "reason", json_string(m->reason));
 			json_array_append_new(closed, c);
-		} else if (m->kind == POLICY_MOUNT_READONLY && strcmp(m->reason, "protected") == 0) {
+		} else if (m->kind == POLICY_MOUNT_READONLY &&
+			   strcmp(m->reason, POLICY_REASON_PROTECTED) == 0) {
 			json_t *p = json_object();
 			json_object_set_new(p, "path", jstr(m->path));
 			json_object_set_new(p, "present", json_true());
@@ -105,6 +133,31 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 		json_object_set_new(p, "path", jstr(plan->absent_protected[i]));
 		json_object_set_new(p, "present", json_false());
 		json_array_append_new(prot, p);
+	}
+	for (size_t i = 0; i < plan->n_links; i++) {
+		json_t *l = json_object();
+		json_object_set_new(l, "path", jstr(plan->links[i].path));
+		json_object_set_new(l, "target", jstr(plan->links[i].target));
+		json_array_append_new(links, l);
+	}
+	for (size_t i = 0; i < plan->n_reopened; i++) {
+		json_t *r = json_object();
+		json_object_set_new(r, "path", jstr(plan->reopened[i].path));
+		json_object_set_new(r, "closed", jstr(plan->reopened[i].closed));
+		json_object_set_new(r, "reason", json_string(plan->reopened[i].reason));
+		json_array_append_new(reopened, r);
+	}
+	{
+		size_t nk;
+		const struct policy_kept_socket *k = policy_kept_sockets(&nk);
+		for (size_t i = 0; i < nk; i++) {
+			if (!kept_applies(plan, &k[i]))
+				continue;
+			json_t *j = json_object();
+			json_object_set_new(j, "path", json_string(k[i].path));
+			json_object_set_new(j, "why", json_string(k[i].why));
+			json_array_append_new(kept, j);
+		}
 	}
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct policy_rule *r = &plan->rules[i];
@@ -121,6 +174,8 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 	}
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(cmd, jstr(argv[i]));
+	for (size_t i = 0; i < plan->n_warnings; i++)
+		json_array_append_new(notes, jstr(plan->warnings[i]));
 	for (size_t i = 0; i < plan->n_notes; i++)
 		json_array_append_new(notes, jstr(plan->notes[i]));
 	json_object_set_new(net, "mode", json_string(net_mode_name(o->net_mode)));
@@ -159,6 +214,12 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 	json_object_set_new(root, "closed_paths", closed);
 	json_object_set_new(root, "protected", prot);
 	json_object_set_new(root, "closed_sockets", socks);
+	json_object_set_new(root, "closed_socket_dirs", sockdirs);
+	json_object_set_new(root, "kept_sockets", kept);
+	json_object_set_new(root, "allowed_sockets", allowed);
+	json_object_set_new(root, "pinned", pinned);
+	json_object_set_new(root, "protected_links", links);
+	json_object_set_new(root, "reopened", reopened);
 	json_object_set_new(root, "network", net);
 	json_object_set_new(root, "limits", limits_json(o));
 	json_object_set_new(root, "env", env);
@@ -175,6 +236,54 @@ static void esc_print(FILE *out, const char *prefix, const char *s, const char *
 {
 	char buf[8192];
 	fprintf(out, "%s%s%s", prefix, log_escape(s, strlen(s), buf, sizeof(buf)), suffix);
+}
+
+/* The deepest writable -v mount holding path, or NULL. */
+static const char *writable_root(const struct policy_plan *plan, const char *path)
+{
+	const char *best = NULL;
+
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct policy_rule *r = &plan->rules[i];
+		if ((r->grant & POLICY_GRANT_WRITE) && !(r->grant & POLICY_GRANT_DEV) &&
+		    strcmp(r->path, "/tmp") != 0 && strcmp(r->path, "/dev/shm") != 0 &&
+		    policy_path_is_under(r->path, path) && strcmp(r->path, path) != 0 &&
+		    (!best || strlen(r->path) > strlen(best)))
+			best = r->path;
+	}
+	return best;
+}
+
+/* The absent protected names, grouped by the writable mount that holds them
+ * (names relative to it, one line each mount, wrapped); the others whole. */
+static void print_absent(FILE *out, const struct policy_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_absent_protected; i++) {
+		const char *root = writable_root(plan, plan->absent_protected[i]);
+		bool first = true;
+		for (size_t k = 0; k < i && first; k++)
+			first = writable_root(plan, plan->absent_protected[k]) != root;
+		if (!first)
+			continue;
+		if (!root) {
+			esc_print(out, "    ", plan->absent_protected[i], "\n");
+			continue;
+		}
+		esc_print(out, "    in ", root, ":");
+		size_t col = 8 + strlen(root);
+		for (size_t k = i; k < plan->n_absent_protected; k++) {
+			if (writable_root(plan, plan->absent_protected[k]) != root)
+				continue;
+			const char *rel = plan->absent_protected[k] + strlen(root) + 1;
+			if (col + strlen(rel) > 96) {
+				fprintf(out, "\n     ");
+				col = 5;
+			}
+			esc_print(out, " ", rel, "");
+			col += strlen(rel) + 1;
+		}
+		fprintf(out, "\n");
+	}
 }
 
 int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *const argv[],
@@ -221,15 +330,26 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 	}
 	if (!shown)
 		fprintf(out, "  none\n");
+	if (plan->n_reopened) {
+		fprintf(out, "  reopened, each by its own -v (nothing else beneath the closed path):\n");
+		for (size_t i = 0; i < plan->n_reopened; i++) {
+			esc_print(out, "    ", plan->reopened[i].path, "");
+			fprintf(out, "  (%s", plan->reopened[i].reason);
+			if (strcmp(plan->reopened[i].path, plan->reopened[i].closed) != 0)
+				esc_print(out, ": inside ", plan->reopened[i].closed, "");
+			fprintf(out, ")\n");
+		}
+	}
 
 	fprintf(out, "\nprotected (unwritable, unrenamable):\n");
 	shown = 0;
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
-		if (m->kind == POLICY_MOUNT_READONLY && strcmp(m->reason, "protected") == 0) {
+		if (m->kind == POLICY_MOUNT_READONLY && strcmp(m->reason, POLICY_REASON_PROTECTED) == 0) {
 			esc_print(out, "  ", m->path, "\n");
 			shown++;
-		} else if (m->kind == POLICY_MOUNT_PIN) {
+		} else if (m->kind == POLICY_MOUNT_PIN &&
+			   strcmp(m->reason, POLICY_REASON_PROTECTED_PARENT) != 0) {
 			esc_print(out, "  ", m->path, "");
 			fprintf(out, "  (pinned against rename: %s)\n", m->reason);
 			shown++;
@@ -237,22 +357,69 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 	}
 	if (!shown)
 		fprintf(out, "  none\n");
-	if (plan->n_absent_protected) {
-		fprintf(out, "  absent now, so they cannot be covered (the command could create them):\n");
-		for (size_t i = 0; i < plan->n_absent_protected; i++)
-			esc_print(out, "    ", plan->absent_protected[i], "\n");
-	}
-
-	fprintf(out, "\nUnix sockets closed (found now):\n");
+	/* The parents of protected names, on one line: a rename above a
+	 * protected name would carry it away. */
 	shown = 0;
 	for (size_t i = 0; i < plan->n_mounts; i++) {
-		if (is_socket_cover(&plan->mounts[i])) {
-			esc_print(out, "  ", plan->mounts[i].path, "\n");
+		const struct policy_mount_step *m = &plan->mounts[i];
+		if (m->kind != POLICY_MOUNT_PIN || strcmp(m->reason, POLICY_REASON_PROTECTED_PARENT) != 0)
+			continue;
+		if (!shown++)
+			fprintf(out, "  pinned, as parents of protected names:");
+		esc_print(out, " ", m->path, "");
+	}
+	if (shown)
+		fprintf(out, "\n");
+	for (size_t i = 0; i < plan->n_links; i++) {
+		esc_print(out, "  symbolic link ", plan->links[i].path, "");
+		esc_print(out, " -> ", plan->links[i].target,
+			  ": watched; replaced, it is moved aside and restored, and the run stopped\n");
+	}
+	if (plan->n_absent_protected) {
+		fprintf(out, "  absent now (a mount cannot cover them): watched while the command runs; "
+			     "one that appears inside a writable mount is moved aside (NAME.porta-refused-PID, "
+			     "bytes kept) and the run stopped:\n");
+		print_absent(out, plan);
+	}
+
+	fprintf(out, "\nUnix sockets: reachable inside writable mounts and the private /tmp, "
+		     "and what --allow-unix names; every other one is closed\n");
+	fprintf(out, "  closed now (bound when porta started):");
+	shown = 0;
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct policy_mount_step *m = &plan->mounts[i];
+		if (!is_socket_cover(m) || is_socket_dir(m))
+			continue;
+		esc_print(out, "\n    ", m->path, "");
+		fprintf(out, "  (%s)", m->reason);
+		shown++;
+	}
+	fprintf(out, "%s\n", shown ? "" : " none");
+	fprintf(out, "  closed as directories (host programs bind there later):");
+	shown = 0;
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		if (is_socket_dir(&plan->mounts[i])) {
+			esc_print(out, " ", plan->mounts[i].path, "");
 			shown++;
 		}
 	}
-	if (!shown)
-		fprintf(out, "  none\n");
+	fprintf(out, "%s\n", shown ? "" : " none found");
+	{
+		size_t nk;
+		const struct policy_kept_socket *k = policy_kept_sockets(&nk);
+		fprintf(out, "  kept (they grant nothing):");
+		for (size_t i = 0; i < nk; i++) {
+			if (kept_applies(plan, &k[i]))
+				fprintf(out, "\n    %s  (%s)", k[i].path, k[i].why);
+		}
+		fprintf(out, "\n");
+	}
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct policy_mount_step *m = &plan->mounts[i];
+		if (m->kind == POLICY_MOUNT_REBIND && m->reason &&
+		    strcmp(m->reason, POLICY_REASON_ALLOW_UNIX) == 0)
+			esc_print(out, "  reopened by --allow-unix: ", m->path, "\n");
+	}
 
 	fprintf(out, "\nnetwork: ");
 	switch (o->net_mode) {
@@ -318,8 +485,10 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 		fprintf(out, " %.*s", (int)(eq - plan->envp[i]), plan->envp[i]);
 	}
 	fprintf(out, "\n");
-	if (plan->n_notes) {
+	if (plan->n_notes || plan->n_warnings) {
 		fprintf(out, "\nnotes:\n");
+		for (size_t i = 0; i < plan->n_warnings; i++)
+			esc_print(out, "  - ", plan->warnings[i], "\n");
 		for (size_t i = 0; i < plan->n_notes; i++)
 			esc_print(out, "  - ", plan->notes[i], "\n");
 	}

@@ -1,6 +1,8 @@
 /* policy/paths.c: see paths.h. */
 #include "policy/paths.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 size_t policy_path_normalize(const char *base, const char *path, size_t len, char *out,
@@ -74,4 +76,16 @@ bool policy_path_is_under(const char *dir, const char *path)
 	if (strncmp(dir, path, dl) != 0)
 		return false;
 	return path[dl] == '\0' || path[dl] == '/';
+}
+
+size_t policy_path_aside_name(const char *name, long pid, unsigned k, char *out, size_t cap)
+{
+	char buf[NAME_MAX + 2];
+	int n = k == 0 ? snprintf(buf, sizeof(buf), "%s.porta-refused-%ld", name, pid)
+		       : snprintf(buf, sizeof(buf), "%s.porta-refused-%ld-%u", name, pid, k + 1);
+
+	if (!name[0] || strchr(name, '/') || n < 0 || (size_t)n > NAME_MAX || (size_t)n >= cap)
+		return 0;
+	memcpy(out, buf, (size_t)n + 1);
+	return (size_t)n;
 }

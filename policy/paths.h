@@ -26,4 +26,11 @@ size_t policy_path_join(const char *dir, const char *name, char *out, size_t cap
  * absolute paths. */
 bool policy_path_is_under(const char *dir, const char *path);
 
+/* The name a refused entry is moved aside to, in its own directory:
+ * "NAME.porta-refused-PID", then "...-PID-2", "-3" for attempt k = 1, 2, ...
+ * (the first free one).  The suffix keeps it inert: no editor, shell, agent
+ * or git reads a name of that shape.  Writes into out[cap] and returns the
+ * length, or 0 when it does not fit in a file name (NAME_MAX) or cap. */
+size_t policy_path_aside_name(const char *name, long pid, unsigned k, char *out, size_t cap);
+
 #endif /* PORTA_POLICY_PATHS_H */

@@ -41,7 +41,18 @@ void policy_plan_destroy(struct policy_plan *plan)
 		free(plan->mounts[i].path);
 	free(plan->mounts);
 	free_strv(plan->absent_protected, plan->n_absent_protected);
+	for (size_t i = 0; i < plan->n_links; i++) {
+		free(plan->links[i].path);
+		free(plan->links[i].target);
+	}
+	free(plan->links);
+	for (size_t i = 0; i < plan->n_reopened; i++) {
+		free(plan->reopened[i].path);
+		free(plan->reopened[i].closed);
+	}
+	free(plan->reopened);
 	free_strv(plan->notes, plan->n_notes);
+	free_strv(plan->warnings, plan->n_warnings);
 	free_strv(plan->envp, plan->n_env);
 	free(plan->net_rules);
 	free(plan->listen_ports);
@@ -167,6 +178,67 @@ int policy_plan_add_absent(struct policy_plan *plan, const char *path)
 	return push_str(&plan->absent_protected, &plan->n_absent_protected, strdup(path));
 }
 
+int policy_plan_add_link(struct policy_plan *plan, const char *path, const char *target,
+			 unsigned long long dev, unsigned long long ino)
+{
+	char *p = strdup(path), *t = strdup(target);
+	struct policy_link *l = p && t ? grow(&plan->links, &plan->n_links, sizeof(*l)) : NULL;
+
+	if (!l) {
+		free(p);
+		free(t);
+		return -ENOMEM;
+	}
+	*l = (struct policy_link){ p, t, dev, ino };
+	return 0;
+}
+
+int policy_plan_add_reopen(struct policy_plan *plan, const char *path, const char *closed,
+			   const char *reason)
+{
+	for (size_t i = 0; i < plan->n_reopened; i++) {
+		if (strcmp(plan->reopened[i].path, path) == 0)
+			return 0;
+	}
+	char *p = strdup(path), *c = strdup(closed);
+	struct policy_reopen *r = p && c ? grow(&plan->reopened, &plan->n_reopened, sizeof(*r))
+					: NULL;
+	if (!r) {
+		free(p);
+		free(c);
+		return -ENOMEM;
+	}
+	*r = (struct policy_reopen){ p, c, reason };
+	return 0;
+}
+
+bool policy_mount_closes_socket(const struct policy_mount_step *m)
+{
+	if (!m->reason)
+		return false;
+	if (m->kind == POLICY_MOUNT_COVER_FILE)
+		return strcmp(m->reason, POLICY_REASON_CREDENTIAL_SOCKET) == 0 ||
+		       strcmp(m->reason, POLICY_REASON_HOST_SOCKET) == 0;
+	return m->kind == POLICY_MOUNT_COVER_DIR && strcmp(m->reason, POLICY_REASON_SOCKET_DIR) == 0;
+}
+
+bool policy_plan_in_writable_mount(const struct policy_plan *plan, const char *path)
+{
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct policy_rule *r = &plan->rules[i];
+		if (!(r->grant & POLICY_GRANT_WRITE) || (r->grant & POLICY_GRANT_DEV))
+			continue;
+		/* The sandbox's own /tmp and /dev/shm are fresh filesystems: what
+		 * is created there never reaches the host. */
+		if ((strcmp(r->path, "/tmp") == 0 && !plan->opts->share_tmp) ||
+		    strcmp(r->path, "/dev/shm") == 0)
+			continue;
+		if (policy_path_is_under(r->path, path))
+			return true;
+	}
+	return false;
+}
+
 int policy_plan_add_note(struct policy_plan *plan, const char *fmt, ...)
 {
 	va_list ap;
@@ -178,6 +250,19 @@ int policy_plan_add_note(struct policy_plan *plan, const char *fmt, ...)
 	if (r < 0)
 		return -ENOMEM;
 	return push_str(&plan->notes, &plan->n_notes, s);
+}
+
+int policy_plan_add_warning(struct policy_plan *plan, const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+
+	va_start(ap, fmt);
+	int r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return -ENOMEM;
+	return push_str(&plan->warnings, &plan->n_warnings, s);
 }
 
 int policy_plan_setenv(struct policy_plan *plan, const char *name, size_t name_len,

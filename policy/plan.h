@@ -43,10 +43,37 @@ enum policy_mount_kind {
 	POLICY_MOUNT_COVER_FILE, /* /dev/null, read-only, over a closed file or socket */
 };
 
+/* The reasons mount steps carry (static strings: explain, --why and the
+ * degraded mode tell the steps apart by them). */
+#define POLICY_REASON_CREDENTIAL "credential"
+#define POLICY_REASON_DENY_READ "--deny-read"
+#define POLICY_REASON_PROTECTED "protected"
+#define POLICY_REASON_PROTECTED_PARENT "parent of a protected name"
+#define POLICY_REASON_CREDENTIAL_SOCKET "credential socket"
+#define POLICY_REASON_HOST_SOCKET "host socket"
+#define POLICY_REASON_SOCKET_DIR "host programs bind sockets there"
+#define POLICY_REASON_ALLOW_UNIX "--allow-unix"
+
 struct policy_mount_step {
 	enum policy_mount_kind kind;
 	char *path;
-	const char *reason; /* static text for explain: "credential", "--deny-read", ... */
+	const char *reason; /* static text for explain: POLICY_REASON_*, "private /tmp", ... */
+};
+
+/* A -v mount at or beneath a closed path: it reopens exactly itself. */
+struct policy_reopen {
+	char *path;         /* the -v path, real */
+	char *closed;       /* the closed path it lies at or beneath */
+	const char *reason; /* the closure's: POLICY_REASON_CREDENTIAL or _DENY_READ */
+};
+
+/* A protected name (or a directory above one) that is a symbolic link inside
+ * a writable mount: no mount can keep the link itself, so the run's guard
+ * (sandbox/guard.h) watches that it stays this very link. */
+struct policy_link {
+	char *path;   /* the link, absolute */
+	char *target; /* what it pointed to at start (readlink) */
+	unsigned long long dev, ino; /* the link's own inode at start */
 };
 
 struct policy_plan {
@@ -60,10 +87,17 @@ struct policy_plan {
 	size_t n_rules;
 	struct policy_mount_step *mounts;
 	size_t n_mounts;
-	char **absent_protected; /* protected names that do not exist, so cannot be covered */
+	char **absent_protected; /* protected names that do not exist, so cannot be covered:
+				  * the guard watches those inside writable mounts */
 	size_t n_absent_protected;
+	struct policy_link *links; /* protected names, or their parents, that are symlinks */
+	size_t n_links;
+	struct policy_reopen *reopened; /* -v mounts that reopen a closed path */
+	size_t n_reopened;
 	char **notes; /* things the user should know, one sentence each */
 	size_t n_notes;
+	char **warnings; /* what run says on stderr before it starts (explain: notes too) */
+	size_t n_warnings;
 	char **envp; /* NULL-terminated environment for the command */
 	size_t n_env;
 
@@ -98,7 +132,13 @@ int policy_plan_add_rule(struct policy_plan *plan, const char *path, unsigned gr
 int policy_plan_add_mount(struct policy_plan *plan, enum policy_mount_kind kind,
 			  const char *path, const char *reason);
 int policy_plan_add_absent(struct policy_plan *plan, const char *path);
+int policy_plan_add_link(struct policy_plan *plan, const char *path, const char *target,
+			 unsigned long long dev, unsigned long long ino);
+int policy_plan_add_reopen(struct policy_plan *plan, const char *path, const char *closed,
+			   const char *reason);
 int policy_plan_add_note(struct policy_plan *plan, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int policy_plan_add_warning(struct policy_plan *plan, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Sets (or replaces) NAME=VALUE in the command's environment. */
 int policy_plan_setenv(struct policy_plan *plan, const char *name, size_t name_len,
@@ -121,6 +161,15 @@ bool policy_plan_rule_after_mounts(const struct policy_plan *plan, const struct 
  * the sandbox made itself (a fresh /proc, a private tmpfs or devpts, a
  * cover, which are read-only already).  Pure. */
 bool policy_plan_mount_stays_writable(const struct policy_plan *plan, const char *mount_point);
+
+/* True when step m closes a Unix socket (a host or credential socket's
+ * cover) or a directory where host programs bind them.  Pure. */
+bool policy_mount_closes_socket(const struct policy_mount_step *m);
+
+/* The directories a writable mount lets the command create entries in that
+ * a guard must watch: true when path lies inside one of the plan's writable
+ * -v mounts (or the host's /tmp, when shared).  Pure. */
+bool policy_plan_in_writable_mount(const struct policy_plan *plan, const char *path);
 
 /* Finds the mount step for path, or NULL. */
 const struct policy_mount_step *policy_plan_find_mount(const struct policy_plan *plan,

@@ -1,17 +1,54 @@
 /* policy/preset.c: see preset.h.  The lists are reference/defaults.md's. */
 #include "policy/preset.h"
 
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/cleanup.h"
 
+/* Relative to the home.  A directory is closed whole where everything in it
+ * is secret or session state; a file alone where its directory also holds
+ * what tools need to work (caches, plugins, repositories). */
 static const char *const credentials[] = {
+	/* reference/defaults.md: keys, cloud and registry tokens, browsers */
 	".ssh", ".gnupg", ".password-store", ".aws", ".azure", ".config/gcloud", ".oci",
 	".config/gh", ".config/hub", ".git-credentials", ".netrc", ".npmrc", ".yarnrc.yml",
 	".pypirc", ".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml",
 	".docker", ".kube", ".terraform.d", ".vault-token", ".pgpass", ".my.cnf",
 	".local/share/keyrings", ".config/op", ".config/google-chrome", ".config/chromium",
 	".mozilla",
+	/* Coding agents' own logins: an OAuth token or API key each. */
+	".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
+	".config/github-copilot",
+	/* Source forges and version control: git's XDG credential store (the
+	 * twin of ~/.git-credentials), the GitLab CLI. */
+	".config/git/credentials", ".config/glab-cli",
+	/* Container registries: podman, buildah and skopeo's login outside
+	 * $XDG_RUNTIME_DIR; Helm's OCI registry logins. */
+	".config/containers/auth.json", ".config/helm/registry/config.json",
+	/* Package repositories and build tools: server passwords (and Maven's
+	 * master password), repository credentials. */
+	".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
+	".config/composer/auth.json", ".composer/auth.json", ".nuget/NuGet/NuGet.Config",
+	".ivy2/.credentials", ".sbt/.credentials",
+	/* Infrastructure and cloud CLIs: API tokens. */
+	".terraformrc", ".pulumi/credentials.json", ".config/doctl", ".fly/config.yml",
+	".config/hcloud", ".wrangler", ".config/.wrangler", ".config/stripe",
+	".local/share/com.vercel.cli", ".supabase/access-token", ".config/ngrok",
+	".ngrok2", ".config/configstore", ".config/rclone", ".s3cfg", ".boto",
+	/* Model hubs and data tools. */
+	".cache/huggingface/token", ".huggingface/token", ".dbt/profiles.yml",
+	/* Secrets tooling and databases: age keys that decrypt sops files,
+	 * MySQL's obfuscated login file. */
+	".config/sops/age", ".mylogin.cnf",
+	/* The desktop session: the X11 and ICE cookies let whoever reads them
+	 * log keys and read the screen of the user's display; KDE's wallet. */
+	".Xauthority", ".ICEauthority", ".local/share/kwalletd",
+	/* More browsers and mail: cookies, saved passwords, sessions. */
+	".config/BraveSoftware", ".config/microsoft-edge", ".config/vivaldi", ".config/opera",
+	".thunderbird",
 };
 
 /* .git/hooks and .git/config are handled by the resolver, which follows a
@@ -21,6 +58,10 @@ static const char *const protected_names[] = {
 	".profile", ".envrc", ".gitconfig", ".mcp.json", ".npmrc", "porta.toml",
 	".porta.toml", ".claude/commands", ".claude/agents", ".claude/settings.json",
 	".vscode", ".idea",
+	/* Agents' project settings that start commands: Claude Code runs the
+	 * hooks of settings.local.json as of settings.json; Cursor and Gemini
+	 * CLI start the MCP servers their project files name. */
+	".claude/settings.local.json", ".cursor/mcp.json", ".gemini/settings.json",
 	/* Beyond defaults.md: files that run code at the user's next login,
 	 * shell or git command when the home itself is mounted writable
 	 * (git's XDG config can set core.hooksPath or core.fsmonitor). */
@@ -60,6 +101,19 @@ static const char *const sockets[] = {
 	"/((lxd|incus)/unix\\.socket|dbus/system_bus_socket)$",
 };
 
+/* Host sockets porta leaves reachable: they grant nothing beyond what the
+ * sandbox has, and ordinary programs use them.  Every other pathname socket
+ * outside the writable mounts is closed (sandbox/resolve.c). */
+static const struct policy_kept_socket kept_sockets[] = {
+	{ "/run/systemd/journal/socket", "journald: programs' log messages", false },
+	{ "/run/systemd/journal/stdout", "journald: services' output streams", false },
+	{ "/run/systemd/journal/dev-log", "journald: syslog(3) messages", false },
+	/* nscd answers host lookups too: with --no-net or a network policy
+	 * it would resolve names porta's DNS refuses. */
+	{ "/run/nscd/socket", "nscd: cached user, group and host lookups (open network only)",
+	  true },
+};
+
 static const char *const strict_readable[] = {
 	"/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/tmp", "/dev", "/proc",
 	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime",
@@ -91,6 +145,64 @@ const char *const *policy_preset_sockets(size_t *n)
 {
 	*n = ARRAY_LEN(sockets);
 	return sockets;
+}
+
+const struct policy_kept_socket *policy_kept_sockets(size_t *n)
+{
+	*n = ARRAY_LEN(kept_sockets);
+	return kept_sockets;
+}
+
+/* Appends dir (formatted) to out when it fits and is absolute. */
+static void socket_dir(char (*out)[PATH_MAX], size_t cap, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void socket_dir(char (*out)[PATH_MAX], size_t cap, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[PATH_MAX];
+
+	va_start(ap, fmt);
+	int len = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (len <= 1 || (size_t)len >= sizeof(buf) || buf[0] != '/' || *n >= cap)
+		return;
+	for (size_t i = 0; i < *n; i++) {
+		if (strcmp(out[i], buf) == 0)
+			return;
+	}
+	memcpy(out[(*n)++], buf, (size_t)len + 1);
+}
+
+size_t policy_socket_dirs(unsigned uid, bool share_tmp, const char *xdg_runtime_dir,
+			  const char *tmux_tmpdir, const char *screendir, char (*out)[PATH_MAX],
+			  size_t cap)
+{
+	size_t n = 0;
+
+	/* The user's runtime directory (pam_systemd's /run/user/UID, or
+	 * whatever $XDG_RUNTIME_DIR says): the session bus, systemd's user
+	 * manager, Neovim, VS Code's IPC, Emacs' server, podman and PipeWire
+	 * bind there. */
+	socket_dir(out, cap, &n, "/run/user/%u", uid);
+	if (xdg_runtime_dir)
+		socket_dir(out, cap, &n, "%s", xdg_runtime_dir);
+	/* GNU screen's SOCKDIR on Debian and Ubuntu; $SCREENDIR overrides it. */
+	socket_dir(out, cap, &n, "/run/screen");
+	socket_dir(out, cap, &n, "/var/run/screen");
+	if (screendir)
+		socket_dir(out, cap, &n, "%s", screendir);
+	if (tmux_tmpdir)
+		socket_dir(out, cap, &n, "%s/tmux-%u", tmux_tmpdir, uid);
+	if (share_tmp) {
+		/* The private /tmp hides these; a shared one does not. */
+		socket_dir(out, cap, &n, "/tmp/tmux-%u", uid);
+		socket_dir(out, cap, &n, "/tmp/screens");
+		socket_dir(out, cap, &n, "/tmp/.X11-unix");
+		socket_dir(out, cap, &n, "/tmp/.ICE-unix");
+		socket_dir(out, cap, &n, "/tmp/emacs%u", uid);
+	}
+	return n;
 }
 
 const char *const *policy_strict_readable(size_t *n)

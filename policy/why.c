@@ -150,11 +150,19 @@ static bool by_mount(const struct policy_plan *plan, const struct policy_mount_s
 			return false; /* decided with the grants below */
 		/* A cover answers without an error (an empty file, an empty
 		 * directory) as often as with one: every access is a refusal. */
-		if (strcmp(why, "credential") == 0) {
+		if (strcmp(why, POLICY_REASON_CREDENTIAL) == 0) {
 			answer(out, POLICY_WHY_PRESET, "credential path");
-		} else if (strcmp(why, "credential socket") == 0) {
-			option(out, "credential socket", "--allow-unix ", m->path, "");
-		} else if (strcmp(why, "--deny-read") == 0) {
+		} else if (m->kind == POLICY_MOUNT_COVER_FILE && policy_mount_closes_socket(m)) {
+			option(out, why, "--allow-unix ", m->path, "");
+		} else if (policy_mount_closes_socket(m)) {
+			/* A directory where host programs bind sockets: a socket
+			 * in it is reopened by name, anything else read by -v. */
+			if (f->op == POLICY_WHY_UNIX)
+				option(out, "a host socket (its directory is closed)", "--allow-unix ",
+				       f->path, "");
+			else
+				hidden(out, f, "closed: host programs bind sockets there");
+		} else if (strcmp(why, POLICY_REASON_DENY_READ) == 0) {
 			snprintf(out->option, sizeof(out->option), "--deny-read %s", m->path);
 			answer(out, POLICY_WHY_USER, "closed to reads");
 		} else {
@@ -166,6 +174,8 @@ static bool by_mount(const struct policy_plan *plan, const struct policy_mount_s
 		 * the sandbox then lacks was hidden. */
 		if (f->err != ENOENT || !f->host_exists || !f->host_permits) {
 			answer(out, POLICY_WHY_NOT_SANDBOX, "");
+		} else if (strcmp(m->path, "/tmp") == 0 && f->op == POLICY_WHY_UNIX) {
+			option(out, "a socket the private /tmp hides", "--allow-unix ", f->path, "");
 		} else if (strcmp(m->path, "/tmp") == 0) {
 			hidden(out, f, "hidden by the private /tmp");
 		} else {

@@ -218,17 +218,23 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e
 {
 	/* -v paths under /tmp are captured (O_PATH, in this namespace) before
 	 * the private tmpfs hides them, then bound back through /proc/self/fd. */
-	int rebind_fd[POLICY_MAX_LIST * 2];
+	/* At most: every -v path once, every --allow-unix socket, the devices. */
+	int rebind_fd[POLICY_MAX_LIST * 2 + 16];
 	size_t n_rebind = 0;
 	int rc = 0;
 
-	for (size_t i = 0; i < plan->n_mounts && n_rebind < ARRAY_LEN(rebind_fd); i++) {
+	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
 		if (m->kind != POLICY_MOUNT_REBIND)
 			continue;
+		if (n_rebind == ARRAY_LEN(rebind_fd)) {
+			rc = sandbox_fail(e, "bind back", m->path, E2BIG,
+					  "more paths to bind back than porta holds");
+			goto out;
+		}
 		rebind_fd[n_rebind] = open(m->path, O_PATH | O_CLOEXEC);
 		if (rebind_fd[n_rebind] < 0) {
-			rc = sandbox_fail(e, "capture mount under /tmp", m->path, errno, NULL);
+			rc = sandbox_fail(e, "capture a path to bind back", m->path, errno, NULL);
 			goto out;
 		}
 		n_rebind++;
@@ -300,7 +306,7 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e
 			break;
 		}
 		case POLICY_MOUNT_REBIND: {
-			step = "bind mount back into the private /tmp:";
+			step = "bind back (beneath a private or closed directory)";
 			int fd = rebind_fd[next_rebind++];
 			struct stat st;
 			char src[64];

@@ -90,6 +90,15 @@ static bool under_any(char *const *dirs, size_t n, const char *path)
 	return false;
 }
 
+static bool strictly_under_any(char *const *dirs, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (policy_path_is_under(dirs[i], path) && strcmp(dirs[i], path) != 0)
+			return true;
+	}
+	return false;
+}
+
 /* Is path hidden by a filesystem the sandbox puts in place (the private /tmp,
  * the covered home of strict reads), and not bound back by a -v mount? */
 static bool hidden_in_sandbox(const struct resolver *r, const char *path)
@@ -285,7 +294,61 @@ static bool home_is_covered(const struct resolver *r)
 	return true;
 }
 
-static int add_replaced_filesystems(struct resolver *r)
+static const char *env_get(char *const envp[], const char *name)
+{
+	size_t n = strlen(name);
+	const char *v = NULL;
+
+	for (size_t i = 0; envp[i]; i++) {
+		if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
+			v = envp[i] + n + 1;
+	}
+	return v && v[0] ? v : NULL;
+}
+
+/* The directories where host programs bind sockets after porta started
+ * (policy_socket_dirs()) become empty read-only directories: a socket bound
+ * there while the command runs is out of its reach, which no lookup at start
+ * could give.  One that the environment names must look like what it claims
+ * (the user's own, closed to everyone else: the XDG Base Directory rules for
+ * $XDG_RUNTIME_DIR); none may hold the home or the working directory, and a
+ * writable mount at or above one keeps it (sockets inside a writable mount
+ * stay reachable).  -v mounts beneath one are bound back. */
+static int add_socket_dirs(struct resolver *r, char *const envp[])
+{
+	char dirs[16][PATH_MAX];
+	const char *xdg = env_get(envp, "XDG_RUNTIME_DIR");
+	const char *tmux = env_get(envp, "TMUX_TMPDIR");
+	const char *screen = env_get(envp, "SCREENDIR");
+	size_t n = policy_socket_dirs((unsigned)getuid(), r->o->share_tmp, xdg, tmux, screen, dirs,
+				      ARRAY_LEN(dirs));
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct stat st;
+		_cleanup_free_ char *real = realpath(dirs[i], NULL);
+		if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode) || strcmp(real, "/") == 0 ||
+		    strcmp(real, "/tmp") == 0)
+			continue;
+		bool from_env = (xdg && strcmp(dirs[i], xdg) == 0) ||
+				(screen && strcmp(dirs[i], screen) == 0) ||
+				(tmux && strncmp(dirs[i], tmux, strlen(tmux)) == 0);
+		if (from_env && (st.st_uid != getuid() || (st.st_mode & 077)))
+			continue;
+		if ((r->plan->home && policy_path_is_under(real, r->plan->home)) ||
+		    policy_path_is_under(real, r->plan->cwd) ||
+		    under_any(r->writable, r->n_writable, real) || hidden_in_sandbox(r, real) ||
+		    policy_plan_find_mount(r->plan, real))
+			continue;
+		rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_COVER_DIR, real,
+					   POLICY_REASON_SOCKET_DIR);
+		if (rc == 0)
+			rc = add_rebinds(r, real, "mount under a closed socket directory");
+	}
+	return rc;
+}
+
+static int add_replaced_filesystems(struct resolver *r, char *const envp[])
 {
 	struct policy_plan *plan = r->plan;
 	int rc = policy_plan_add_mount(plan, POLICY_MOUNT_PROC, "/proc", "the sandbox's own processes");
@@ -309,6 +372,8 @@ static int add_replaced_filesystems(struct resolver *r)
 			rc = add_rebinds(r, plan->home, "mount under the home");
 	}
 	if (rc == 0)
+		rc = add_socket_dirs(r, envp);
+	if (rc == 0)
 		rc = policy_plan_add_mount(plan, POLICY_MOUNT_READONLY, "/proc/sys",
 					   "kernel settings");
 	if (rc)
@@ -322,24 +387,94 @@ static int cmp_len(const void *a, const void *b)
 	return la < lb ? -1 : la > lb;
 }
 
-/* Adds a read-only step over path if it exists, else records it as absent. */
+/* A symbolic link inside a writable mount, on the way to a protected name or
+ * the name itself: no mount can keep the link (a bind follows it), so the
+ * run's guard watches that it stays this very link (sandbox/guard.h). */
+static int guard_link(struct resolver *r, const char *path, const struct stat *st)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+
+	if (n < 0)
+		return 0;
+	target[n] = '\0';
+	for (size_t i = 0; i < r->plan->n_links; i++) {
+		if (strcmp(r->plan->links[i].path, path) == 0)
+			return 0;
+	}
+	return policy_plan_add_link(r->plan, path, target, (unsigned long long)st->st_dev,
+				    (unsigned long long)st->st_ino);
+}
+
+/* The kernel refuses to rename a mount point, not a directory that holds
+ * one (fs/namei.c: is_local_mountpoint() looks at the renamed dentry only):
+ * a read-only bind on .claude/settings.json moves along with `mv .claude x`,
+ * and a fresh .claude takes its place.  So every directory between a
+ * writable mount's root and a protected name, all the way up (the command
+ * can rename an entry wherever its parent is writable), is pinned by a
+ * self-bind, parents first.  Stops at the first component that does not
+ * exist (the guard watches the deepest one that does) or is a symbolic link
+ * (guarded as a link).  Returns 0 or -errno. */
+static int pin_parents(struct resolver *r, const char *path)
+{
+	char p[PATH_MAX];
+	size_t len = strlen(path);
+	int rc = 0;
+
+	if (len >= sizeof(p))
+		return 0;
+	memcpy(p, path, len + 1);
+	for (size_t i = 1; i < len && rc == 0; i++) {
+		if (p[i] != '/')
+			continue;
+		p[i] = '\0';
+		struct stat st;
+		/* Renamable: its parent directory is writable. */
+		if (strictly_under_any(r->writable, r->n_writable, p) && !hidden_in_sandbox(r, p)) {
+			if (lstat(p, &st) < 0)
+				return 0; /* absent from here down */
+			if (S_ISLNK(st.st_mode))
+				return guard_link(r, p, &st);
+			if (S_ISDIR(st.st_mode) && !policy_plan_find_mount(r->plan, p))
+				rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_PIN, p,
+							   POLICY_REASON_PROTECTED_PARENT);
+		}
+		p[i] = '/';
+	}
+	return rc;
+}
+
+/* Adds a read-only step over path if it exists, else records it as absent;
+ * pins the directories above it first. */
 static int protect_path(struct resolver *r, const char *path)
 {
 	struct stat st;
+	int rc;
 
 	if (policy_plan_find_mount(r->plan, path))
 		return 0;
+	if (hidden_in_sandbox(r, path))
+		return 0; /* under a cover: the sandbox has nothing there */
+	if ((rc = pin_parents(r, path)))
+		return rc;
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT || errno == ENOTDIR ? policy_plan_add_absent(r->plan, path)
 							   : 0;
 	if (S_ISLNK(st.st_mode)) {
-		/* A mount follows the link: it can make the target read-only but
-		 * cannot stop the link itself being replaced. */
-		return policy_plan_add_note(r->plan,
-					    "%s is a symbolic link: porta cannot keep it from being replaced",
-					    path);
+		/* A mount follows the link: it keeps the target read-only, and
+		 * the guard keeps the link itself. */
+		if (under_any(r->writable, r->n_writable, path) && (rc = guard_link(r, path, &st)))
+			return rc;
+		_cleanup_free_ char *target = realpath(path, NULL);
+		struct stat tst;
+		if (!target || stat(target, &tst) < 0 ||
+		    !under_any(r->writable, r->n_writable, target) ||
+		    policy_plan_find_mount(r->plan, target))
+			return 0;
+		return policy_plan_add_mount(r->plan, POLICY_MOUNT_READONLY, target,
+					     POLICY_REASON_PROTECTED);
 	}
-	return policy_plan_add_mount(r->plan, POLICY_MOUNT_READONLY, path, "protected");
+	return policy_plan_add_mount(r->plan, POLICY_MOUNT_READONLY, path, POLICY_REASON_PROTECTED);
 }
 
 /* Submodules keep their git directories under .git/modules/NAME (NAME may
@@ -562,40 +697,53 @@ static int add_protection(struct resolver *r)
 	return 0;
 }
 
+/* The -v mounts (read-write or :ro) at or beneath real, a closed path:
+ * naming a path with -v is how a user reopens exactly that path (an agent
+ * that must read its own token); a mount above it (-v ~) reopens nothing.
+ * Each is recorded, and bound back into the cover when it lies beneath. */
+static int reopen_beneath(struct resolver *r, const char *real, const char *reason, bool *exact)
+{
+	int rc = 0;
+
+	*exact = false;
+	for (size_t pass = 0; pass < 2 && rc == 0; pass++) {
+		char *const *v = pass == 0 ? r->writable : r->ro;
+		size_t n = pass == 0 ? r->n_writable : r->n_ro;
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			if (!policy_path_is_under(real, v[i]))
+				continue;
+			*exact = *exact || strcmp(real, v[i]) == 0;
+			rc = policy_plan_add_reopen(r->plan, v[i], real, reason);
+		}
+	}
+	return rc;
+}
+
 /* Covers path (which may not exist) as closed to reads. */
 static int close_path(struct resolver *r, const char *path, const char *reason)
 {
 	struct stat st;
+	bool exact;
+	int rc;
 
 	/* Most closed paths do not exist: one stat(2) says so, where
 	 * realpath(3) would lstat every component first. */
 	if (stat(path, &st) < 0)
 		return 0; /* nothing there to read */
 	_cleanup_free_ char *real = realpath(path, NULL);
-	if (!real || stat(real, &st) < 0)
+	if (!real || stat(real, &st) < 0 || strcmp(real, "/") == 0)
 		return 0;
-	if (hidden_in_sandbox(r, real) || !readable(r, real))
+	if ((rc = reopen_beneath(r, real, reason, &exact)) || exact)
+		return rc;
+	if (hidden_in_sandbox(r, real) || !readable(r, real) ||
+	    policy_plan_find_mount(r->plan, real))
 		return 0;
-	if (strcmp(real, "/") == 0)
-		return 0;
-	for (size_t i = 0; i < r->plan->n_mounts; i++) {
-		struct policy_mount_step *m = &r->plan->mounts[i];
-		if (strcmp(m->path, real) != 0)
-			continue;
-		/* Already pinned or read-only (say .npmrc, both protected and a
-		 * credential): a cover is unwritable and unrenamable too, so
-		 * the closure wins in place. */
-		if (m->kind == POLICY_MOUNT_PIN || m->kind == POLICY_MOUNT_READONLY) {
-			m->kind = S_ISDIR(st.st_mode) ? POLICY_MOUNT_COVER_DIR
-						      : POLICY_MOUNT_COVER_FILE;
-			m->reason = reason;
-		}
-		return 0;
-	}
-	return policy_plan_add_mount(r->plan,
-				     S_ISDIR(st.st_mode) ? POLICY_MOUNT_COVER_DIR
-							 : POLICY_MOUNT_COVER_FILE,
-				     real, reason);
+	rc = policy_plan_add_mount(r->plan,
+				   S_ISDIR(st.st_mode) ? POLICY_MOUNT_COVER_DIR : POLICY_MOUNT_COVER_FILE,
+				   real, reason);
+	if (rc == 0 && S_ISDIR(st.st_mode))
+		rc = add_rebinds(r, real, "reopened inside a closed path");
+	return rc;
 }
 
 static int add_closed_paths(struct resolver *r)
@@ -609,7 +757,7 @@ static int add_closed_paths(struct resolver *r)
 		const char *const *cred = policy_preset_credentials(&n);
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			if (policy_path_join(r->plan->home, cred[i], p, sizeof(p)))
-				rc = close_path(r, p, "credential");
+				rc = close_path(r, p, POLICY_REASON_CREDENTIAL);
 		}
 	}
 	for (size_t i = 0; i < o->deny_read.n && rc == 0; i++) {
@@ -617,7 +765,7 @@ static int add_closed_paths(struct resolver *r)
 					   strlen(o->deny_read.v[i]), p, sizeof(p)))
 			return sandbox_fail(r->e, "--deny-read", o->deny_read.v[i], ENAMETOOLONG,
 					    NULL);
-		rc = close_path(r, p, "--deny-read");
+		rc = close_path(r, p, POLICY_REASON_DENY_READ);
 	}
 	if (rc)
 		return sandbox_fail(r->e, "closed paths", NULL, -rc, NULL);
@@ -714,6 +862,48 @@ static int matcher_match(struct socket_matcher *sm, const char *path, struct san
 	return 0;
 }
 
+/* A socket porta leaves reachable on purpose (policy_kept_sockets()). */
+static bool kept_socket(const struct resolver *r, const char *real)
+{
+	size_t n;
+	const struct policy_kept_socket *k = policy_kept_sockets(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(k[i].path, real) == 0)
+			return !k[i].open_net_only || r->o->net_mode == POLICY_NET_OPEN;
+	}
+	return false;
+}
+
+/* --allow-unix PATH: reachable even where the sandbox would hide it (the
+ * private /tmp, a closed socket directory, a closed path), by binding that
+ * one socket back at its own path. */
+static int add_allowed_sockets(struct resolver *r, char *const *allowed, size_t n_allowed)
+{
+	int rc = 0;
+
+	for (size_t k = 0; k < n_allowed && rc == 0; k++) {
+		struct stat st;
+		if (stat(allowed[k], &st) < 0 || !S_ISSOCK(st.st_mode) ||
+		    !hidden_in_sandbox(r, allowed[k]) || policy_plan_find_mount(r->plan, allowed[k]))
+			continue;
+		rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_REBIND, allowed[k],
+					   POLICY_REASON_ALLOW_UNIX);
+	}
+	return rc;
+}
+
+/* Host sockets: closed unless granted.  Landlock does not mediate connect(2)
+ * to a pathname socket (before the kernel's LANDLOCK_ACCESS_FS_RESOLVE_UNIX),
+ * a read-only mount does not stop it and a network namespace does not
+ * isolate it, so every pathname socket bound when porta starts (any type, any
+ * state: /proc/net/unix lists them all) is covered by /dev/null, whatever its
+ * name, unless it lies inside a writable mount (or the private /tmp, which
+ * hides it), --allow-unix names it, or it is one of the few kept sockets.
+ * The preset's expressions, --deny-unix and $SSH_AUTH_SOCK name the
+ * credential sockets among them: those are closed inside writable mounts
+ * too, and their name is the reason explain and --why give.  Sockets bound
+ * later are closed by the directories add_socket_dirs() closes. */
 static int add_closed_sockets(struct resolver *r, char *const envp[])
 {
 	const struct policy_options *o = r->o;
@@ -724,14 +914,8 @@ static int add_closed_sockets(struct resolver *r, char *const envp[])
 	_cleanup_free_ uint8_t *buf = NULL;
 	int rc = 0;
 
-	if (o->preset == POLICY_PRESET_DEFAULT) {
-		for (size_t i = 0; envp[i]; i++) {
-			if (strncmp(envp[i], "SSH_AUTH_SOCK=", 14) == 0 && envp[i][14])
-				ssh_auth = envp[i] + 14;
-		}
-	} else if (o->deny_unix.n == 0) {
-		return 0;
-	}
+	if (o->preset == POLICY_PRESET_DEFAULT)
+		ssh_auth = env_get(envp, "SSH_AUTH_SOCK");
 	/* A bad --deny-unix is refused even on a host with no socket to match. */
 	if (o->deny_unix.n && (rc = matcher_compile(&sm, r->e)))
 		goto out;
@@ -739,6 +923,11 @@ static int add_closed_sockets(struct resolver *r, char *const envp[])
 		char *real = real_path(r->plan->cwd, o->allow_unix.v[i], strlen(o->allow_unix.v[i]));
 		if (real)
 			allowed[n_allowed++] = real;
+		else if ((rc = policy_plan_add_warning(
+				  r->plan, "--allow-unix %s: no socket there now; porta reopens only "
+					   "a socket that exists when it starts",
+				  o->allow_unix.v[i])))
+			goto out;
 	}
 
 	buf = read_all("/proc/net/unix", &len);
@@ -765,14 +954,12 @@ static int add_closed_sockets(struct resolver *r, char *const envp[])
 				continue;
 			memcpy(path, sp.p, sp.n);
 			path[sp.n] = '\0';
-			int m = matcher_match(&sm, path, r->e);
-			if (m < 0) {
-				rc = m;
-				goto out;
-			}
-			if (!m)
-				continue;
 		}
+		/* A path bound relative to its binder's working directory names
+		 * nothing from here (the directories add_socket_dirs() closes
+		 * still hold). */
+		if (path[0] != '/')
+			continue;
 		_cleanup_free_ char *real = realpath(path, NULL);
 		struct stat st;
 		if (!real || stat(real, &st) < 0 || !S_ISSOCK(st.st_mode))
@@ -782,11 +969,23 @@ static int add_closed_sockets(struct resolver *r, char *const envp[])
 			allow = allow || strcmp(allowed[k], real) == 0;
 		if (allow || hidden_in_sandbox(r, real) || policy_plan_find_mount(r->plan, real))
 			continue;
+		int named = pass == 0 ? 1 : matcher_match(&sm, path, r->e);
+		if (named == 0 && strcmp(path, real) != 0)
+			named = matcher_match(&sm, real, r->e);
+		if (named < 0) {
+			rc = named;
+			goto out;
+		}
+		if (!named && (kept_socket(r, real) || under_any(r->writable, r->n_writable, real)))
+			continue;
 		rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_COVER_FILE, real,
-					   "credential socket");
+					   named ? POLICY_REASON_CREDENTIAL_SOCKET
+						 : POLICY_REASON_HOST_SOCKET);
 		if (rc)
 			rc = sandbox_fail(r->e, "closed sockets", NULL, -rc, NULL);
 	}
+	if (rc == 0 && (rc = add_allowed_sockets(r, allowed, n_allowed)))
+		rc = sandbox_fail(r->e, "--allow-unix", NULL, -rc, NULL);
 out:
 	matcher_free(&sm);
 	for (size_t k = 0; k < n_allowed; k++)
@@ -955,12 +1154,15 @@ int sandbox_resolve(const struct policy_options *opts, char *const argv[],
 	    (rc = add_base_grants(&r)))
 		goto out;
 	trace_mark("resolve: grants");
-	if ((rc = add_replaced_filesystems(&r)) || (rc = add_protection(&r)))
-		goto out;
-	trace_mark("resolve: protected names");
-	if ((rc = add_closed_paths(&r)))
+	/* Filesystems that replace a host directory first, so that what is
+	 * bound back into them (the -v mounts beneath) is in place before the
+	 * protections inside those mounts are laid over it. */
+	if ((rc = add_replaced_filesystems(&r, envp)) || (rc = add_closed_paths(&r)))
 		goto out;
 	trace_mark("resolve: closed paths");
+	if ((rc = add_protection(&r)))
+		goto out;
+	trace_mark("resolve: protected names");
 	if ((rc = add_closed_sockets(&r, envp)))
 		goto out;
 	trace_mark("resolve: closed sockets");

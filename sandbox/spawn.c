@@ -30,6 +30,7 @@
 #include "sandbox/degraded.h"
 #include "sandbox/cgroup.h"
 #include "sandbox/fdpass.h"
+#include "sandbox/guard.h"
 #include "sandbox/internal.h"
 #include "sandbox/netpolicy.h"
 #include "sandbox/seccomp.h"
@@ -342,6 +343,8 @@ struct supervisor {
 	struct sandbox_netsup *net; /* policy mode */
 	bool degraded; /* init is the payload itself (sandbox/degraded.h) */
 	struct sandbox_why *why;    /* --why */
+	struct sandbox_guard *guard; /* absent protected names and links, or NULL */
+	bool stopped;                /* the guard stopped the run */
 };
 
 /* Records the first set-up failure (the cause; later ones are echoes). */
@@ -445,6 +448,25 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* Something was made on the way to a guarded protected name: the guard
+ * checks, refuses what appeared, and the run ends at once (killing pid 1 of
+ * the namespace kills every process in it). */
+static void on_guard(evutil_socket_t fd, short what, void *arg)
+{
+	struct supervisor *s = arg;
+
+	(void)fd;
+	(void)what;
+	int n = sandbox_guard_check(s->guard, false);
+	if (n < 0)
+		log_msg(LOG_LEVEL_ERROR, "stopping the run: porta can no longer watch the absent "
+					 "protected names (%s)", strerror(-n));
+	if (n != 0 && !s->stopped) {
+		s->stopped = true;
+		kill(s->init, SIGKILL);
+	}
+}
+
 static void on_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct supervisor *s = arg;
@@ -477,14 +499,19 @@ static int supervise(struct supervisor *s, const struct policy_options *o, int s
 	struct event *ev_ctl = event_new(s->base, s->ctl, EV_READ | EV_PERSIST, on_ctl, s);
 	struct event *ev_sig = event_new(s->base, sfd, EV_READ | EV_PERSIST, on_signal, s);
 	struct event *ev_tmo = o->timeout_ms.set ? evtimer_new(s->base, on_timeout, s) : NULL;
+	struct event *ev_grd = s->guard ? event_new(s->base, sandbox_guard_fd(s->guard),
+						    EV_READ | EV_PERSIST, on_guard, s)
+					: NULL;
 	int rc = 0;
-	if (!ev_ctl || !ev_sig || (o->timeout_ms.set && !ev_tmo)) {
+	if (!ev_ctl || !ev_sig || (o->timeout_ms.set && !ev_tmo) || (s->guard && !ev_grd)) {
 		rc = -ENOMEM;
 		goto out;
 	}
 	trace_mark("event loop ready");
 	event_add(ev_ctl, NULL);
 	event_add(ev_sig, NULL);
+	if (ev_grd)
+		event_add(ev_grd, NULL);
 	if (ev_tmo) {
 		struct timeval tv = { (time_t)(o->timeout_ms.value / 1000),
 				      (suseconds_t)(o->timeout_ms.value % 1000) * 1000 };
@@ -497,6 +524,8 @@ static int supervise(struct supervisor *s, const struct policy_options *o, int s
 	drain_ctl(s);
 	trace_mark("init reaped");
 out:
+	if (ev_grd)
+		event_free(ev_grd);
 	if (ev_tmo)
 		event_free(ev_tmo);
 	if (ev_sig)
@@ -574,6 +603,9 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		gate_r = gate[0];
 		gate_w = gate[1];
 	}
+	/* Watched before anything of the command runs (sandbox/guard.h). */
+	if ((rc = sandbox_guard_create(plan, &s.guard, &r->error)))
+		goto out;
 	/* The last thing made before clone: every path from here on passes
 	 * through out:, which removes it once init is gone. */
 	if ((rc = sandbox_cgroup_create(o, &c.cg, &r->error)))
@@ -594,6 +626,9 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 			goto out;
 		c.degraded = &dg;
 		s.degraded = true;
+		/* Without mounts nothing protected is pinned: the names stay the
+		 * stated loss of a degraded host (policy/degrade.c). */
+		sandbox_guard_destroy(steal_ptr(&s.guard));
 		if ((rc = sandbox_cgroup_without_init(c.cg, &r->error)))
 			goto out;
 		if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
@@ -648,6 +683,10 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 
 	s.init = pid;
 	rc = supervise(&s, o, sfd);
+	/* Every process of the sandbox is gone: one last look, which nothing
+	 * can race any more. */
+	if (s.guard && rc == 0 && sandbox_guard_check(s.guard, true) != 0)
+		s.stopped = true;
 	if (s.degraded) {
 		/* What the command left running ends with it. */
 		sandbox_degraded_sweep();
@@ -665,6 +704,9 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 	if (s.have_error) {
 		r->outcome = SANDBOX_SETUP_FAILED;
 		r->error = s.error;
+	} else if (s.stopped) {
+		r->outcome = SANDBOX_STOPPED;
+		r->code = 128 + SIGKILL;
 	} else if (s.timed_out) {
 		r->outcome = SANDBOX_TIMED_OUT;
 		r->code = 124;
@@ -698,6 +740,7 @@ out:
 	if (s.why && rc == 0 && r->outcome != SANDBOX_SETUP_FAILED)
 		sandbox_why_report(s.why, plan->argc, plan->argv, stderr);
 	sandbox_why_destroy(s.why);
+	sandbox_guard_destroy(s.guard);
 	sandbox_degraded_cleanup(&dg);
 	if (audit)
 		fclose(audit);

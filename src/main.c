@@ -136,6 +136,13 @@ static int report(const struct sandbox_result *r)
 	case SANDBOX_TIMED_OUT:
 		log_msg(LOG_LEVEL_WARN, "--timeout reached: the sandbox and everything in it was ended");
 		return EXIT_TIMEOUT;
+	case SANDBOX_STOPPED:
+		log_msg(LOG_LEVEL_ERROR,
+			"the run was stopped and everything in it ended (exit %d): a protected name "
+			"appeared, moved aside as said above; if the command should write it, create it "
+			"before the run and mount it with -v PATH",
+			r->code);
+		return r->code;
 	case SANDBOX_EXEC_FAILED:
 		sandbox_error_format(&r->error, msg, sizeof(msg));
 		log_msg(LOG_LEVEL_ERROR, "%s%s", msg,
@@ -149,6 +156,30 @@ static int report(const struct sandbox_result *r)
 	sandbox_error_format(&r->error, msg, sizeof(msg));
 	log_msg(LOG_LEVEL_ERROR, "setting up the sandbox failed: %s", msg);
 	return EXIT_PORTA;
+}
+
+/* What run says once before the command starts (-q silences it): every -v
+ * that reopens a closed path, and the plan's warnings. */
+static void say_before_run(const struct policy_plan *plan)
+{
+	char a[2 * 4096], b[2 * 4096];
+
+	for (size_t i = 0; i < plan->n_reopened; i++) {
+		const struct policy_reopen *ro = &plan->reopened[i];
+		log_escape(ro->path, strlen(ro->path), a, sizeof(a));
+		log_escape(ro->closed, strlen(ro->closed), b, sizeof(b));
+		if (strcmp(ro->path, ro->closed) == 0)
+			log_msg(LOG_LEVEL_WARN, "-v %s reopens a path closed as %s: that path only", a,
+				ro->reason);
+		else
+			log_msg(LOG_LEVEL_WARN,
+				"-v %s reopens that path inside %s, closed as %s; the rest stays closed",
+				a, b, ro->reason);
+	}
+	for (size_t i = 0; i < plan->n_warnings; i++) {
+		log_escape(plan->warnings[i], strlen(plan->warnings[i]), a, sizeof(a));
+		log_msg(LOG_LEVEL_WARN, "%s", a);
+	}
 }
 
 int main(int argc, char *argv[])
@@ -208,6 +239,7 @@ int main(int argc, char *argv[])
 				      sandbox_landlock_abi(), opts.json) ? EXIT_PORTA : 0;
 	} else {
 		struct sandbox_result r;
+		say_before_run(plan);
 		fflush(stdout);
 		if (sandbox_run(plan, argv + opts.cmd_index, &r) < 0) {
 			sandbox_error_format(&r.error, msg, sizeof(msg));

@@ -112,8 +112,14 @@ class Explain(PortaTestCase):
         self.assertEqual(doc["read_policy"], "strict")
         doc = json.loads(self.explain(["--preset", "none", "-v", self.ws], json_out=True).out)
         self.assertEqual(doc["closed_paths"], [])
-        self.assertEqual(doc["closed_sockets"], [])
         self.assertEqual([p for p in doc["protected"] if p["path"].startswith(self.ws)], [])
+        # --preset none drops the lists, not the rule: a host socket outside
+        # the writable mounts stays closed (and is no longer called a credential).
+        self.assertIn(self.sockpath, doc["closed_sockets"])
+        doc = json.loads(self.explain(["--preset", "none", "-v", self.ws,
+                                       "-v", os.path.dirname(self.sockpath)], json_out=True).out)
+        self.assertNotIn(self.sockpath, doc["closed_sockets"],
+                         "a socket inside a writable mount is reachable once no list names it")
 
     def test_json_allow_unix_and_deny_read(self):
         secret = self.write(os.path.join(self.ws, "secret.txt"), "s")

@@ -5,6 +5,7 @@
 import os
 import shutil
 import tempfile
+import time
 import unittest
 
 import harness
@@ -548,13 +549,15 @@ class CredentialSockets(PortaTestCase):
         self.assertEqual(lst.accepted, 0)
 
     def test_ssh_auth_sock_closed(self):
+        # Inside a writable mount an ordinary socket is reachable; the one
+        # $SSH_AUTH_SOCK names is a credential socket, closed there too.
         ug = self.mkdtemp()
         path = os.path.join(ug, "plain-name.sock")
         lst = self.listen(path)
         env = harness.clean_env({"SSH_AUTH_SOCK": path})
-        ctl = self.connect(path)  # not a preset name, no SSH_AUTH_SOCK: reachable
+        ctl = self.connect(path, ["-v", ug])
         self.assertOk(ctl, "control")
-        res = self.connect(path, env=env)
+        res = self.connect(path, ["-v", ug], env=env)
         self.assertFailed(res, "$SSH_AUTH_SOCK is reachable")
         self.assertEqual(lst.accepted, 1)
 
@@ -562,11 +565,69 @@ class CredentialSockets(PortaTestCase):
         ug = self.mkdtemp()
         path = os.path.join(ug, "service.sock")
         lst = self.listen(path)
-        ctl = self.connect(path)
-        self.assertOk(ctl, "control: an ordinary socket is reachable")
-        res = self.connect(path, ["--deny-unix", r"/service\.sock$"])
+        ctl = self.connect(path, ["-v", ug])
+        self.assertOk(ctl, "control: a socket inside a writable mount is reachable")
+        res = self.connect(path, ["-v", ug, "--deny-unix", r"/service\.sock$"])
         self.assertFailed(res, "--deny-unix did not close it")
         self.assertEqual(lst.accepted, 1)
+
+    def test_any_host_socket_closed_whatever_its_name(self):
+        # Host sockets are closed unless granted: no list decides it.
+        ug = self.mkdtemp()
+        paths = [os.path.join(ug, "plain", "service.sock"), os.path.join(ug, "x")]
+        lsts = [self.listen(p) for p in paths]
+        for p, lst in zip(paths, lsts):
+            ctl = harness.run_host([PY, "-c", harness.UNIX_CONNECT, p])
+            self.assertOk(ctl, "control: the socket answers outside")
+            self.assertEqual(lst.accepted, 1)
+            res = self.connect(p)
+            self.assertFailed(res, p + " is reachable")
+            self.assertIn("Connection refused", res.out)
+            self.assertEqual(lst.accepted, 1, p)
+            res = self.connect(p, ["--allow-unix", p])
+            self.assertOk(res, "--allow-unix did not reopen " + p)
+            self.assertEqual(lst.accepted, 2, p)
+
+    def test_allow_unix_reaches_a_socket_in_a_closed_directory(self):
+        # $XDG_RUNTIME_DIR is closed as a whole (host programs bind there
+        # while the command runs); --allow-unix binds one socket back.
+        rt = self.mkdtemp()
+        os.chmod(rt, 0o700)
+        path = os.path.join(rt, "app", "ipc.sock")
+        lst = self.listen(path)
+        env = harness.clean_env({"XDG_RUNTIME_DIR": rt})
+        res = self.connect(path, env=env)
+        self.assertFailed(res, "a socket in the runtime directory is reachable")
+        self.assertEqual(lst.accepted, 0)
+        res = self.connect(path, ["--allow-unix", path], env=env)
+        self.assertOk(res, "--allow-unix did not reach it")
+        self.assertEqual(lst.accepted, 1)
+        res = run(["run", "--", SH, "-c", 'ls -A "$1"', "sh", rt], env=env)
+        self.assertOk(res)
+        self.assertEqual(res.out, "", "the runtime directory is not empty inside")
+
+    def test_socket_bound_later_in_the_runtime_directory_unreachable(self):
+        rt = self.mkdtemp()
+        os.chmod(rt, 0o700)
+        ws = self.mkdtemp()
+        path = os.path.join(rt, "later.sock")
+        env = harness.clean_env({"XDG_RUNTIME_DIR": rt})
+        script = ('touch "$1/ready"; while [ ! -e "$1/go" ]; do sleep 0.05; done; '
+                  'exec "$2" -c "$3" "$4"')
+        proc = harness.spawn(["run", "-v", ws, "--", SH, "-c", script, "sh", ws, PY,
+                              harness.UNIX_CONNECT, path], env=env)
+        self.addCleanup(harness.reap, proc)
+        deadline = time.monotonic() + 20
+        while not os.path.exists(os.path.join(ws, "ready")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.assertTrue(os.path.exists(os.path.join(ws, "ready")), "the command never started")
+        lst = self.listen(path)  # bound after porta looked
+        with open(os.path.join(ws, "go"), "w"):
+            pass
+        out, err = proc.communicate(timeout=30)
+        self.assertNotEqual(proc.returncode, 0, "a socket bound later in the runtime "
+                            "directory was reached\n" + err)
+        self.assertEqual(lst.accepted, 0)
 
     def test_docker_sock_closed(self):
         ug = self.mkdtemp()
@@ -618,11 +679,17 @@ class CredentialSockets(PortaTestCase):
         self.assertOk(res)
         self.assertEqual(res.out, "ran\n")
 
-    def test_preset_none_leaves_agent_socket_open(self):
+    def test_preset_none_drops_the_names_not_the_rule(self):
+        # --preset none: an agent's socket is no longer a credential, so
+        # inside a writable mount it is reachable; outside one the rule that
+        # host sockets are closed still holds.
         ug = self.mkdtemp()
         path = os.path.join(ug, "ssh-XXXXabcd", "agent.77")
         lst = self.listen(path)
         res = self.connect(path, ["--preset", "none"])
+        self.assertFailed(res)
+        self.assertEqual(lst.accepted, 0)
+        res = self.connect(path, ["--preset", "none", "-v", ug])
         self.assertOk(res)
         self.assertEqual(lst.accepted, 1)
 

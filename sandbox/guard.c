@@ -1,0 +1,411 @@
+/* sandbox/guard.c: see guard.h. */
+#include "sandbox/guard.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/log.h"
+#include "policy/paths.h"
+#include "sandbox/internal.h"
+
+/* A guard that must add more watches than this stops the run: only a
+ * command that keeps making and moving away directories on the way to a
+ * protected name gets there. */
+#define GUARD_MAX_WATCHES 4096
+
+/* Creations, renames and removals in a watched directory: everything that
+ * can make a name appear, or a link change. */
+#define GUARD_MASK (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR)
+
+struct guarded {
+	char *path;      /* absolute */
+	size_t root_len; /* the writable mount above it: path[0..root_len) */
+	bool link;       /* a link that must stay this very link */
+	char *target;    /* the link's target, to put it back */
+	dev_t dev;
+	ino_t ino;
+};
+
+struct sandbox_guard {
+	int fd;
+	struct guarded *v;
+	size_t n;
+	int max_wd;
+	size_t violations;
+	/* The directories watched during one pass over the names, by path:
+	 * the names share most of them (the mount root, .git, .claude). */
+	char *seen[64];
+	size_t n_seen;
+};
+
+int sandbox_guard_fd(const struct sandbox_guard *g)
+{
+	return g->fd;
+}
+
+size_t sandbox_guard_violations(const struct sandbox_guard *g)
+{
+	return g ? g->violations : 0;
+}
+
+static void forget_seen(struct sandbox_guard *g)
+{
+	for (size_t i = 0; i < g->n_seen; i++)
+		free(g->seen[i]);
+	g->n_seen = 0;
+}
+
+void sandbox_guard_destroy(struct sandbox_guard *g)
+{
+	if (!g)
+		return;
+	if (g->fd >= 0)
+		close(g->fd);
+	forget_seen(g);
+	for (size_t i = 0; i < g->n; i++) {
+		free(g->v[i].path);
+		free(g->v[i].target);
+	}
+	free(g->v);
+	free(g);
+}
+
+/* The deepest writable -v mount (or shared /tmp) holding path: its length. */
+static size_t root_len(const struct policy_plan *plan, const char *path)
+{
+	size_t best = 0;
+
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		const struct policy_rule *r = &plan->rules[i];
+		size_t len = strlen(r->path);
+		if (!(r->grant & POLICY_GRANT_WRITE) || (r->grant & POLICY_GRANT_DEV) ||
+		    !policy_path_is_under(r->path, path) || strcmp(r->path, path) == 0 ||
+		    !policy_plan_in_writable_mount(plan, r->path))
+			continue;
+		if (len > best)
+			best = len;
+	}
+	return best;
+}
+
+static int add(struct sandbox_guard *g, const struct policy_plan *plan, const char *path,
+	       const struct policy_link *l)
+{
+	size_t rl = root_len(plan, path);
+
+	if (!rl)
+		return 0; /* outside every writable mount: the command cannot make it */
+	struct guarded *nv = realloc(g->v, (g->n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	g->v = nv;
+	struct guarded *e = &g->v[g->n];
+	*e = (struct guarded){ .path = strdup(path), .root_len = rl, .link = l != NULL };
+	if (l) {
+		e->target = strdup(l->target);
+		e->dev = (dev_t)l->dev;
+		e->ino = (ino_t)l->ino;
+	}
+	if (!e->path || (l && !e->target)) {
+		free(e->path);
+		free(e->target);
+		return -ENOMEM;
+	}
+	g->n++;
+	return 0;
+}
+
+static int count_watch(struct sandbox_guard *g, int wd)
+{
+	if (wd < 0)
+		return -errno;
+	/* Watch descriptors are handed out in increasing order (one per
+	 * inode): the largest is the number of watches ever added. */
+	if (wd > g->max_wd)
+		g->max_wd = wd;
+	return g->max_wd > GUARD_MAX_WATCHES ? -ENOSPC : 0;
+}
+
+/* Watches the directory open at dirfd, which is path[0..len) (by its inode:
+ * the fd's magic link, so a rename of the path since changes nothing), once
+ * per pass.  0 or -errno. */
+static int watch(struct sandbox_guard *g, int dirfd, const char *path, size_t len)
+{
+	char p[64];
+
+	for (size_t i = 0; i < g->n_seen; i++) {
+		if (strlen(g->seen[i]) == len && memcmp(g->seen[i], path, len) == 0)
+			return 0;
+	}
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", dirfd);
+	int rc = count_watch(g, inotify_add_watch(g->fd, p, GUARD_MASK));
+	if (rc == 0 && g->n_seen < ARRAY_LEN(g->seen) && (g->seen[g->n_seen] = strndup(path, len)))
+		g->n_seen++;
+	return rc;
+}
+
+/* Moves dir/name aside (same directory, so a rename, never a copy) and, for
+ * a link, puts the original link back.  Says so on stderr.  `shown` is the
+ * path in words. */
+static void refuse(struct sandbox_guard *g, int dirfd, const char *name, const char *shown,
+		   const struct guarded *e, const char *what)
+{
+	char aside[NAME_MAX + 1], esc[2 * PATH_MAX], esc2[2 * NAME_MAX + 8];
+	int err = 0;
+	bool moved = false;
+
+	log_escape(shown, strlen(shown), esc, sizeof(esc));
+	for (unsigned k = 0; k < 100 && !moved; k++) {
+		if (!policy_path_aside_name(name, (long)getpid(), k, aside, sizeof(aside))) {
+			err = ENAMETOOLONG;
+			break;
+		}
+		if (renameat2(dirfd, name, dirfd, aside, RENAME_NOREPLACE) == 0)
+			moved = true;
+		else if ((err = errno) != EEXIST)
+			break;
+	}
+	if (e->link && (moved || err == ENOENT) && symlinkat(e->target, dirfd, name) < 0 &&
+	    errno != EEXIST) {
+		int serr = errno;
+		log_msg(LOG_LEVEL_ERROR, "could not put the link %s back: %s", esc, strerror(serr));
+	}
+	g->violations++;
+	if (moved) {
+		log_escape(aside, strlen(aside), esc2, sizeof(esc2));
+		const char *slash = strrchr(esc, '/');
+		log_msg(LOG_LEVEL_ERROR,
+			"stopping the run: %s %s while it ran; moved aside to %.*s/%s (bytes kept)%s",
+			esc, what, slash ? (int)(slash - esc) : 0, esc, esc2,
+			e->link ? ", the link put back" : "");
+	} else if (err != ENOENT) {
+		log_msg(LOG_LEVEL_ERROR,
+			"stopping the run: %s %s while it ran, and porta could not move it aside (%s): "
+			"remove it before an editor, agent or shell reads it",
+			esc, what, strerror(err));
+	}
+}
+
+/* Checks one guarded name, component by component from its writable mount
+ * without following a link (renames of the directories found are harmless:
+ * each step works on the directory it opened), watching every directory on
+ * the way before looking into it, so that a name made after the look is an
+ * event.  Returns 1 on a violation, 0, or -errno when it cannot watch. */
+static int check_one(struct sandbox_guard *g, struct guarded *e)
+{
+	char root[PATH_MAX], comp[NAME_MAX + 1];
+	const char *p = e->path + e->root_len;
+	int rc;
+
+	if (e->root_len >= sizeof(root))
+		return 0;
+	memcpy(root, e->path, e->root_len);
+	root[e->root_len] = '\0';
+	_cleanup_fd_ int dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return 0; /* the mount root itself is pinned: gone only from the host */
+	while (*p == '/')
+		p++;
+	for (;;) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+		if (n == 0 || n > NAME_MAX)
+			return 0;
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		if ((rc = watch(g, dirfd, e->path, (size_t)(p - e->path))))
+			return rc;
+		struct stat st;
+		bool last = !slash;
+		size_t shown_len = (size_t)(p - e->path) + n;
+		char shown[PATH_MAX];
+		snprintf(shown, sizeof(shown), "%.*s", (int)shown_len, e->path);
+		if (fstatat(dirfd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return 0; /* absent, watched */
+		if (last && e->link) {
+			if (S_ISLNK(st.st_mode) && st.st_dev == e->dev && st.st_ino == e->ino)
+				return 0;
+			refuse(g, dirfd, comp, shown, e, "(a protected symbolic link) was replaced");
+			/* The link put back is a new inode: the one to keep now. */
+			if (fstatat(dirfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+				e->dev = st.st_dev;
+				e->ino = st.st_ino;
+			}
+			return 1;
+		}
+		if (last) {
+			refuse(g, dirfd, comp, shown, e,
+			       "(a protected name that did not exist when porta started) appeared");
+			return 1;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			/* A link on the way: the one porta found at start is
+			 * guarded as a link itself; a new one redirects the name. */
+			for (size_t i = 0; i < g->n; i++) {
+				if (g->v[i].link && strlen(g->v[i].path) == shown_len &&
+				    strncmp(g->v[i].path, e->path, shown_len) == 0 &&
+				    g->v[i].ino == st.st_ino && g->v[i].dev == st.st_dev)
+					return 0;
+			}
+			refuse(g, dirfd, comp, shown, e,
+			       "(a symbolic link on the way to a protected name) appeared");
+			return 1;
+		}
+		if (!S_ISDIR(st.st_mode))
+			return 0; /* not a directory: nothing can be below it */
+		int next = openat(dirfd, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			return 0; /* replaced since: the next event says by what */
+		close(dirfd);
+		dirfd = next;
+		p = slash + 1;
+		while (*p == '/')
+			p++;
+		if (!*p)
+			return 0;
+	}
+}
+
+/* Every guarded name, again: each appearance is refused, so a name made
+ * again after a refusal is refused again. */
+static int check_all(struct sandbox_guard *g)
+{
+	int found = 0;
+
+	forget_seen(g);
+	for (size_t i = 0; i < g->n; i++) {
+		int r = check_one(g, &g->v[i]);
+		if (r < 0) {
+			found = r;
+			break;
+		}
+		found += r;
+	}
+	forget_seen(g);
+	return found;
+}
+
+/* Does an event's name lie on the way to a guarded name?  Only those can
+ * make one appear; a build's many other files cost a compare each. */
+static bool on_the_way(const struct sandbox_guard *g, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < g->n; i++) {
+		const char *p = g->v[i].path + g->v[i].root_len;
+		while ((p = strstr(p, name))) {
+			if (p[-1] == '/' && (p[len] == '/' || p[len] == '\0'))
+				return true;
+			p += len;
+		}
+	}
+	return false;
+}
+
+int sandbox_guard_check(struct sandbox_guard *g, bool recheck)
+{
+	/* inotify(7): a buffer aligned for struct inotify_event. */
+	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+
+	while ((n = read(g->fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			const struct inotify_event *ev = (const struct inotify_event *)p;
+			if ((ev->mask & IN_Q_OVERFLOW) || (ev->len && on_the_way(g, ev->name)))
+				recheck = true;
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+	if (n < 0 && errno != EAGAIN && errno != EINTR)
+		return -errno;
+	return recheck ? check_all(g) : 0;
+}
+
+int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **out,
+			 struct sandbox_error *e)
+{
+	struct sandbox_guard *g = calloc(1, sizeof(*g));
+	int rc = 0;
+
+	*out = NULL;
+	if (!g)
+		return sandbox_fail(e, "protected names", NULL, ENOMEM, NULL);
+	g->fd = -1;
+	for (size_t i = 0; i < plan->n_absent_protected && rc == 0; i++)
+		rc = add(g, plan, plan->absent_protected[i], NULL);
+	for (size_t i = 0; i < plan->n_links && rc == 0; i++)
+		rc = add(g, plan, plan->links[i].path, &plan->links[i]);
+	if (rc) {
+		sandbox_guard_destroy(g);
+		return sandbox_fail(e, "protected names", NULL, -rc, NULL);
+	}
+	if (g->n == 0) {
+		sandbox_guard_destroy(g);
+		return 0;
+	}
+	g->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (g->fd < 0) {
+		int err = errno;
+		sandbox_guard_destroy(g);
+		return sandbox_fail(e, "watch the absent protected names (inotify)", NULL, err,
+				    err == EMFILE ? "the user's inotify instances are used up: "
+						    "fs.inotify.max_user_instances"
+						  : NULL);
+	}
+	/* The deepest directory that exists above each name, found by trying
+	 * its parents in turn (each directory tried once: the names share a
+	 * few, the mount root, .git, .claude).  Those directories are pinned,
+	 * so a watch by path stays on them; resolve has just found the names
+	 * absent, and the command has not started. */
+	char *tried[64];
+	bool tried_ok[64];
+	size_t n_tried = 0;
+	for (size_t i = 0; i < g->n && rc == 0; i++) {
+		const struct guarded *v = &g->v[i];
+		char dir[PATH_MAX];
+		size_t len = strlen(v->path);
+		if (len >= sizeof(dir))
+			continue;
+		memcpy(dir, v->path, len + 1);
+		for (bool found = false; !found && rc == 0;) {
+			char *slash = strrchr(dir, '/');
+			if (!slash || (size_t)(slash - dir) < v->root_len)
+				break;
+			*slash = '\0';
+			size_t k = 0;
+			while (k < n_tried && strcmp(tried[k], dir) != 0)
+				k++;
+			if (k < n_tried) {
+				found = tried_ok[k];
+				continue;
+			}
+			int wd = inotify_add_watch(g->fd, dir, GUARD_MASK | IN_DONT_FOLLOW);
+			found = wd >= 0;
+			if (found)
+				rc = count_watch(g, wd);
+			else if (errno != ENOENT && errno != ENOTDIR)
+				rc = -errno;
+			if (n_tried < ARRAY_LEN(tried) && (tried[n_tried] = strdup(dir)))
+				tried_ok[n_tried++] = found;
+		}
+	}
+	for (size_t k = 0; k < n_tried; k++)
+		free(tried[k]);
+	if (rc < 0) {
+		sandbox_guard_destroy(g);
+		return sandbox_fail(e, "watch the absent protected names (inotify)", NULL, -rc,
+				    -rc == ENOSPC ? "too many watches: fs.inotify.max_user_watches"
+						  : NULL);
+	}
+	g->violations = 0;
+	*out = g;
+	return 0;
+}
