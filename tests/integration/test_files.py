@@ -4,6 +4,7 @@
 
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 import unittest
@@ -296,6 +297,106 @@ class PresetProtectedNames(PortaTestCase):
         self.assertEqual(self.read(os.path.join(ws, ".git", "config")), "orig\nnew\n")
 
 
+@harness.needs_userns('no protected names inside writable mounts without a mount namespace (a stated loss)')
+class GuardedNames(PortaTestCase):
+    """Protected names a mount cannot hold: the directories above them are
+    pinned; absent ones and symbolic links are watched, and one that appears
+    or changes is moved aside (bytes kept) and the run stopped (exit 137)."""
+
+    def test_parents_of_protected_names_cannot_be_renamed(self):
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, ".claude", "settings.json"), "orig\n")
+        self.write(os.path.join(ws, ".config", "git", "config"), "orig\n")
+        self.write(os.path.join(ws, ".local", "share", "applications", "a.desktop"), "orig\n")
+        for parent, inner in ((".claude", "settings.json"), (".config", "git/config"),
+                              (".local", "share/applications/a.desktop"),
+                              (".local/share", "applications/a.desktop")):
+            ctl = harness.run_host(sh("cd %s && cp -a %s %s.c && mv %s.c %s.ctl && rm -rf %s.ctl"
+                                      % (ws, parent, parent, parent, parent, parent)))
+            self.assertOk(ctl, "control: " + parent)
+            cmd = ("cd %s && mv %s %s.old && mkdir -p %s/$(dirname %s) && echo evil > %s/%s"
+                   % (ws, parent, parent, parent, inner, parent, inner))
+            res = run(["run", "-v", ws, "--"] + sh(cmd))
+            self.assertFailed(res, cmd)
+            self.assertEqual(self.read(os.path.join(ws, parent, inner)), "orig\n", parent)
+            self.assertFalse(os.path.exists(os.path.join(ws, parent + ".old")), parent)
+
+    def aside(self, directory, name):
+        return [n for n in os.listdir(directory) if n.startswith(name + ".porta-refused-")]
+
+    def test_absent_name_created_is_moved_aside_and_the_run_stopped(self):
+        ws = self.mkdtemp()
+        os.makedirs(os.path.join(ws, ".claude"))
+        for rel, how in ((".envrc", "echo evil > .envrc"),
+                         (".claude/settings.local.json", "echo evil > .claude/settings.local.json"),
+                         (".vscode", "mkdir x; echo evil > x/settings.json; mv x .vscode"),
+                         (".mcp.json", "ln -s elsewhere .mcp.json")):
+            res = run(["run", "-v", ws, "--"] +
+                      sh("cd %s && %s; sleep 5; echo NOT-STOPPED" % (ws, how)))
+            self.assertRc(res, 137, rel)
+            self.assertNotIn("NOT-STOPPED", res.out, rel)
+            self.assertIn("stopping the run: %s/%s" % (ws, rel), res.err)
+            self.assertIn("the run was stopped", res.err)
+            path = os.path.join(ws, rel)
+            self.assertFalse(os.path.lexists(path), rel + " is still there")
+            moved = self.aside(os.path.dirname(path), os.path.basename(path))
+            self.assertEqual(len(moved), 1, (rel, os.listdir(os.path.dirname(path))))
+            kept = os.path.join(os.path.dirname(path), moved[0])
+            if rel == ".vscode":
+                self.assertEqual(self.read(os.path.join(kept, "settings.json")), "evil\n")
+            elif rel == ".mcp.json":
+                self.assertEqual(os.readlink(kept), "elsewhere")
+            else:
+                self.assertEqual(self.read(kept), "evil\n", "the bytes were not kept")
+
+    def test_git_hooks_absent_and_a_new_link_on_the_way(self):
+        ws = self.mkdtemp()
+        subprocess.run(["git", "init", "-q", ws], check=True)
+        shutil.rmtree(os.path.join(ws, ".git", "hooks"))
+        self.write(os.path.join(ws, "evil", "pre-commit"), "#!/bin/sh\necho pwn\n", 0o755)
+        res = run(["run", "-v", ws, "--"] + sh("cd %s && ln -s ../evil .git/hooks; sleep 5" % ws))
+        self.assertRc(res, 137)
+        self.assertFalse(os.path.lexists(os.path.join(ws, ".git", "hooks")))
+        res = run(["run", "-v", ws, "--"] +
+                  sh("cd %s && mkdir .claude.x && ln -s ../evil .claude.x/commands && "
+                     "mv .claude.x .claude; sleep 5" % ws))
+        self.assertRc(res, 137)
+        self.assertFalse(os.path.lexists(os.path.join(ws, ".claude", "commands")))
+
+    def test_a_protected_link_replaced_is_put_back(self):
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, "shared.envrc"), "orig\n")
+        os.symlink("shared.envrc", os.path.join(ws, ".envrc"))
+        res = run(["run", "-v", ws, "--"] +
+                  sh("cd %s && rm .envrc && echo evil > .envrc; sleep 5; echo NOT-STOPPED" % ws))
+        self.assertRc(res, 137)
+        self.assertNotIn("NOT-STOPPED", res.out)
+        self.assertEqual(os.readlink(os.path.join(ws, ".envrc")), "shared.envrc")
+        self.assertEqual(self.read(os.path.join(ws, "shared.envrc")), "orig\n",
+                         "the link's target is protected too")
+        moved = self.aside(ws, ".envrc")
+        self.assertEqual(len(moved), 1)
+        self.assertEqual(self.read(os.path.join(ws, moved[0])), "evil\n")
+
+    def test_ordinary_files_do_not_stop_the_run(self):
+        ws = self.mkdtemp()
+        res = run(["run", "-v", ws, "--"] +
+                  sh("cd %s && mkdir -p .claude src && echo x > .claude/notes.md && "
+                     "echo y > src/.envrc && echo z > envrc && echo done" % ws))
+        self.assertOk(res)
+        self.assertEqual(res.out, "done\n")
+
+    def test_explain_lists_the_guard(self):
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, ".claude", "settings.json"), "{}\n")
+        res = run(["explain", "-v", ws, "--", "true"])
+        self.assertOk(res)
+        self.assertIn("pinned, as parents of protected names: %s/.claude" % ws, res.out)
+        self.assertIn("absent now (a mount cannot cover them): watched while the command runs",
+                      res.out)
+        self.assertIn("in %s: " % ws, res.out)
+
+
 class Credentials(PortaTestCase):
 
     def plant_home(self):
@@ -347,6 +448,42 @@ class Credentials(PortaTestCase):
         self.assertFalse(os.path.exists(os.path.join(h, ".ssh", "authorized_keys")))
         self.assertFalse(os.path.exists(os.path.join(h, ".aws", "config")))
         self.assertEqual(self.read(os.path.join(h, ".netrc")), SECRET + "-netrc\n")
+
+    def test_v_on_a_closed_path_reopens_exactly_it(self):
+        h = self.plant_home()
+        self.write(os.path.join(h, ".config", "gh", "other.yml"), SECRET + "-gh-other\n", 0o600)
+        env = harness.clean_env({"HOME": h})
+        res = run(["run", "-v", os.path.join(h, ".config/gh/hosts.yml") + ":ro",
+                   "-v", os.path.join(h, ".netrc") + ":ro", "--"] +
+                  sh("cat %s/.config/gh/hosts.yml %s/.netrc; cat %s/.config/gh/other.yml "
+                     "%s/.git-credentials %s/.ssh/id_ed25519" % (h, h, h, h, h)), env=env)
+        self.assertIn(SECRET + "-gh\n", res.out, res.describe())
+        self.assertIn(SECRET + "-netrc\n", res.out)
+        for closed in ("-gh-other", "-gitcred", "-ssh"):
+            self.assertNotIn(SECRET + closed, res.out, "reopened more than was named")
+        self.assertEqual(res.err.count("reopens"), 2, res.err)
+        self.assertIn("-v %s/.netrc reopens a path closed as credential" % h, res.err)
+        # -q: not a word
+        res = run(["run", "-q", "-v", os.path.join(h, ".netrc") + ":ro", "--", "true"], env=env)
+        self.assertEqual(res.err, "")
+
+    def test_mounting_the_home_reopens_nothing(self):
+        h = self.plant_home()
+        env = harness.clean_env({"HOME": h})
+        res = run(["run", "-v", h + ":ro", "--"] + self.reader(h), env=env)
+        self.assertNotIn(SECRET, res.out + res.err)
+        self.assertNotIn("reopens", res.err)
+
+    def test_explain_lists_the_reopened_path_once(self):
+        h = self.plant_home()
+        env = harness.clean_env({"HOME": h})
+        res = run(["explain", "-v", os.path.join(h, ".netrc") + ":ro", "--json", "--", "true"],
+                  env=env)
+        self.assertOk(res)
+        import json
+        doc = json.loads(res.out)
+        self.assertNotIn(os.path.join(h, ".netrc"), [c["path"] for c in doc["closed_paths"]])
+        self.assertEqual([r["path"] for r in doc["reopened"]], [os.path.join(h, ".netrc")])
 
     def test_preset_none_opens_them(self):
         h = self.plant_home()
