@@ -159,6 +159,8 @@ class PortaAdapter:
             cmd += ["-v", path + (":ro" if ro else "")]
         if policy.read_policy != "open":
             cmd += ["--read-policy", policy.read_policy]
+        if policy.share_tmp:
+            cmd.append("--share-tmp")
         if policy.no_net:
             cmd.append("--no-net")
         if policy.audit:
@@ -228,12 +230,14 @@ class BwrapAdapter:
                         host has a usr-merge link) of /usr /lib /lib64 /bin /sbin,
                         `--ro-bind-try` of each /etc file of the strict list
                         (reference/defaults.md), then the mounts
-      always            `--dev /dev --proc /proc --tmpfs /tmp`, `--unshare-all`,
+      always            `--dev /dev --proc /proc`, `--unshare-all`,
                         `--die-with-parent`, `--new-session` (setsid: no TIOCSTI
                         into the caller's terminal); and, as a careful user
                         writes them, `--unshare-user --disable-userns` (no
                         nested user namespaces; bwrap >= 0.8) and `--cap-drop ALL`
                         (as root bwrap otherwise keeps every capability)
+      /tmp              `--tmpfs /tmp` (private); share_tmp: `--bind /tmp /tmp`,
+                        the host's /tmp, writable
       no_net            no `--share-net` (empty network namespace); otherwise
                         `--share-net`, the host's network as it is
     Not offered: audit, proxy_allow, allow_net (no proxy, no name rules),
@@ -281,7 +285,8 @@ class BwrapAdapter:
                 cmd += ["--ro-bind-try", "/etc/" + name, "/etc/" + name]
         else:
             cmd += ["--ro-bind", "/", "/"]
-        cmd += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        cmd += ["--dev", "/dev", "--proc", "/proc"]
+        cmd += ["--bind", "/tmp", "/tmp"] if policy.share_tmp else ["--tmpfs", "/tmp"]
         for path, ro in by_depth(policy.mounts):
             cmd += ["--ro-bind" if ro else "--bind", path, path]
         return cmd + ["--"] + list(argv)
@@ -344,7 +349,10 @@ class FirejailAdapter:
                         (firejail allows it only on the caller's own files);
                         `:ro` mounts are covered by `--read-only=/`
       /tmp              `--private-tmp`; a mount under /tmp is kept with
-                        `--whitelist=P` instead (a private /tmp holding it)
+                        `--whitelist=P` instead (a private /tmp holding it);
+                        share_tmp: neither, and `--read-write=/tmp` (the
+                        host's /tmp; firejail warns and keeps it read-only
+                        for a user who does not own /tmp)
       read_policy open  firejail's default reads, minus its blacklists
       read_policy strict  `--private-etc=` the strict /etc list, `--whitelist=P`
                         for each mount under the home (the home then holds only
@@ -437,7 +445,9 @@ class FirejailAdapter:
         # as (the command may run as another user than the runner: row 68)
         cmd = [self.exe, "--quiet", f"--profile={profile}", "--read-only=/", "--read-only=~"]
         tmp_mounts = [p for p, _ in mounts if under(p, "/tmp")]
-        if tmp_mounts:
+        if policy.share_tmp:
+            cmd.append("--read-write=/tmp")
+        elif tmp_mounts:
             cmd += [f"--whitelist={p}" for p in tmp_mounts]
         else:
             cmd.append("--private-tmp")
@@ -500,6 +510,7 @@ class SrtAdapter:
       mounts            writable -> filesystem.allowWrite; `:ro` mounts need
                         nothing under open reads (reads are open, writes denied
                         by default) and are re-allowed under strict reads
+      share_tmp         "/tmp" added to allowWrite: the host's /tmp, writable
       read_policy open  denyRead [] (srt's default: everything readable)
       read_policy strict  denyRead ["/"] (srt then denies each top-level
                         directory but /proc, /dev and /sys) with allowRead =
@@ -600,6 +611,8 @@ class SrtAdapter:
     def settings(self, policy: Policy) -> dict:
         not_offered_common(policy, "srt", net_rules=False, ceilings=True, timeout=True)
         writable = [p for p, ro in policy.mounts if not ro]
+        if policy.share_tmp:
+            writable.append("/tmp")
         fs = {"denyRead": [], "allowRead": [], "allowWrite": writable, "denyWrite": []}
         if policy.read_policy == "strict":
             fs["denyRead"] = ["/"]
@@ -647,7 +660,8 @@ class CodexAdapter:
                         the usr-merge links /bin, /lib are not made, so
                         nothing starts; so /etc is wider than porta's list
       /tmp              read-only (":tmpdir"/":slash_tmp" are not granted):
-                        stricter than porta's private writable /tmp
+                        stricter than porta's private writable /tmp;
+                        share_tmp: filesystem "/tmp" = "write"
       no_net            no network table (codex's default: its own empty
                         network namespace)
       (no network field) network = {enabled = true}: the host's network
@@ -702,6 +716,8 @@ class CodexAdapter:
                              "non-public addresses")
         not_offered_common(policy, "codex", audit=False, net_rules=False, ceilings=True, timeout=True)
         fs = {":minimal" if policy.read_policy == "strict" else ":root": "read"}
+        if policy.share_tmp:
+            fs["/tmp"] = "write"
         for path, ro in by_depth(policy.mounts):
             fs[path] = "read" if ro else "write"
         p = f"permissions.{self.profile}"

@@ -40,6 +40,7 @@ class Policy:
     """What a row asks of the sandbox, independent of any tool's flags."""
     mounts: list = dataclasses.field(default_factory=list)  # [(path, read_only)]
     read_policy: str = "open"            # open | strict
+    share_tmp: bool = False              # the host's /tmp instead of a private one
     no_net: bool = False
     audit: str | None = None
     proxy_allow: list = dataclasses.field(default_factory=list)   # --proxy-allow RULE
@@ -54,6 +55,8 @@ class Policy:
         parts = [f"-v {p}{':ro' if ro else ''}" for p, ro in self.mounts]
         if self.read_policy != "open":
             parts.append(f"--read-policy {self.read_policy}")
+        if self.share_tmp:
+            parts.append("--share-tmp")
         for flag, val in (("--no-net", self.no_net or None), ("--audit", self.audit),
                           ("--max-procs", self.max_procs),
                           ("--max-file-size", self.max_file_size_mib),
@@ -245,11 +248,25 @@ class TcpListener(Listener):
 
 
 class UnixListener(TcpListener):
-    def __init__(self, path: str):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    """kind: SOCK_STREAM, or SOCK_SEQPACKET (accepted the same way)."""
+
+    def __init__(self, path: str, kind: int = socket.SOCK_STREAM):
+        sock = socket.socket(socket.AF_UNIX, kind)
         sock.bind(path)  # "\0name" is abstract
         sock.listen(16)
         self._start(sock)
+
+
+class UnixDgramListener(Listener):
+    """A bound SOCK_DGRAM Unix socket: every datagram received is a hit."""
+
+    def __init__(self, path: str):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sock.bind(path)
+        self._start(sock)
+
+    def _serve_one(self):
+        self.hits.append(self.sock.recv(2048))
 
 
 class UdpResolver(Listener):
@@ -491,6 +508,51 @@ def row(number: int, title: str, policy: str):
 
 def sh(script: str, *args) -> list:
     return ["/bin/sh", "-c", f"echo {STARTED}; " + script, "sh", *args]
+
+
+class Background:
+    """A run (a ctx.control or ctx.sandboxed call) in a thread of the
+    runner, for rows that act on the host while the command runs (bind a
+    socket after it started, look at a file while it sleeps).  wait()
+    returns the Run, or raises what the call raised (NotOffered)."""
+
+    def __init__(self, call):
+        self.run = None
+        self.error = None
+        self.thread = threading.Thread(target=self._go, args=(call,), daemon=True)
+        self.thread.start()
+
+    def _go(self, call):
+        try:
+            self.run = call()
+        except BaseException as e:  # re-raised in the runner's thread
+            self.error = e
+
+    def done(self) -> bool:
+        return not self.thread.is_alive()
+
+    def linger(self, limit: float) -> None:
+        """Sleep limit seconds, or less if the run ends first."""
+        self.thread.join(limit)
+
+    def wait(self, limit: float = 120):
+        self.thread.join(limit)
+        if self.error is not None:
+            raise self.error
+        return self.run
+
+
+def wait_for(cond, limit: float, bg: Background | None = None, step: float = 0.02) -> bool:
+    """Poll cond() until it holds (True), limit seconds pass or, with bg,
+    the background run ends (then cond() is asked once more)."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if cond():
+            return True
+        if bg is not None and bg.done():
+            return bool(cond())
+        time.sleep(step)
+    return bool(cond())
 
 
 def new_entries(path: str, before: set) -> list:
