@@ -180,6 +180,12 @@ size_t policy_socket_dirs(unsigned uid, bool share_tmp, const char *xdg_runtime_
 {
 	size_t n = 0;
 
+	/* /run (and /var/run, its link): where the system's services bind
+	 * theirs (docker.sock, the system bus, containerd, databases), again
+	 * whenever they restart; closed whole, with the few files programs need
+	 * from it (a resolv.conf that links there) and the kept sockets bound
+	 * back. */
+	socket_dir(out, cap, &n, "/run");
 	/* The user's runtime directory (pam_systemd's /run/user/UID, or
 	 * whatever $XDG_RUNTIME_DIR says): the session bus, systemd's user
 	 * manager, Neovim, VS Code's IPC, Emacs' server, podman and PipeWire

@@ -36,7 +36,7 @@ const struct policy_kept_socket *policy_kept_sockets(size_t *n);
 
 /* The directories where host programs bind sockets after porta started,
  * closed whole so that a socket bound there while the command runs is not
- * reachable: the user's runtime directory (/run/user/UID and
+ * reachable: /run, the user's runtime directory (/run/user/UID and
  * $XDG_RUNTIME_DIR), GNU screen's (/run/screen, /var/run/screen,
  * $SCREENDIR), $TMUX_TMPDIR/tmux-UID, and with a shared /tmp the socket
  * directories of tmux, screen, X11, ICE and Emacs in it.  Arguments that are

@@ -25,13 +25,24 @@
  * can make a name appear, or a link change. */
 #define GUARD_MASK (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR)
 
+enum guard_kind {
+	GUARD_ABSENT,  /* a protected name that must not appear */
+	GUARD_LINK,    /* a protected link that must stay this very link */
+	GUARD_MOUNTED, /* a path porta mounted over, which must stay the entry it
+			* mounted over: replaced from outside, the mount is gone */
+};
+
 struct guarded {
+	enum guard_kind kind;
 	char *path;      /* absolute */
-	size_t root_len; /* the writable mount above it: path[0..root_len) */
-	bool link;       /* a link that must stay this very link */
-	char *target;    /* the link's target, to put it back */
+	size_t root_len; /* ABSENT, LINK: the writable mount above it, path[0..root_len) */
+	char *target;    /* LINK: the link's target, to put it back */
+	const char *why; /* MOUNTED: the mount step's reason */
+	bool closes;     /* MOUNTED: a cover (reads); else a write protection */
 	dev_t dev;
 	ino_t ino;
+	bool hot;   /* an event named a component of its path: checked first */
+	bool fired; /* MOUNTED: said once */
 };
 
 struct sandbox_guard {
@@ -96,6 +107,20 @@ static size_t root_len(const struct policy_plan *plan, const char *path)
 	return best;
 }
 
+static struct guarded *push(struct sandbox_guard *g, enum guard_kind kind, const char *path)
+{
+	struct guarded *nv = realloc(g->v, (g->n + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	g->v = nv;
+	struct guarded *e = &g->v[g->n];
+	*e = (struct guarded){ .kind = kind, .path = strdup(path) };
+	if (!e->path)
+		return NULL;
+	g->n++;
+	return e;
+}
+
 static int add(struct sandbox_guard *g, const struct policy_plan *plan, const char *path,
 	       const struct policy_link *l)
 {
@@ -103,23 +128,48 @@ static int add(struct sandbox_guard *g, const struct policy_plan *plan, const ch
 
 	if (!rl)
 		return 0; /* outside every writable mount: the command cannot make it */
-	struct guarded *nv = realloc(g->v, (g->n + 1) * sizeof(*nv));
-	if (!nv)
+	struct guarded *e = push(g, l ? GUARD_LINK : GUARD_ABSENT, path);
+	if (!e)
 		return -ENOMEM;
-	g->v = nv;
-	struct guarded *e = &g->v[g->n];
-	*e = (struct guarded){ .path = strdup(path), .root_len = rl, .link = l != NULL };
+	e->root_len = rl;
 	if (l) {
-		e->target = strdup(l->target);
 		e->dev = (dev_t)l->dev;
 		e->ino = (ino_t)l->ino;
+		if (!(e->target = strdup(l->target)))
+			return -ENOMEM;
 	}
-	if (!e->path || (l && !e->target)) {
-		free(e->path);
-		free(e->target);
+	return 0;
+}
+
+/* The mount steps whose mount point is an entry of a host directory that a
+ * program outside may replace (an editor's save, git's lock-and-rename, a
+ * token refresh, a daemon binding its socket again): the kernel then takes
+ * the sandbox's mount away with the old entry (fs/namei.c: vfs_unlink() and
+ * vfs_rename() detach the mounts of every other namespace), and the new
+ * entry is open to the command.  Covers (reads closed) and write
+ * protections; not the sandbox's own filesystems, the strict home, the mount
+ * roots (their Landlock rule stays on the old directory) or what is bound
+ * back. */
+static int add_mounted(struct sandbox_guard *g, const struct policy_mount_step *m)
+{
+	struct stat st;
+	bool cover = m->kind == POLICY_MOUNT_COVER_FILE || m->kind == POLICY_MOUNT_COVER_DIR;
+	bool guards = cover ? strcmp(m->reason, "home (strict reads)") != 0
+		    : m->kind == POLICY_MOUNT_READONLY
+			    ? strcmp(m->reason, POLICY_REASON_PROTECTED) == 0 ||
+				      strcmp(m->reason, "read-only mount") == 0
+			    : m->kind == POLICY_MOUNT_PIN &&
+				      strcmp(m->reason, "writable mount root") != 0;
+
+	if (!guards || !m->reason || lstat(m->path, &st) < 0)
+		return 0;
+	struct guarded *e = push(g, GUARD_MOUNTED, m->path);
+	if (!e)
 		return -ENOMEM;
-	}
-	g->n++;
+	e->why = m->reason;
+	e->closes = cover;
+	e->dev = st.st_dev;
+	e->ino = st.st_ino;
 	return 0;
 }
 
@@ -173,7 +223,8 @@ static void refuse(struct sandbox_guard *g, int dirfd, const char *name, const c
 		else if ((err = errno) != EEXIST)
 			break;
 	}
-	if (e->link && (moved || err == ENOENT) && symlinkat(e->target, dirfd, name) < 0 &&
+	bool link = e->kind == GUARD_LINK;
+	if (link && (moved || err == ENOENT) && symlinkat(e->target, dirfd, name) < 0 &&
 	    errno != EEXIST) {
 		int serr = errno;
 		log_msg(LOG_LEVEL_ERROR, "could not put the link %s back: %s", esc, strerror(serr));
@@ -185,7 +236,7 @@ static void refuse(struct sandbox_guard *g, int dirfd, const char *name, const c
 		log_msg(LOG_LEVEL_ERROR,
 			"stopping the run: %s %s while it ran; moved aside to %.*s/%s (bytes kept)%s",
 			esc, what, slash ? (int)(slash - esc) : 0, esc, esc2,
-			e->link ? ", the link put back" : "");
+			link ? ", the link put back" : "");
 	} else if (err != ENOENT) {
 		log_msg(LOG_LEVEL_ERROR,
 			"stopping the run: %s %s while it ran, and porta could not move it aside (%s): "
@@ -199,11 +250,39 @@ static void refuse(struct sandbox_guard *g, int dirfd, const char *name, const c
  * each step works on the directory it opened), watching every directory on
  * the way before looking into it, so that a name made after the look is an
  * event.  Returns 1 on a violation, 0, or -errno when it cannot watch. */
+/* A MOUNTED entry: still the entry porta mounted over?  Only a program
+ * outside can have replaced it (inside, a mount point cannot be renamed or
+ * removed), and the sandbox's mount went with it.  Said once; the caller
+ * stops the run. */
+static int check_mounted(struct sandbox_guard *g, struct guarded *e)
+{
+	struct stat st;
+	char esc[2 * PATH_MAX];
+
+	if (e->fired || (fstatat(AT_FDCWD, e->path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			 st.st_dev == e->dev && st.st_ino == e->ino))
+		return 0;
+	e->fired = true;
+	g->violations++;
+	log_escape(e->path, strlen(e->path), esc, sizeof(esc));
+	log_msg(LOG_LEVEL_ERROR,
+		"stopping the run: %s (%s %s) was replaced outside the sandbox while the command "
+		"ran; the kernel takes porta's mount away from a replaced file, so the command "
+		"could %s it in the moment before this stop%s",
+		esc, e->closes ? "closed:" : "kept unwritable:", e->why,
+		e->closes ? "have read" : "have written",
+		e->closes ? "" : ": look at it before an editor, shell or git uses it");
+	return 1;
+}
+
 static int check_one(struct sandbox_guard *g, struct guarded *e)
 {
 	char root[PATH_MAX], comp[NAME_MAX + 1];
 	const char *p = e->path + e->root_len;
 	int rc;
+
+	if (e->kind == GUARD_MOUNTED)
+		return check_mounted(g, e);
 
 	if (e->root_len >= sizeof(root))
 		return 0;
@@ -230,7 +309,7 @@ static int check_one(struct sandbox_guard *g, struct guarded *e)
 		snprintf(shown, sizeof(shown), "%.*s", (int)shown_len, e->path);
 		if (fstatat(dirfd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			return 0; /* absent, watched */
-		if (last && e->link) {
+		if (last && e->kind == GUARD_LINK) {
 			if (S_ISLNK(st.st_mode) && st.st_dev == e->dev && st.st_ino == e->ino)
 				return 0;
 			refuse(g, dirfd, comp, shown, e, "(a protected symbolic link) was replaced");
@@ -250,7 +329,7 @@ static int check_one(struct sandbox_guard *g, struct guarded *e)
 			/* A link on the way: the one porta found at start is
 			 * guarded as a link itself; a new one redirects the name. */
 			for (size_t i = 0; i < g->n; i++) {
-				if (g->v[i].link && strlen(g->v[i].path) == shown_len &&
+				if (g->v[i].kind == GUARD_LINK && strlen(g->v[i].path) == shown_len &&
 				    strncmp(g->v[i].path, e->path, shown_len) == 0 &&
 				    g->v[i].ino == st.st_ino && g->v[i].dev == st.st_dev)
 					return 0;
@@ -275,39 +354,50 @@ static int check_one(struct sandbox_guard *g, struct guarded *e)
 }
 
 /* Every guarded name, again: each appearance is refused, so a name made
- * again after a refusal is refused again. */
+ * again after a refusal is refused again.  The names an event touched come
+ * first, so that what appeared is moved aside before the rest is looked at. */
 static int check_all(struct sandbox_guard *g)
 {
 	int found = 0;
 
 	forget_seen(g);
-	for (size_t i = 0; i < g->n; i++) {
-		int r = check_one(g, &g->v[i]);
-		if (r < 0) {
-			found = r;
-			break;
+	for (int pass = 0; pass < 2 && found >= 0; pass++) {
+		for (size_t i = 0; i < g->n; i++) {
+			if (g->v[i].hot != (pass == 0))
+				continue;
+			int r = check_one(g, &g->v[i]);
+			if (r < 0) {
+				found = r;
+				break;
+			}
+			found += r;
 		}
-		found += r;
 	}
+	for (size_t i = 0; i < g->n; i++)
+		g->v[i].hot = false;
 	forget_seen(g);
 	return found;
 }
 
-/* Does an event's name lie on the way to a guarded name?  Only those can
- * make one appear; a build's many other files cost a compare each. */
-static bool on_the_way(const struct sandbox_guard *g, const char *name)
+/* Marks the guarded names that have name as a component below their mount:
+ * only those can have appeared; a build's many other files cost a compare
+ * each.  Returns whether any was marked. */
+static bool mark_on_the_way(struct sandbox_guard *g, const char *name)
 {
 	size_t len = strlen(name);
+	bool any = false;
 
 	for (size_t i = 0; i < g->n; i++) {
 		const char *p = g->v[i].path + g->v[i].root_len;
 		while ((p = strstr(p, name))) {
-			if (p[-1] == '/' && (p[len] == '/' || p[len] == '\0'))
-				return true;
+			if (p[-1] == '/' && (p[len] == '/' || p[len] == '\0')) {
+				g->v[i].hot = any = true;
+				break;
+			}
 			p += len;
 		}
 	}
-	return false;
+	return any;
 }
 
 int sandbox_guard_check(struct sandbox_guard *g, bool recheck)
@@ -319,7 +409,9 @@ int sandbox_guard_check(struct sandbox_guard *g, bool recheck)
 	while ((n = read(g->fd, buf, sizeof(buf))) > 0) {
 		for (char *p = buf; p < buf + n;) {
 			const struct inotify_event *ev = (const struct inotify_event *)p;
-			if ((ev->mask & IN_Q_OVERFLOW) || (ev->len && on_the_way(g, ev->name)))
+			if (ev->mask & IN_Q_OVERFLOW)
+				recheck = true;
+			else if (ev->len && mark_on_the_way(g, ev->name))
 				recheck = true;
 			p += sizeof(*ev) + ev->len;
 		}
@@ -343,6 +435,8 @@ int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **
 		rc = add(g, plan, plan->absent_protected[i], NULL);
 	for (size_t i = 0; i < plan->n_links && rc == 0; i++)
 		rc = add(g, plan, plan->links[i].path, &plan->links[i]);
+	for (size_t i = 0; i < plan->n_mounts && rc == 0; i++)
+		rc = add_mounted(g, &plan->mounts[i]);
 	if (rc) {
 		sandbox_guard_destroy(g);
 		return sandbox_fail(e, "protected names", NULL, -rc, NULL);
@@ -364,7 +458,8 @@ int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **
 	 * its parents in turn (each directory tried once: the names share a
 	 * few, the mount root, .git, .claude).  Those directories are pinned,
 	 * so a watch by path stays on them; resolve has just found the names
-	 * absent, and the command has not started. */
+	 * absent, and the command has not started.  A mounted-over path's
+	 * parent exists. */
 	char *tried[64];
 	bool tried_ok[64];
 	size_t n_tried = 0;
@@ -380,6 +475,10 @@ int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **
 			if (!slash || (size_t)(slash - dir) < v->root_len)
 				break;
 			*slash = '\0';
+			if (!dir[0]) {
+				dir[0] = '/';
+				dir[1] = '\0';
+			}
 			size_t k = 0;
 			while (k < n_tried && strcmp(tried[k], dir) != 0)
 				k++;

@@ -294,6 +294,9 @@ static bool home_is_covered(const struct resolver *r)
 	return true;
 }
 
+static bool kept_socket(const struct resolver *r, const char *real);
+static int bind_back_needed(struct resolver *r, const char *dir);
+
 static const char *env_get(char *const envp[], const char *name)
 {
 	size_t n = strlen(name);
@@ -344,6 +347,40 @@ static int add_socket_dirs(struct resolver *r, char *const envp[])
 					   POLICY_REASON_SOCKET_DIR);
 		if (rc == 0)
 			rc = add_rebinds(r, real, "mount under a closed socket directory");
+		if (rc == 0)
+			rc = bind_back_needed(r, real);
+	}
+	return rc;
+}
+
+/* What a closed socket directory must still show: the files of the strict
+ * /etc list that resolve into it (a resolv.conf that links to
+ * /run/systemd/resolve/stub-resolv.conf or /run/resolvconf/resolv.conf),
+ * and the kept sockets (policy_kept_sockets()) that exist there. */
+static int bind_back_needed(struct resolver *r, const char *dir)
+{
+	size_t n_etc, n_kept;
+	const char *const *etc = policy_strict_readable(&n_etc);
+	const struct policy_kept_socket *kept = policy_kept_sockets(&n_kept);
+	int rc = 0;
+
+	for (size_t i = 0; i < n_etc + n_kept && rc == 0; i++) {
+		struct stat st;
+		const char *want = i < n_etc ? etc[i] : kept[i - n_etc].path;
+		if (i < n_etc && strncmp(want, "/etc/", 5) != 0)
+			continue;
+		if (i >= n_etc && !kept_socket(r, want))
+			continue;
+		_cleanup_free_ char *real = realpath(want, NULL);
+		if (!real || !policy_path_is_under(dir, real) || strcmp(real, dir) == 0 ||
+		    stat(real, &st) < 0 || policy_plan_find_mount(r->plan, real))
+			continue;
+		if (i >= n_etc && !S_ISSOCK(st.st_mode))
+			continue;
+		rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_REBIND, real,
+					   i < n_etc ? "a file programs need" : "a kept socket");
+		if (rc == 0 && i < n_etc)
+			rc = policy_plan_add_rule(r->plan, real, POLICY_GRANT_READ, S_ISDIR(st.st_mode));
 	}
 	return rc;
 }

@@ -52,8 +52,9 @@ enum sandbox_outcome {
 	SANDBOX_TIMED_OUT,    /* --timeout reached; the whole sandbox was killed */
 	SANDBOX_SETUP_FAILED, /* before the command started; error filled */
 	SANDBOX_EXEC_FAILED,  /* execve failed: code is 126 or 127, error filled */
-	SANDBOX_STOPPED,      /* porta ended the run: a protected name appeared (the guard
-			       * said which on stderr); code is 137 */
+	SANDBOX_STOPPED,      /* porta ended the run: a protected name appeared, or a path
+			       * it mounted over was replaced outside (the guard said
+			       * which on stderr); code is 137 */
 };
 
 struct sandbox_result {

@@ -138,9 +138,9 @@ static int report(const struct sandbox_result *r)
 		return EXIT_TIMEOUT;
 	case SANDBOX_STOPPED:
 		log_msg(LOG_LEVEL_ERROR,
-			"the run was stopped and everything in it ended (exit %d): a protected name "
-			"appeared, moved aside as said above; if the command should write it, create it "
-			"before the run and mount it with -v PATH",
+			"the run was stopped and everything in it ended (exit %d), for the reason above; "
+			"a file the command should write that way: create it before the run and mount "
+			"it with -v PATH",
 			r->code);
 		return r->code;
 	case SANDBOX_EXEC_FAILED:

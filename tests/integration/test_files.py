@@ -378,6 +378,48 @@ class GuardedNames(PortaTestCase):
         self.assertEqual(len(moved), 1)
         self.assertEqual(self.read(os.path.join(ws, moved[0])), "evil\n")
 
+    def replace_during_run(self, ws, path, env=None):
+        """Starts a run that reads and writes PATH in a loop, replaces PATH
+        from outside (write a temporary file, rename it over, as editors,
+        git and token refreshes do), and returns the run's result."""
+        script = ('touch "$1/ready"; i=0; while [ $i -lt 100 ]; do i=$((i+1)); '
+                  'cat "$2" 2>/dev/null; echo evil >> "$2" 2>/dev/null && echo WROTE; '
+                  'sleep 0.05; done; echo NOT-STOPPED')
+        proc = harness.spawn(["run", "-v", ws, "--", SH, "-c", script, "sh", ws, path],
+                             env=env)
+        self.addCleanup(harness.reap, proc)
+        deadline = time.monotonic() + 20
+        while not os.path.exists(os.path.join(ws, "ready")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        tmp = path + ".host-tmp"
+        with open(tmp, "w") as f:
+            f.write("replaced-outside\n")
+        os.rename(tmp, path)
+        out, err = proc.communicate(timeout=30)
+        return proc.returncode, out, err
+
+    def test_a_protected_file_replaced_outside_stops_the_run(self):
+        # git config writes .git/config by lock-and-rename: the read-only
+        # mount over the old file goes with it.
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, ".git", "config"), "orig\n")
+        self.write(os.path.join(ws, ".git", "HEAD"), "ref: refs/heads/main\n")
+        rc, out, err = self.replace_during_run(ws, os.path.join(ws, ".git", "config"))
+        self.assertEqual(rc, 137, out + err)
+        self.assertNotIn("NOT-STOPPED", out)
+        self.assertIn("stopping the run: %s/.git/config (kept unwritable: protected) was "
+                      "replaced outside the sandbox" % ws, err)
+
+    def test_a_closed_file_replaced_outside_stops_the_run(self):
+        h = self.mkdtemp(prefix="porta-it-home-")
+        ws = self.mkdtemp()
+        netrc = os.path.join(h, ".netrc")
+        self.write(netrc, "machine a login b password MUST-NOT-LEAK\n", 0o600)
+        rc, out, err = self.replace_during_run(ws, netrc, env=harness.clean_env({"HOME": h}))
+        self.assertEqual(rc, 137, out + err)
+        self.assertNotIn("MUST-NOT-LEAK", out)
+        self.assertIn("(closed: credential) was replaced outside the sandbox", err)
+
     def test_ordinary_files_do_not_stop_the_run(self):
         ws = self.mkdtemp()
         res = run(["run", "-v", ws, "--"] +
@@ -815,6 +857,53 @@ class CredentialSockets(PortaTestCase):
         res = run(["run", "--", "echo", "ran"])
         self.assertOk(res)
         self.assertEqual(res.out, "ran\n")
+
+    @unittest.skipUnless(IS_ROOT, "makes a directory in /run")
+    def test_run_is_closed_and_a_socket_bound_there_later_unreachable(self):
+        # /run is where the system's services bind (again when they restart):
+        # closed whole, so a socket bound there during the run stays out.
+        d = tempfile.mkdtemp(prefix="porta-it-", dir="/run")
+        self.addCleanup(shutil.rmtree, d, True)
+        ws = self.mkdtemp()
+        path = os.path.join(d, "daemon.sock")
+        script = ('touch "$1/ready"; while [ ! -e "$1/go" ]; do sleep 0.05; done; '
+                  'ls /run; exec "$2" -c "$3" "$4"')
+        proc = harness.spawn(["run", "-v", ws, "--", SH, "-c", script, "sh", ws, PY,
+                              harness.UNIX_CONNECT, path])
+        self.addCleanup(harness.reap, proc)
+        deadline = time.monotonic() + 20
+        while not os.path.exists(os.path.join(ws, "ready")) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        lst = self.listen(path)
+        ctl = harness.run_host([PY, "-c", harness.UNIX_CONNECT, path])
+        self.assertOk(ctl, "control: the socket answers outside")
+        with open(os.path.join(ws, "go"), "w"):
+            pass
+        out, err = proc.communicate(timeout=30)
+        self.assertNotEqual(proc.returncode, 0, out + err)
+        self.assertEqual(lst.accepted, 1, "only the control reached it")
+        self.assertNotIn(os.path.basename(d), out, "/run is not closed inside")
+
+    @unittest.skipUnless(IS_ROOT and shutil.which("unshare"), "needs root for a private /etc")
+    def test_a_resolv_conf_that_links_into_run_stays_readable(self):
+        # systemd-resolved's /etc/resolv.conf links to
+        # /run/systemd/resolve/stub-resolv.conf: closing /run keeps it.  A
+        # private mount namespace shows porta such an /etc (the host's is
+        # not touched).
+        run_dir = tempfile.mkdtemp(prefix="porta-it-resolve-", dir="/run")
+        self.addCleanup(shutil.rmtree, run_dir, True)
+        self.write(os.path.join(run_dir, "stub-resolv.conf"), "nameserver 127.0.0.53\n")
+        script = ('set -e; cp -a /etc/. "$1/"; rm -f "$1/resolv.conf"; '
+                  'ln -s "$2/stub-resolv.conf" "$1/resolv.conf"; mount --bind "$1" /etc; '
+                  'shift 2; exec "$@"')
+        for mode in ([], ["--read-policy", "strict"]):
+            etc = self.mkdtemp()
+            argv = ["unshare", "-m", "--propagation", "private", SH, "-c", script, "sh", etc,
+                    run_dir] + harness.porta_argv(["run"] + mode + ["--", "cat",
+                                                                   "/etc/resolv.conf"])
+            res = harness.run_host(argv)
+            self.assertOk(res, "resolv.conf unreadable %r" % mode)
+            self.assertEqual(res.out, "nameserver 127.0.0.53\n", mode)
 
     def test_preset_none_drops_the_names_not_the_rule(self):
         # --preset none: an agent's socket is no longer a credential, so
