@@ -1,5 +1,5 @@
-"""Rows 78-80 of the escape corpus: the host's Unix sockets beyond the
-credential agents of row 11 (issue 11).
+"""Rows 78-80 and 86 of the escape corpus: the host's Unix sockets beyond
+the credential agents of row 11 (issue 11).
 
 A pathname Unix socket is reached through the file system, so neither
 --no-net (a network namespace holds only abstract sockets) nor Landlock
@@ -415,4 +415,78 @@ def row80(ctx):
         checks.append(judge(name, c > 0, s_ > 0, sbx,
                             f"the listener outside got {s_} connection(s) from the sandbox" if s_ else
                             f"unreachable ({' '.join(r) if r else 'no result'})"))
+    return checks
+
+
+# --------------------------------------------------------------------------
+# Row 86: a service that binds its socket again while the command runs
+
+SCRIPT_86 = r'''
+ws=$1 send=$2; shift 2
+: > "$ws/started"
+i=0; while [ ! -e "$ws/go" ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i+1)); done
+[ -e "$ws/go" ] || { echo "no go from the runner"; exit 3; }
+for s; do "$send" stream "$s"; done
+'''
+
+
+@row(86, "services that bind their socket again while the command runs: /run, the runtime directory",
+     "-v WS (XDG_RUNTIME_DIR=RUNTIME; sockets bound before the run, unlinked and bound again during it)")
+def row86(ctx):
+    """Found while writing rows 78-85: the kernel takes porta's /dev/null
+    cover away from a socket's entry when the entry is unlinked outside (a
+    daemon restarting, a socket unit started again), and the socket bound
+    again at that path is a new entry.  Where services bind, porta closes
+    the whole directory: a directory is not replaced when a socket in it
+    is.  /run needs root to host a service directory (n/a otherwise)."""
+    rt, _owned = runtime_dir(ctx, "r86-runtime")
+    env = ctx.env(XDG_RUNTIME_DIR=rt)
+    places = {"a socket in the runtime directory, bound again": rt}
+    if os.geteuid() == 0:
+        places["a service's socket in /run, bound again"] = "/run"
+    hits, runs = {}, {}
+    for mode in ("control", "sandbox"):
+        s = ws_ug(ctx.fresh(f"r86-{mode}"))
+        socks = {}
+        for name, base in places.items():
+            d = os.path.join(base, f"porta-r86-{ctx.nonce[:8]}-{mode[0]}-{len(socks)}")
+            make_dirs(ctx, d, 0o755)
+            path = os.path.join(d, "service.sock")
+            unlink_later(ctx, path)
+            lst = UnixListener(path)
+            ctx.cleanup.append(lst.close)
+            socks[name] = (path, lst)
+        argv = sh(SCRIPT_86, s["ws"], ctx.probe("unix_send"), *[p for p, _ in socks.values()])
+        if mode == "control":
+            bg = Background(lambda argv=argv: ctx.control(argv, env=env))
+        else:
+            pol = Policy(mounts=[(s["ws"], False)])
+            bg = Background(lambda argv=argv, pol=pol: ctx.sandboxed(pol, argv, env=env))
+        wait_for(lambda: os.path.exists(os.path.join(s["ws"], "started")), 30, bg)
+        again = {}
+        if not bg.done():
+            # The service restarts: its old socket goes, a new one takes
+            # the same path.
+            for name, (path, lst) in socks.items():
+                lst.close()
+                if os.path.lexists(path):
+                    os.unlink(path)
+                again[name] = UnixListener(path)
+                ctx.cleanup.append(again[name].close)
+            with open(os.path.join(s["ws"], "go"), "w"):
+                pass
+        runs[mode] = bg.wait()
+        hits[mode] = {name: settle(lambda l=l: len(l.hits)) for name, l in again.items()}
+        for l in again.values():
+            l.close()
+    checks = []
+    sbx = runs["sandbox"]
+    for name in places:
+        c, h = hits["control"].get(name, 0), hits["sandbox"].get(name, 0)
+        checks.append(judge(name, c > 0, h > 0, sbx,
+                            f"the service outside got {h} connection(s) from the sandbox" if h
+                            else "unreachable"))
+    if os.geteuid() != 0:
+        checks.append(Check("a service's socket in /run, bound again", NA, "-",
+                            "only root can make a service directory in /run"))
     return checks
