@@ -239,30 +239,34 @@ bool policy_plan_in_writable_mount(const struct policy_plan *plan, const char *p
 	return false;
 }
 
+/* Formats into a new string and appends it to *v. */
+static int push_vfmt(char ***v, size_t *n, const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return -ENOMEM;
+	return push_str(v, n, s);
+}
+
 int policy_plan_add_note(struct policy_plan *plan, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
 
 	va_start(ap, fmt);
-	int r = vasprintf(&s, fmt, ap);
+	int r = push_vfmt(&plan->notes, &plan->n_notes, fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		return -ENOMEM;
-	return push_str(&plan->notes, &plan->n_notes, s);
+	return r;
 }
 
 int policy_plan_add_warning(struct policy_plan *plan, const char *fmt, ...)
 {
 	va_list ap;
-	char *s = NULL;
 
 	va_start(ap, fmt);
-	int r = vasprintf(&s, fmt, ap);
+	int r = push_vfmt(&plan->warnings, &plan->n_warnings, fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		return -ENOMEM;
-	return push_str(&plan->warnings, &plan->n_warnings, s);
+	return r;
 }
 
 int policy_plan_setenv(struct policy_plan *plan, const char *name, size_t name_len,

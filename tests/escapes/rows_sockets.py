@@ -191,6 +191,19 @@ BY_SCREEN = ('if [ -n "$name" ]; then screen -S "$name" -X exec sh -c "echo pwn 
 BY_TMUX = 'if [ -n "$tsock" ]; then tmux -S "$tsock" run-shell "echo pwn > \'$ug/by-tmux\'"; fi; '
 
 
+def start_in_background(ctx, mode: str, argv: list, env: dict, ws: str) -> Background:
+    """Starts argv unsandboxed (mode "control") or under -v WS, in the
+    background, and waits until the command has written WS/started: what
+    the runner binds after that is bound while the command runs."""
+    if mode == "control":
+        bg = Background(lambda: ctx.control(argv, env=env))
+    else:
+        pol = Policy(mounts=[(ws, False)])
+        bg = Background(lambda: ctx.sandboxed(pol, argv, env=env))
+    wait_for(lambda: os.path.exists(os.path.join(ws, "started")), 30, bg)
+    return bg
+
+
 def wrote(path: str) -> bool:
     return (read(path, "") or "").strip() == "pwn"
 
@@ -323,12 +336,7 @@ def row79(ctx):
         # only once porta has started the command.
         argv = sh(SCRIPT_79, s["ws"], s["ug"], "" if screen.error else screen.name,
                   "" if tmux.error else tmux.sock, ctx.probe("unix_send"), app)
-        if mode == "control":
-            bg = Background(lambda argv=argv: ctx.control(argv, env=env))
-        else:
-            pol = Policy(mounts=[(s["ws"], False)])
-            bg = Background(lambda argv=argv, pol=pol: ctx.sandboxed(pol, argv, env=env))
-        wait_for(lambda: os.path.exists(os.path.join(s["ws"], "started")), 30, bg)
+        bg = start_in_background(ctx, mode, argv, env, s["ws"])
         listener = None
         if not bg.done():
             make_dirs(ctx, os.path.dirname(app))
@@ -457,12 +465,7 @@ def row86(ctx):
             ctx.cleanup.append(lst.close)
             socks[name] = (path, lst)
         argv = sh(SCRIPT_86, s["ws"], ctx.probe("unix_send"), *[p for p, _ in socks.values()])
-        if mode == "control":
-            bg = Background(lambda argv=argv: ctx.control(argv, env=env))
-        else:
-            pol = Policy(mounts=[(s["ws"], False)])
-            bg = Background(lambda argv=argv, pol=pol: ctx.sandboxed(pol, argv, env=env))
-        wait_for(lambda: os.path.exists(os.path.join(s["ws"], "started")), 30, bg)
+        bg = start_in_background(ctx, mode, argv, env, s["ws"])
         again = {}
         if not bg.done():
             # The service restarts: its old socket goes, a new one takes

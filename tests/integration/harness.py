@@ -352,6 +352,14 @@ class PortaTestCase(unittest.TestCase):
         with open(path) as f:
             return f.read()
 
+    def unix_listener(self, path):
+        """A listening Unix socket at path (its directory made), closed when
+        the test ends."""
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        lst = UnixListener(path)
+        self.addCleanup(lst.close)
+        return lst
+
     def assertRc(self, res, rc, msg=""):
         self.assertEqual(res.rc, rc, "%s\n%s" % (msg, res.describe()))
 

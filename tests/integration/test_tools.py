@@ -201,11 +201,8 @@ class FakeSshServer:
 class Ssh(PortaTestCase):
     def test_ssh_works_and_the_agent_is_refused(self):
         ws = self.mkdtemp()
-        agent_dir = self.mkdtemp()
-        agent = os.path.join(agent_dir, "ssh-XXXXtest", "agent.4242")
-        os.makedirs(os.path.dirname(agent))
-        lst = harness.UnixListener(agent)
-        self.addCleanup(lst.close)
+        agent = os.path.join(self.mkdtemp(), "ssh-XXXXtest", "agent.4242")
+        lst = self.unix_listener(agent)
         srv = FakeSshServer()
         self.addCleanup(srv.close)
         script = r'''
@@ -229,11 +226,8 @@ ssh -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
         self.assertTrue(srv.client_id.startswith("SSH-2.0-OpenSSH"), srv.client_id)
 
     def test_control_reaches_the_agent_outside(self):
-        agent_dir = self.mkdtemp()
-        agent = os.path.join(agent_dir, "ssh-XXXXctl", "agent.4243")
-        os.makedirs(os.path.dirname(agent))
-        lst = harness.UnixListener(agent)
-        self.addCleanup(lst.close)
+        agent = os.path.join(self.mkdtemp(), "ssh-XXXXctl", "agent.4243")
+        lst = self.unix_listener(agent)
         harness.run_host(["ssh-add", "-l"], env=harness.clean_env({"SSH_AUTH_SOCK": agent}))
         self.assertEqual(lst.accepted, 1, "the control never reached the planted agent")
 
