@@ -246,7 +246,7 @@ static const char *writable_root(const struct policy_plan *plan, const char *pat
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		const struct policy_rule *r = &plan->rules[i];
 		if ((r->grant & POLICY_GRANT_WRITE) && !(r->grant & POLICY_GRANT_DEV) &&
-		    strcmp(r->path, "/tmp") != 0 && strcmp(r->path, "/dev/shm") != 0 &&
+		    policy_plan_in_writable_mount(plan, r->path) &&
 		    policy_path_is_under(r->path, path) && strcmp(r->path, path) != 0 &&
 		    (!best || strlen(r->path) > strlen(best)))
 			best = r->path;
@@ -255,32 +255,37 @@ static const char *writable_root(const struct policy_plan *plan, const char *pat
 }
 
 /* The absent protected names, grouped by the writable mount that holds them
- * (names relative to it, one line each mount, wrapped); the others whole. */
+ * (names relative to it, one line each mount, wrapped); the others whole,
+ * one line each. */
 static void print_absent(FILE *out, const struct policy_plan *plan)
 {
 	for (size_t i = 0; i < plan->n_absent_protected; i++) {
 		const char *root = writable_root(plan, plan->absent_protected[i]);
+		if (!root) {
+			esc_print(out, "    ", plan->absent_protected[i], "\n");
+			continue;
+		}
 		bool first = true;
 		for (size_t k = 0; k < i && first; k++)
 			first = writable_root(plan, plan->absent_protected[k]) != root;
 		if (!first)
 			continue;
-		if (!root) {
-			esc_print(out, "    ", plan->absent_protected[i], "\n");
-			continue;
-		}
 		esc_print(out, "    in ", root, ":");
 		size_t col = 8 + strlen(root);
+		/* The name below the root: past "root/", or past "/" itself. */
+		size_t skip = strlen(root) + (strcmp(root, "/") != 0);
 		for (size_t k = i; k < plan->n_absent_protected; k++) {
 			if (writable_root(plan, plan->absent_protected[k]) != root)
 				continue;
-			const char *rel = plan->absent_protected[k] + strlen(root) + 1;
-			if (col + strlen(rel) > 96) {
+			const char *rel = plan->absent_protected[k] + skip;
+			char esc[4096];
+			size_t w = strlen(log_escape(rel, strlen(rel), esc, sizeof(esc)));
+			if (col + w > 96) {
 				fprintf(out, "\n     ");
 				col = 5;
 			}
-			esc_print(out, " ", rel, "");
-			col += strlen(rel) + 1;
+			fprintf(out, " %s", esc);
+			col += w + 1;
 		}
 		fprintf(out, "\n");
 	}

@@ -191,14 +191,14 @@ size_t policy_socket_dirs(unsigned uid, bool share_tmp, const char *xdg_runtime_
 	 * manager, Neovim, VS Code's IPC, Emacs' server, podman and PipeWire
 	 * bind there. */
 	socket_dir(out, cap, &n, "/run/user/%u", uid);
-	if (xdg_runtime_dir)
+	if (xdg_runtime_dir && xdg_runtime_dir[0])
 		socket_dir(out, cap, &n, "%s", xdg_runtime_dir);
 	/* GNU screen's SOCKDIR on Debian and Ubuntu; $SCREENDIR overrides it. */
 	socket_dir(out, cap, &n, "/run/screen");
 	socket_dir(out, cap, &n, "/var/run/screen");
-	if (screendir)
+	if (screendir && screendir[0])
 		socket_dir(out, cap, &n, "%s", screendir);
-	if (tmux_tmpdir)
+	if (tmux_tmpdir && tmux_tmpdir[0])
 		socket_dir(out, cap, &n, "%s/tmux-%u", tmux_tmpdir, uid);
 	if (share_tmp) {
 		/* The private /tmp hides these; a shared one does not. */

@@ -40,7 +40,7 @@ const struct policy_kept_socket *policy_kept_sockets(size_t *n);
  * $XDG_RUNTIME_DIR), GNU screen's (/run/screen, /var/run/screen,
  * $SCREENDIR), $TMUX_TMPDIR/tmux-UID, and with a shared /tmp the socket
  * directories of tmux, screen, X11, ICE and Emacs in it.  Arguments that are
- * NULL are skipped.  Writes up to cap absolute paths, each once, into out
+ * NULL or empty are skipped.  Writes up to cap absolute paths, each once, into out
  * and returns how many; the caller decides which exist and qualify. */
 size_t policy_socket_dirs(unsigned uid, bool share_tmp, const char *xdg_runtime_dir,
 			  const char *tmux_tmpdir, const char *screendir, char (*out)[PATH_MAX],

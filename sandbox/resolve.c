@@ -333,9 +333,12 @@ static int add_socket_dirs(struct resolver *r, char *const envp[])
 		if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode) || strcmp(real, "/") == 0 ||
 		    strcmp(real, "/tmp") == 0)
 			continue;
+		char tmux_dir[PATH_MAX] = "";
+		if (tmux)
+			snprintf(tmux_dir, sizeof(tmux_dir), "%s/tmux-%u", tmux, (unsigned)getuid());
 		bool from_env = (xdg && strcmp(dirs[i], xdg) == 0) ||
 				(screen && strcmp(dirs[i], screen) == 0) ||
-				(tmux && strncmp(dirs[i], tmux, strlen(tmux)) == 0);
+				(tmux && strcmp(dirs[i], tmux_dir) == 0);
 		if (from_env && (st.st_uid != getuid() || (st.st_mode & 077)))
 			continue;
 		if ((r->plan->home && policy_path_is_under(real, r->plan->home)) ||

@@ -9,6 +9,7 @@
 #include "policy/explain.h"
 #include "policy/options.h"
 #include "policy/plan.h"
+#include "policy/preset.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -352,6 +353,334 @@ Test(explain, text_escapes_control_bytes)
 	cr_assert_null(strstr(s, "\nFORGED"), "a path forged a line");
 	cr_assert_not_null(strstr(s, "/a\\x0aFORGED line"), "%s", s);
 	cr_assert_not_null(strstr(s, "command: sh -c x\\x0ay\\x1b[2J\n"), "%s", s);
+	free(s);
+	policy_plan_destroy(f.plan);
+}
+
+/* Issue 11's steps: the socket rule (host and credential sockets, socket
+ * directories, --allow-unix), the parents of protected names, a protected
+ * name that is a link, reopened paths and absent names under writable
+ * mounts (the deepest holds them). */
+static void fill_issue11(struct policy_plan *p)
+{
+	cr_assert_eq(policy_plan_add_rule(p, "/usr", POLICY_GRANT_READ, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/root", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/root/proj", POLICY_GRANT_READ | POLICY_GRANT_WRITE,
+					  true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/tmp", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", "private /tmp"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/tmp/w", "mount under /tmp"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/root/.ssh",
+					   POLICY_REASON_CREDENTIAL), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/app/app.sock",
+					   POLICY_REASON_HOST_SOCKET), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/run/user/0",
+					   POLICY_REASON_SOCKET_DIR), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/docker.sock",
+					   POLICY_REASON_CREDENTIAL_SOCKET), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/tmp/.X11-unix",
+					   POLICY_REASON_SOCKET_DIR), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/run/app/allowed.sock",
+					   POLICY_REASON_ALLOW_UNIX), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/root/proj", "writable mount"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/root/proj/.claude",
+					   POLICY_REASON_PROTECTED_PARENT), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/root/.config",
+					   POLICY_REASON_PROTECTED_PARENT), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/root/proj/.claude/settings.json",
+					   POLICY_REASON_PROTECTED), 0);
+	cr_assert_eq(policy_plan_add_link(p, "/root/proj/.envrc", "/etc/envrc", 1, 2), 0);
+	cr_assert_eq(policy_plan_add_reopen(p, "/root/.aws/config", "/root/.aws",
+					    POLICY_REASON_CREDENTIAL), 0);
+	cr_assert_eq(policy_plan_add_reopen(p, "/root/.netrc", "/root/.netrc",
+					    POLICY_REASON_CREDENTIAL), 0);
+	cr_assert_eq(policy_plan_add_absent(p, "/root/.bashrc"), 0);
+	cr_assert_eq(policy_plan_add_absent(p, "/root/proj/.cursor/mcp.json"), 0);
+	/* the sandbox's /tmp is no writable mount: printed whole (only one such
+	 * name: see text_lists_every_absent_name_outside_writable_mounts) */
+	cr_assert_eq(policy_plan_add_absent(p, "/tmp/w/.envrc"), 0);
+	cr_assert_eq(policy_plan_add_absent(p, "/root/.profile"), 0);
+	cr_assert_eq(policy_plan_add_absent(p, "/root/proj/.gemini/settings.json"), 0);
+}
+
+static char *const argv_open[] = { "porta", "explain", "-v", "/root", "--", "sh", NULL };
+static char *const argv_no_net[] = { "porta", "explain", "-v", "/root", "--no-net", "--", "sh",
+				     NULL };
+static char *const argv_policy_net[] = { "porta", "explain", "-v", "/root", "--allow-net",
+					 "example.com", "--", "sh", NULL };
+
+/* The text between the line starting with `from` and the next blank line. */
+static char *section(const char *s, const char *from)
+{
+	const char *a = strstr(s, from);
+	cr_assert_not_null(a, "no section \"%s\" in:\n%s", from, s);
+	const char *b = strstr(a, "\n\n");
+	return strndup(a, b ? (size_t)(b - a) : strlen(a));
+}
+
+Test(explain, text_of_the_socket_rule_and_protected_parents)
+{
+	struct fixture f;
+	build(&f, argv_open);
+	fill_issue11(f.plan);
+	char *s = render(&f, f.o.cmd_argc, argv_open + f.o.cmd_index, 7, false);
+	static const char *const want[] = {
+		"\nUnix sockets: reachable inside writable mounts and the private /tmp, and what "
+		"--allow-unix names; every other one is closed\n",
+		/* the sockets together, each with its reason, no directory between */
+		"  closed now (bound when porta started):\n"
+		"    /run/app/app.sock  (host socket)\n"
+		"    /run/docker.sock  (credential socket)\n",
+		"  closed as directories (host programs bind there later): /run/user/0 "
+		"/tmp/.X11-unix\n",
+		"  kept (they grant nothing):\n    /run/systemd/journal/socket  (journald: ",
+		"  reopened by --allow-unix: /run/app/allowed.sock\n",
+		/* every parent on one line; other pins stay in the list */
+		"  pinned, as parents of protected names: /root/proj/.claude /root/.config\n",
+		"  /root/proj  (pinned against rename: writable mount)\n",
+		"  /root/proj/.claude/settings.json\n",
+		"  symbolic link /root/proj/.envrc -> /etc/envrc: watched; replaced, it is moved "
+		"aside and restored, and the run stopped\n",
+		"  reopened, each by its own -v (nothing else beneath the closed path):\n"
+		"    /root/.aws/config  (credential: inside /root/.aws)\n"
+		"    /root/.netrc  (credential)\n",
+		/* grouped by the deepest writable mount, relative to it */
+		"    in /root: .bashrc .profile\n",
+		"    in /root/proj: .cursor/mcp.json .gemini/settings.json\n",
+		"    /tmp/w/.envrc\n",
+	};
+	for (size_t i = 0; i < N_ELEMS(want); i++)
+		cr_assert_not_null(strstr(s, want[i]), "missing \"%s\" in:\n%s", want[i], s);
+
+	/* every kept socket, nscd too: the network is open */
+	size_t nk;
+	const struct policy_kept_socket *k = policy_kept_sockets(&nk);
+	for (size_t i = 0; i < nk; i++) {
+		char line[512];
+		snprintf(line, sizeof(line), "\n    %s  (%s)\n", k[i].path, k[i].why);
+		cr_assert_not_null(strstr(s, line), "missing \"%s\" in:\n%s", line, s);
+	}
+	cr_assert_not_null(strstr(s, "/run/nscd/socket"));
+
+	/* the socket rule's covers are not closed paths; a plain cover is */
+	char *closed = section(s, "closed to reads (found now):\n");
+	cr_assert_not_null(strstr(closed, "  /root/.ssh  (directory, credential)\n"), "%s", closed);
+	static const char *const not_closed[] = { "/run/app/app.sock", "/run/docker.sock",
+						  "/run/user/0", "/tmp/.X11-unix",
+						  "/run/app/allowed.sock" };
+	for (size_t i = 0; i < N_ELEMS(not_closed); i++)
+		cr_assert_null(strstr(closed, not_closed[i]), "%s listed in:\n%s", not_closed[i],
+			       closed);
+	free(closed);
+
+	/* a parent of a protected name is not listed as its own protected entry */
+	char *prot = section(s, "protected (unwritable, unrenamable):\n");
+	cr_assert_null(strstr(prot, "/root/.config  (pinned"), "%s", prot);
+	cr_assert_null(strstr(prot, "  /root/proj/.claude\n"), "%s", prot);
+	cr_assert_null(strstr(prot, "  /root/proj/.claude  ("), "%s", prot);
+	free(prot);
+
+	cr_assert_null(strstr(s, "in /tmp:"), "%s", s);
+	/* only an --allow-unix rebind is a reopened socket */
+	cr_assert_null(strstr(s, "--allow-unix: /tmp/w"), "%s", s);
+	free(s);
+	policy_plan_destroy(f.plan);
+}
+
+/* nscd answers host lookups: kept only when the network is open. */
+Test(explain, kept_sockets_follow_the_network_mode)
+{
+	static char *const *const argvs[] = { argv_open, argv_no_net, argv_policy_net };
+	static const bool nscd[] = { true, false, false };
+	size_t nk;
+	const struct policy_kept_socket *k = policy_kept_sockets(&nk);
+	for (size_t a = 0; a < N_ELEMS(argvs); a++) {
+		struct fixture f;
+		build(&f, argvs[a]);
+		fill_issue11(f.plan);
+		char *s = render(&f, f.o.cmd_argc, argvs[a] + f.o.cmd_index, 7, false);
+		cr_assert_eq(strstr(s, "/run/nscd/socket") != NULL, nscd[a], "argv %zu:\n%s", a, s);
+		cr_assert_not_null(strstr(s, "/run/systemd/journal/socket"), "argv %zu", a);
+		free(s);
+
+		json_t *root = render_json(&f, f.o.cmd_argc, argvs[a] + f.o.cmd_index, 7);
+		json_t *kept = key(root, "kept_sockets", JSON_ARRAY);
+		size_t applies = 0;
+		for (size_t i = 0; i < nk; i++) {
+			json_t *e = find_by_path(kept, k[i].path);
+			bool want = !k[i].open_net_only || nscd[a];
+			applies += want;
+			cr_assert_eq(e != NULL, want, "argv %zu: %s", a, k[i].path);
+			if (e)
+				cr_assert_str_eq(json_string_value(key(e, "why", JSON_STRING)), k[i].why);
+		}
+		cr_assert_eq(json_array_size(kept), applies, "argv %zu", a);
+		cr_assert_eq(find_by_path(kept, "/run/nscd/socket") != NULL, nscd[a], "argv %zu", a);
+		json_decref(root);
+		policy_plan_destroy(f.plan);
+	}
+}
+
+Test(explain, json_of_the_socket_rule_and_protected_parents)
+{
+	struct fixture f;
+	build(&f, argv_open);
+	fill_issue11(f.plan);
+	json_t *root = render_json(&f, f.o.cmd_argc, argv_open + f.o.cmd_index, 7);
+
+	json_t *socks = key(root, "closed_sockets", JSON_ARRAY);
+	cr_assert_eq(json_array_size(socks), 2);
+	cr_assert(array_has_string(socks, "/run/app/app.sock"));
+	cr_assert(array_has_string(socks, "/run/docker.sock"));
+
+	json_t *dirs = key(root, "closed_socket_dirs", JSON_ARRAY);
+	cr_assert_eq(json_array_size(dirs), 2);
+	cr_assert(array_has_string(dirs, "/run/user/0"));
+	cr_assert(array_has_string(dirs, "/tmp/.X11-unix"));
+
+	json_t *allowed = key(root, "allowed_sockets", JSON_ARRAY);
+	cr_assert_eq(json_array_size(allowed), 1, "only the --allow-unix rebind");
+	cr_assert(array_has_string(allowed, "/run/app/allowed.sock"));
+
+	/* the socket rule's steps are not closed paths */
+	json_t *closed = key(root, "closed_paths", JSON_ARRAY);
+	cr_assert_eq(json_array_size(closed), 1);
+	cr_assert_not_null(find_by_path(closed, "/root/.ssh"));
+
+	json_t *pinned = key(root, "pinned", JSON_ARRAY);
+	cr_assert_eq(json_array_size(pinned), 3);
+	static const struct {
+		const char *path, *reason;
+	} pins[] = {
+		{ "/root/proj", "writable mount" },
+		{ "/root/proj/.claude", POLICY_REASON_PROTECTED_PARENT },
+		{ "/root/.config", POLICY_REASON_PROTECTED_PARENT },
+	};
+	for (size_t i = 0; i < N_ELEMS(pins); i++) {
+		json_t *e = find_by_path(pinned, pins[i].path);
+		cr_assert_not_null(e, "%s not pinned", pins[i].path);
+		cr_assert_str_eq(json_string_value(key(e, "reason", JSON_STRING)), pins[i].reason);
+	}
+
+	json_t *links = key(root, "protected_links", JSON_ARRAY);
+	cr_assert_eq(json_array_size(links), 1);
+	json_t *l = find_by_path(links, "/root/proj/.envrc");
+	cr_assert_not_null(l);
+	cr_assert_str_eq(json_string_value(key(l, "target", JSON_STRING)), "/etc/envrc");
+
+	json_t *reopened = key(root, "reopened", JSON_ARRAY);
+	cr_assert_eq(json_array_size(reopened), 2);
+	json_t *r = find_by_path(reopened, "/root/.aws/config");
+	cr_assert_not_null(r);
+	cr_assert_str_eq(json_string_value(key(r, "closed", JSON_STRING)), "/root/.aws");
+	cr_assert_str_eq(json_string_value(key(r, "reason", JSON_STRING)), POLICY_REASON_CREDENTIAL);
+	r = find_by_path(reopened, "/root/.netrc");
+	cr_assert_not_null(r);
+	cr_assert_str_eq(json_string_value(key(r, "closed", JSON_STRING)), "/root/.netrc");
+
+	/* present and absent protected names, whole paths */
+	json_t *prot = key(root, "protected", JSON_ARRAY);
+	cr_assert_eq(json_array_size(prot), 6);
+	cr_assert(json_is_true(json_object_get(find_by_path(prot,
+							    "/root/proj/.claude/settings.json"),
+					       "present")));
+	cr_assert(json_is_false(json_object_get(find_by_path(prot, "/root/proj/.cursor/mcp.json"),
+						"present")));
+	json_decref(root);
+	policy_plan_destroy(f.plan);
+
+	/* and empty, not missing, with nothing of the kind */
+	static char *const argv[] = { "porta", "explain", "--no-net", "--", "true", NULL };
+	build(&f, argv);
+	root = render_json(&f, f.o.cmd_argc, argv + f.o.cmd_index, 7);
+	static const char *const arrays[] = { "closed_socket_dirs", "allowed_sockets", "pinned",
+					      "protected_links", "reopened" };
+	for (size_t i = 0; i < N_ELEMS(arrays); i++)
+		cr_assert_eq(json_array_size(key(root, arrays[i], JSON_ARRAY)), 0, "%s", arrays[i]);
+	cr_assert_gt(json_array_size(key(root, "kept_sockets", JSON_ARRAY)), 0);
+	json_decref(root);
+	policy_plan_destroy(f.plan);
+}
+
+/* The new lines escape what they print too (STYLE 11): a socket's, a
+ * directory's, a link's or a reopened path's name cannot forge a line. */
+Test(explain, socket_rule_lines_escape_control_bytes)
+{
+	static char *const argv[] = { "porta", "explain", "--", "true", NULL };
+	struct fixture f;
+	build(&f, argv);
+	struct policy_plan *p = f.plan;
+	cr_assert_eq(policy_plan_add_rule(p, "/w\n1", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/a\nFORGED-2\x1b[2J",
+					   POLICY_REASON_HOST_SOCKET), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/b\nFORGED-3",
+					   POLICY_REASON_CREDENTIAL_SOCKET), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/run/c\nFORGED-4\x1b]0;t\x07",
+					   POLICY_REASON_SOCKET_DIR), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/run/d\nFORGED-5",
+					   POLICY_REASON_ALLOW_UNIX), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/w\n1/e\nFORGED-6",
+					   POLICY_REASON_PROTECTED_PARENT), 0);
+	cr_assert_eq(policy_plan_add_link(p, "/w\n1/f\nFORGED-7", "/g\nFORGED-8\r", 1, 2), 0);
+	cr_assert_eq(policy_plan_add_reopen(p, "/h\nFORGED-9/x", "/h\nFORGED-9",
+					    POLICY_REASON_CREDENTIAL), 0);
+	cr_assert_eq(policy_plan_add_absent(p, "/w\n1/i\nFORGED-10"), 0);
+	cr_assert_eq(policy_plan_add_warning(p, "j\nFORGED-11"), 0);
+	char *s = render(&f, f.o.cmd_argc, argv + f.o.cmd_index, 7, false);
+	cr_assert_null(strchr(s, '\x1b'), "an escape byte reached the output:\n%s", s);
+	cr_assert_null(strchr(s, '\x07'));
+	cr_assert_null(strchr(s, '\r'));
+	cr_assert_null(strstr(s, "\nFORGED"), "a path forged a line:\n%s", s);
+	cr_assert_null(strstr(s, "\n1"), "a mount's name forged a line:\n%s", s);
+	static const char *const want[] = {
+		"    /run/a\\x0aFORGED-2\\x1b[2J  (host socket)\n",
+		"    /run/b\\x0aFORGED-3  (credential socket)\n",
+		" /run/c\\x0aFORGED-4\\x1b]0;t\\x07\n",
+		"  reopened by --allow-unix: /run/d\\x0aFORGED-5\n",
+		"  pinned, as parents of protected names: /w\\x0a1/e\\x0aFORGED-6\n",
+		"  symbolic link /w\\x0a1/f\\x0aFORGED-7 -> /g\\x0aFORGED-8\\x0d: watched",
+		"    /h\\x0aFORGED-9/x  (credential: inside /h\\x0aFORGED-9)\n",
+		"    in /w\\x0a1: i\\x0aFORGED-10\n",
+		"  - j\\x0aFORGED-11\n",
+	};
+	for (size_t i = 0; i < N_ELEMS(want); i++)
+		cr_assert_not_null(strstr(s, want[i]), "missing \"%s\" in:\n%s", want[i], s);
+	free(s);
+	policy_plan_destroy(p);
+}
+
+/* An absent name no writable -v mount holds (an absolute --protect, a
+ * worktree's git directory) is printed whole, each one: print_absent() once
+ * skipped the second and later as if they were a group already shown. */
+Test(explain, text_lists_every_absent_name_outside_writable_mounts)
+{
+	struct fixture f;
+	build(&f, argv_open);
+	cr_assert_eq(policy_plan_add_absent(f.plan, "/etc/porta-a"), 0);
+	cr_assert_eq(policy_plan_add_absent(f.plan, "/opt/porta-b"), 0);
+	cr_assert_eq(policy_plan_add_absent(f.plan, "/srv/repo/.git/hooks"), 0);
+	char *s = render(&f, f.o.cmd_argc, argv_open + f.o.cmd_index, 7, false);
+	static const char *const want[] = { "    /etc/porta-a\n", "    /opt/porta-b\n",
+					    "    /srv/repo/.git/hooks\n" };
+	for (size_t i = 0; i < N_ELEMS(want); i++)
+		cr_assert_not_null(strstr(s, want[i]), "missing \"%s\" in:\n%s", want[i], s);
+	free(s);
+	policy_plan_destroy(f.plan);
+}
+
+/* With -v / the name starts right after the root's "/", not one byte
+ * further (print_absent() once cut the first byte). */
+Test(explain, text_names_absent_names_relative_to_a_writable_root_dir)
+{
+	static char *const argv[] = { "porta", "explain", "-v", "/", "--", "true", NULL };
+	struct fixture f;
+	build(&f, argv);
+	cr_assert_eq(policy_plan_add_rule(f.plan, "/", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true),
+		     0);
+	cr_assert_eq(policy_plan_add_absent(f.plan, "/.envrc"), 0);
+	cr_assert_eq(policy_plan_add_absent(f.plan, "/root/.bashrc"), 0);
+	char *s = render(&f, f.o.cmd_argc, argv + f.o.cmd_index, 7, false);
+	cr_assert_not_null(strstr(s, "    in /: .envrc root/.bashrc\n"), "%s", s);
 	free(s);
 	policy_plan_destroy(f.plan);
 }

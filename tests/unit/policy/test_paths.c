@@ -1,5 +1,6 @@
 /* tests/unit/policy/test_paths.c: lexical path arithmetic (policy/paths.h). */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,5 +272,97 @@ Test(paths, is_under_prefix_sweep)
 		if (k > 1 && dir[k - 1] == '/')
 			continue; /* not normalised */
 		cr_assert_eq(policy_path_is_under(dir, p), boundary, "%s under %s", p, dir);
+	}
+}
+
+/* Runs aside_name into a guarded buffer: bytes from cap on must stay 'Z'
+ * (and a refusal writes nothing at all). */
+static size_t aside(const char *name, long pid, unsigned k, char *out, size_t cap)
+{
+	char buf[512];
+	cr_assert_leq(cap, sizeof(buf) - 1);
+	memset(buf, 'Z', sizeof(buf));
+	size_t r = policy_path_aside_name(name, pid, k, buf, cap);
+	for (size_t i = r ? r + 1 : 0; i < sizeof(buf); i++)
+		cr_assert_eq(buf[i], 'Z', "\"%.20s\" k %u cap %zu: byte %zu written", name, k, cap, i);
+	if (r) {
+		cr_assert_lt(r, cap);
+		cr_assert_eq(strlen(buf), r);
+	}
+	memcpy(out, buf, sizeof(buf));
+	return r;
+}
+
+Test(paths, aside_name_vectors)
+{
+	static const struct {
+		const char *name;
+		long pid;
+		unsigned k;
+		const char *expect;
+	} v[] = {
+		{ ".envrc", 4242, 0, ".envrc.porta-refused-4242" },
+		{ ".envrc", 4242, 1, ".envrc.porta-refused-4242-2" },
+		{ ".envrc", 4242, 2, ".envrc.porta-refused-4242-3" },
+		{ ".envrc", 4242, 98, ".envrc.porta-refused-4242-99" },
+		{ "settings.local.json", 1, 0, "settings.local.json.porta-refused-1" },
+		{ "x", 4194304, 0, "x.porta-refused-4194304" },
+		{ "a b\n", 7, 1, "a b\n.porta-refused-7-2" }, /* bytes kept as they are */
+	};
+	for (size_t i = 0; i < N_ELEMS(v); i++) {
+		char out[512];
+		size_t r = aside(v[i].name, v[i].pid, v[i].k, out, 256);
+		cr_assert_str_eq(out, v[i].expect, "vector %zu", i);
+		cr_assert_eq(r, strlen(v[i].expect));
+	}
+}
+
+/* Nothing is written for a name that is not one file name. */
+Test(paths, aside_name_refuses_what_is_not_a_name)
+{
+	static const char *const bad[] = { "", "/", "a/b", "/.envrc", ".claude/", "../x" };
+	for (size_t i = 0; i < N_ELEMS(bad); i++) {
+		char out[512];
+		cr_assert_eq(aside(bad[i], 4242, 0, out, 256), 0, "\"%s\"", bad[i]);
+		cr_assert_eq(aside(bad[i], 4242, 1, out, 256), 0, "\"%s\"", bad[i]);
+	}
+}
+
+/* The result is one directory entry: at most NAME_MAX (255) bytes.
+ * ".porta-refused-1" is 16 bytes, "-2" two more. */
+Test(paths, aside_name_at_name_max)
+{
+	char name[300], out[512];
+	memset(name, 'n', sizeof(name));
+	name[NAME_MAX - 16] = '\0';
+	cr_assert_eq(aside(name, 1, 0, out, 256), NAME_MAX);
+	cr_assert_str_eq(out + NAME_MAX - 16, ".porta-refused-1");
+	cr_assert_eq(aside(name, 1, 1, out, 256), 0, "NAME_MAX + 2 bytes");
+	cr_assert_eq(aside(name, 10, 0, out, 256), 0, "a longer pid, NAME_MAX + 1 bytes");
+	/* the cap is not what refuses it */
+	cr_assert_eq(aside(name, 10, 0, out, sizeof(out) - 1), 0);
+	name[NAME_MAX - 16] = 'n';
+	name[NAME_MAX - 15] = '\0';
+	cr_assert_eq(aside(name, 1, 0, out, sizeof(out) - 1), 0, "NAME_MAX + 1 bytes");
+	name[NAME_MAX - 18] = '\0';
+	cr_assert_eq(aside(name, 1, 1, out, 256), NAME_MAX);
+	cr_assert_str_eq(out + NAME_MAX - 18, ".porta-refused-1-2");
+	/* a name of NAME_MAX itself has no room for the suffix */
+	memset(name, 'n', sizeof(name));
+	name[NAME_MAX] = '\0';
+	cr_assert_eq(aside(name, 1, 0, out, sizeof(out) - 1), 0);
+}
+
+/* Every cap below the need is refused, never a cut name. */
+Test(paths, aside_name_capacity)
+{
+	const char *want = ".mcp.json.porta-refused-31337-3";
+	size_t need = strlen(want);
+	for (size_t cap = 0; cap <= need + 2; cap++) {
+		char out[512];
+		size_t r = aside(".mcp.json", 31337, 2, out, cap);
+		cr_assert_eq(r, cap > need ? need : 0, "cap %zu", cap);
+		if (r)
+			cr_assert_str_eq(out, want);
 	}
 }

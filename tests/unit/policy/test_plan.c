@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "policy/options.h"
 #include "policy/plan.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
@@ -282,5 +283,223 @@ Test(plan, mounts_stay_writable_only_under_write_grants_or_when_the_sandbox_made
 	cr_assert_eq(policy_plan_add_rule(p, "/", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
 	cr_expect(policy_plan_mount_stays_writable(p, "/"));
 	cr_expect(policy_plan_mount_stays_writable(p, "/sys"));
+	policy_plan_destroy(p);
+}
+
+/* Which mount steps are the socket rule's: the cover of a host or
+ * credential socket, and a closed socket directory; nothing else. */
+Test(plan, mount_closes_socket)
+{
+	char host_copy[] = POLICY_REASON_HOST_SOCKET; /* equal text, another pointer */
+	static const struct {
+		enum policy_mount_kind kind;
+		const char *reason;
+		bool closes;
+	} v[] = {
+		{ POLICY_MOUNT_COVER_FILE, POLICY_REASON_HOST_SOCKET, true },
+		{ POLICY_MOUNT_COVER_FILE, POLICY_REASON_CREDENTIAL_SOCKET, true },
+		{ POLICY_MOUNT_COVER_DIR, POLICY_REASON_SOCKET_DIR, true },
+		/* a closed directory or file that is not the socket rule's */
+		{ POLICY_MOUNT_COVER_DIR, POLICY_REASON_CREDENTIAL, false },
+		{ POLICY_MOUNT_COVER_DIR, POLICY_REASON_DENY_READ, false },
+		{ POLICY_MOUNT_COVER_FILE, POLICY_REASON_CREDENTIAL, false },
+		{ POLICY_MOUNT_COVER_FILE, POLICY_REASON_DENY_READ, false },
+		/* the right reason on the wrong kind */
+		{ POLICY_MOUNT_COVER_FILE, POLICY_REASON_SOCKET_DIR, false },
+		{ POLICY_MOUNT_COVER_DIR, POLICY_REASON_HOST_SOCKET, false },
+		{ POLICY_MOUNT_COVER_DIR, POLICY_REASON_CREDENTIAL_SOCKET, false },
+		{ POLICY_MOUNT_REBIND, POLICY_REASON_ALLOW_UNIX, false },
+		{ POLICY_MOUNT_REBIND, POLICY_REASON_HOST_SOCKET, false },
+		{ POLICY_MOUNT_READONLY, POLICY_REASON_SOCKET_DIR, false },
+		{ POLICY_MOUNT_PIN, POLICY_REASON_PROTECTED_PARENT, false },
+		{ POLICY_MOUNT_TMPFS, "private /tmp", false },
+		/* no reason */
+		{ POLICY_MOUNT_COVER_FILE, NULL, false },
+		{ POLICY_MOUNT_COVER_DIR, NULL, false },
+		/* near misses of the text */
+		{ POLICY_MOUNT_COVER_FILE, "host sockets", false },
+		{ POLICY_MOUNT_COVER_FILE, "", false },
+	};
+	for (size_t i = 0; i < N_ELEMS(v); i++) {
+		struct policy_mount_step m = { v[i].kind, (char *)"/run/x", v[i].reason };
+		cr_assert_eq(policy_mount_closes_socket(&m), v[i].closes, "vector %zu (%s)", i,
+			     v[i].reason ? v[i].reason : "NULL");
+	}
+	struct policy_mount_step m = { POLICY_MOUNT_COVER_FILE, (char *)"/run/x", host_copy };
+	cr_assert(policy_mount_closes_socket(&m), "the reason is compared as text");
+}
+
+/* Options as the command line gives them (the plan keeps a pointer). */
+static struct policy_options parsed;
+
+static struct policy_plan *plan_for(char *const *argv)
+{
+	int argc = 0;
+	char err[POLICY_ERR_MAX];
+	while (argv[argc])
+		argc++;
+	cr_assert_eq(policy_parse_args(argc, argv, &parsed, err), POLICY_PARSE_OK, "%s", err);
+	struct policy_plan *p = policy_plan_create(&parsed);
+	cr_assert_not_null(p);
+	cr_assert_eq(policy_plan_add_rule(p, "/", POLICY_GRANT_READ, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/srv/ro", POLICY_GRANT_READ, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/work", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/home/u/data", POLICY_GRANT_WRITE, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/tmp", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/dev/shm", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true),
+		     0);
+	cr_assert_eq(policy_plan_add_rule(p, "/dev/null",
+					  POLICY_GRANT_READ | POLICY_GRANT_WRITE | POLICY_GRANT_DEV,
+					  false),
+		     0);
+	cr_assert_eq(policy_plan_add_rule(p, "/dev/dri",
+					  POLICY_GRANT_READ | POLICY_GRANT_WRITE | POLICY_GRANT_DEV,
+					  true),
+		     0);
+	/* mounts do not make a path writable: only the -v rules do */
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/srv/ro", "writable mount"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/run/t", "t"), 0);
+	return p;
+}
+
+static const struct {
+	const char *path;
+	bool private_tmp, shared_tmp; /* in a writable mount, with either /tmp */
+} writable_vectors[] = {
+	{ "/work", true, true },
+	{ "/work/.envrc", true, true },
+	{ "/work/a/b/.claude/settings.json", true, true },
+	{ "/home/u/data/x", true, true },
+	{ "/workx/.envrc", false, false },
+	{ "/wor", false, false },
+	{ "/home/u/.bashrc", false, false },
+	{ "/home/u/datax", false, false },
+	{ "/", false, false },
+	{ "/srv/ro", false, false },
+	{ "/srv/ro/.envrc", false, false },
+	{ "/run/t/x", false, false },
+	/* the sandbox's own /tmp never reaches the host; the host's does */
+	{ "/tmp", false, true },
+	{ "/tmp/x/.envrc", false, true },
+	{ "/tmpx", false, false },
+	{ "/dev/shm/x", false, false },
+	{ "/dev/shm", false, false },
+	/* devices are not directories a name can appear in */
+	{ "/dev/null", false, false },
+	{ "/dev/dri/card0", false, false },
+	{ "/dev/x", false, false },
+};
+
+Test(plan, in_writable_mount)
+{
+	static char *const private_argv[] = { "porta", "run", "-v", "/work", "--", "true", NULL };
+	static char *const shared_argv[] = { "porta", "run", "-v", "/work", "--share-tmp", "--",
+					     "true", NULL };
+	struct policy_plan *p = plan_for(private_argv);
+	cr_assert(!parsed.share_tmp);
+	for (size_t i = 0; i < N_ELEMS(writable_vectors); i++)
+		cr_expect_eq(policy_plan_in_writable_mount(p, writable_vectors[i].path),
+			     writable_vectors[i].private_tmp, "%s, private /tmp",
+			     writable_vectors[i].path);
+	policy_plan_destroy(p);
+
+	p = plan_for(shared_argv);
+	cr_assert(parsed.share_tmp);
+	for (size_t i = 0; i < N_ELEMS(writable_vectors); i++)
+		cr_expect_eq(policy_plan_in_writable_mount(p, writable_vectors[i].path),
+			     writable_vectors[i].shared_tmp, "%s, shared /tmp",
+			     writable_vectors[i].path);
+	policy_plan_destroy(p);
+
+	/* no rules: nothing is writable */
+	p = new_plan();
+	cr_assert(!policy_plan_in_writable_mount(p, "/work"));
+	cr_assert(!policy_plan_in_writable_mount(p, "/"));
+	policy_plan_destroy(p);
+}
+
+Test(plan, reopen_copies_and_is_once_per_path)
+{
+	struct policy_plan *p = new_plan();
+	cr_assert(p->n_reopened == 0 && p->n_links == 0 && p->n_warnings == 0);
+	char path[64], closed[64];
+	snprintf(path, sizeof(path), "/home/u/.aws/config");
+	snprintf(closed, sizeof(closed), "/home/u/.aws");
+	cr_assert_eq(policy_plan_add_reopen(p, path, closed, POLICY_REASON_CREDENTIAL), 0);
+	memset(path, 'X', sizeof(path) - 1);
+	memset(closed, 'X', sizeof(closed) - 1);
+	cr_assert_eq(p->n_reopened, 1);
+	cr_assert_str_eq(p->reopened[0].path, "/home/u/.aws/config");
+	cr_assert_str_eq(p->reopened[0].closed, "/home/u/.aws");
+	cr_assert_str_eq(p->reopened[0].reason, POLICY_REASON_CREDENTIAL);
+
+	/* the same path again, whatever it is said to reopen: one entry, the first */
+	cr_assert_eq(policy_plan_add_reopen(p, "/home/u/.aws/config", "/home/u",
+					    POLICY_REASON_DENY_READ), 0);
+	cr_assert_eq(p->n_reopened, 1);
+	cr_assert_str_eq(p->reopened[0].closed, "/home/u/.aws");
+	cr_assert_str_eq(p->reopened[0].reason, POLICY_REASON_CREDENTIAL);
+
+	/* another path is another entry, in order; a prefix is another path */
+	cr_assert_eq(policy_plan_add_reopen(p, "/home/u/.aws", "/home/u/.aws",
+					    POLICY_REASON_CREDENTIAL), 0);
+	cr_assert_eq(policy_plan_add_reopen(p, "/secret/x", "/secret", POLICY_REASON_DENY_READ), 0);
+	cr_assert_eq(p->n_reopened, 3);
+	cr_assert_str_eq(p->reopened[1].path, "/home/u/.aws");
+	cr_assert_str_eq(p->reopened[2].path, "/secret/x");
+	cr_assert_str_eq(p->reopened[2].closed, "/secret");
+	cr_assert_str_eq(p->reopened[2].reason, POLICY_REASON_DENY_READ);
+	policy_plan_destroy(p);
+}
+
+Test(plan, link_copies_its_strings)
+{
+	struct policy_plan *p = new_plan();
+	char path[64], target[64];
+	snprintf(path, sizeof(path), "/work/.envrc");
+	snprintf(target, sizeof(target), "../elsewhere/envrc");
+	cr_assert_eq(policy_plan_add_link(p, path, target, 0xfd01ULL, 1ULL << 40), 0);
+	memset(path, 'X', sizeof(path) - 1);
+	memset(target, 'X', sizeof(target) - 1);
+	cr_assert_eq(policy_plan_add_link(p, "/work/.claude", "/opt/claude", 2, 3), 0);
+	cr_assert_eq(p->n_links, 2);
+	cr_assert_str_eq(p->links[0].path, "/work/.envrc");
+	cr_assert_str_eq(p->links[0].target, "../elsewhere/envrc");
+	cr_assert_eq(p->links[0].dev, 0xfd01ULL);
+	cr_assert_eq(p->links[0].ino, 1ULL << 40);
+	cr_assert_str_eq(p->links[1].path, "/work/.claude");
+	cr_assert_str_eq(p->links[1].target, "/opt/claude");
+	cr_assert(p->links[1].dev == 2 && p->links[1].ino == 3);
+	policy_plan_destroy(p);
+}
+
+/* Many of each through the growth; destroy frees every string (a leak or
+ * double free shows under ASan). */
+Test(plan, many_links_reopens_and_warnings)
+{
+	struct policy_plan *p = new_plan();
+	const size_t n = 300;
+	for (size_t i = 0; i < n; i++) {
+		char a[32], b[32];
+		snprintf(a, sizeof(a), "/w/%zu", i);
+		snprintf(b, sizeof(b), "/t/%zu", i);
+		cr_assert_eq(policy_plan_add_link(p, a, b, i, i), 0);
+		cr_assert_eq(policy_plan_add_reopen(p, a, b, POLICY_REASON_CREDENTIAL), 0);
+		cr_assert_eq(policy_plan_add_reopen(p, a, "/", POLICY_REASON_DENY_READ), 0);
+		cr_assert_eq(policy_plan_add_warning(p, "reopened %s", a), 0);
+	}
+	cr_assert(p->n_links == n && p->n_reopened == n && p->n_warnings == n);
+	for (size_t i = 0; i < n; i++) {
+		char a[32], b[32], w[48];
+		snprintf(a, sizeof(a), "/w/%zu", i);
+		snprintf(b, sizeof(b), "/t/%zu", i);
+		snprintf(w, sizeof(w), "reopened %s", a);
+		cr_assert_str_eq(p->links[i].path, a);
+		cr_assert_str_eq(p->links[i].target, b);
+		cr_assert_eq(p->links[i].ino, i);
+		cr_assert_str_eq(p->reopened[i].path, a);
+		cr_assert_str_eq(p->reopened[i].closed, b);
+		cr_assert_str_eq(p->warnings[i], w);
+	}
 	policy_plan_destroy(p);
 }

@@ -1,6 +1,7 @@
 /* tests/unit/policy/test_preset.c: the built-in lists against
  * reference/defaults.md (policy/preset.h). */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <string.h>
@@ -274,4 +275,255 @@ Test(preset, env_passes_by_default)
 	cr_assert(policy_env_passes_by_default("PATHX", 4));
 	cr_assert(policy_env_passes_by_default("TZ=UTC", 2));
 	cr_assert(!policy_env_passes_by_default("LC_ALL", 3));
+}
+
+/* Issue 11: unlisted credential stores, each named in the issue. */
+static const char *const issue11_credentials[] = {
+	".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
+	".config/github-copilot", ".config/git/credentials", ".config/containers/auth.json",
+	".config/glab-cli", ".m2/settings.xml", ".gradle/gradle.properties", ".terraformrc",
+	".cache/huggingface/token", ".pulumi/credentials.json", ".config/sops/age",
+	".Xauthority",
+};
+
+Test(preset, credentials_name_the_stores_of_issue_11)
+{
+	size_t n;
+	const char *const *list = policy_preset_credentials(&n);
+	for (size_t i = 0; i < N_ELEMS(issue11_credentials); i++)
+		cr_assert(in_list(list, n, issue11_credentials[i]), "~/%s is missing",
+			  issue11_credentials[i]);
+	cr_assert_geq(n, N_ELEMS(credentials) + N_ELEMS(issue11_credentials));
+	assert_no_duplicates(list, n);
+	/* joined to the home as they are: relative, no trailing '/', no empty
+	 * component that would name a different path */
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_neq(list[i][0], '/', "%s", list[i]);
+		cr_assert_neq(list[i][strlen(list[i]) - 1], '/', "%s", list[i]);
+		cr_assert_null(strstr(list[i], "//"), "%s", list[i]);
+		cr_assert_null(strstr(list[i], ".."), "%s", list[i]);
+	}
+}
+
+/* Agents' project settings that start commands (issue 11). */
+Test(preset, protected_names_hold_agents_project_settings)
+{
+	static const char *const names[] = { ".claude/settings.local.json", ".cursor/mcp.json",
+					     ".gemini/settings.json" };
+	size_t n;
+	const char *const *list = policy_preset_protected(&n);
+	for (size_t i = 0; i < N_ELEMS(names); i++)
+		cr_assert(in_list(list, n, names[i]), "%s is missing", names[i]);
+}
+
+Test(preset, kept_sockets)
+{
+	size_t n;
+	const struct policy_kept_socket *k = policy_kept_sockets(&n);
+	cr_assert_gt(n, 0);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert(k[i].path && k[i].path[0] == '/', "entry %zu is not absolute", i);
+		cr_assert(k[i].why && k[i].why[0], "%s has no reason", k[i].path);
+		for (size_t j = i + 1; j < n; j++)
+			cr_assert_str_neq(k[i].path, k[j].path, "duplicate entry");
+	}
+	static const struct {
+		const char *path;
+		bool open_net_only;
+	} want[] = {
+		{ "/run/systemd/journal/socket", false },
+		{ "/run/systemd/journal/stdout", false },
+		{ "/run/systemd/journal/dev-log", false },
+		/* nscd resolves host names: kept only when the network is open */
+		{ "/run/nscd/socket", true },
+	};
+	for (size_t w = 0; w < N_ELEMS(want); w++) {
+		size_t i = 0;
+		while (i < n && strcmp(k[i].path, want[w].path) != 0)
+			i++;
+		cr_assert_lt(i, n, "%s is not kept", want[w].path);
+		cr_assert_eq(k[i].open_net_only, want[w].open_net_only, "%s", want[w].path);
+	}
+
+	/* a kept socket is not one the preset's expressions close */
+	size_t np;
+	const char *const *pat = policy_preset_sockets(&np);
+	for (size_t p = 0; p < np; p++) {
+		regex_t re;
+		cr_assert_eq(regcomp(&re, pat[p], REG_EXTENDED | REG_NOSUB), 0);
+		for (size_t i = 0; i < n; i++)
+			cr_assert_neq(regexec(&re, k[i].path, 0, NULL, 0), 0, "%s is kept and closed by %s",
+				      k[i].path, pat[p]);
+		regfree(&re);
+	}
+}
+
+/* Up to 16 directories, as sandbox/resolve.c asks for. */
+#define DIRS_CAP 16
+static char dirs[DIRS_CAP + 1][PATH_MAX];
+
+static size_t socket_dirs(unsigned uid, bool share_tmp, const char *xdg, const char *tmux,
+			  const char *screen)
+{
+	memset(dirs, 'Z', sizeof(dirs));
+	size_t n = policy_socket_dirs(uid, share_tmp, xdg, tmux, screen, dirs, DIRS_CAP);
+	cr_assert_leq(n, DIRS_CAP);
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_not_null(memchr(dirs[i], '\0', PATH_MAX), "entry %zu unterminated", i);
+		cr_assert_eq(dirs[i][0], '/', "%s is not absolute", dirs[i]);
+		for (size_t j = 0; j < i; j++)
+			cr_assert_str_neq(dirs[i], dirs[j], "%s written twice", dirs[i]);
+	}
+	return n;
+}
+
+static bool has_dir(size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(dirs[i], path) == 0)
+			return true;
+	return false;
+}
+
+/* Listed whatever the environment says: /run (the system's services bind
+ * there, again as they restart), the user's runtime directory and GNU
+ * screen's. */
+#define N_ALWAYS 4
+
+static void assert_always(size_t n, unsigned uid)
+{
+	char runtime[32];
+	snprintf(runtime, sizeof(runtime), "/run/user/%u", uid);
+	static const char *const fixed[] = { "/run", "/run/screen", "/var/run/screen" };
+	for (size_t i = 0; i < N_ELEMS(fixed); i++)
+		cr_assert(has_dir(n, fixed[i]), "uid %u: %s missing", uid, fixed[i]);
+	cr_assert(has_dir(n, runtime), "uid %u: %s missing", uid, runtime);
+}
+
+/* With nothing from the environment and a private /tmp: those alone, for
+ * that uid. */
+Test(preset, socket_dirs_without_environment)
+{
+	static const unsigned uids[] = { 1000, 0, 4294967295u };
+	for (size_t i = 0; i < N_ELEMS(uids); i++) {
+		size_t n = socket_dirs(uids[i], false, NULL, NULL, NULL);
+		cr_assert_eq(n, N_ALWAYS, "uid %u: %zu directories", uids[i], n);
+		assert_always(n, uids[i]);
+	}
+	size_t n = socket_dirs(4294967295u, false, NULL, NULL, NULL);
+	cr_assert(has_dir(n, "/run/user/4294967295"), "the uid printed unsigned");
+	cr_assert(!has_dir(n, "/run/user/1000"));
+}
+
+Test(preset, socket_dirs_from_environment)
+{
+	size_t n = socket_dirs(1000, false, "/xdg/rt", "/tt", "/var/scr");
+	cr_assert_eq(n, N_ALWAYS + 3);
+	assert_always(n, 1000);
+	static const char *const want[] = { "/xdg/rt", "/var/scr", "/tt/tmux-1000" };
+	for (size_t i = 0; i < N_ELEMS(want); i++)
+		cr_assert(has_dir(n, want[i]), "%s missing", want[i]);
+	/* $TMUX_TMPDIR is where tmux makes its tmux-UID, not the socket dir */
+	cr_assert(!has_dir(n, "/tt"));
+
+	/* each variable alone adds exactly its own directory */
+	n = socket_dirs(7, false, "/xdg/rt", NULL, NULL);
+	cr_assert(n == N_ALWAYS + 1 && has_dir(n, "/xdg/rt"));
+	n = socket_dirs(7, false, NULL, "/tt", NULL);
+	cr_assert(n == N_ALWAYS + 1 && has_dir(n, "/tt/tmux-7"));
+	n = socket_dirs(7, false, NULL, NULL, "/var/scr");
+	cr_assert(n == N_ALWAYS + 1 && has_dir(n, "/var/scr"));
+}
+
+/* The private /tmp hides the socket directories in it; a shared one does
+ * not, so they are closed only then. */
+static const char *const shared_tmp_dirs[] = { "/tmp/tmux-1000", "/tmp/screens", "/tmp/.X11-unix",
+					       "/tmp/.ICE-unix", "/tmp/emacs1000" };
+
+Test(preset, socket_dirs_in_a_shared_tmp_only)
+{
+	size_t n = socket_dirs(1000, true, NULL, NULL, NULL);
+	cr_assert_eq(n, N_ALWAYS + N_ELEMS(shared_tmp_dirs));
+	for (size_t i = 0; i < N_ELEMS(shared_tmp_dirs); i++)
+		cr_assert(has_dir(n, shared_tmp_dirs[i]), "%s missing", shared_tmp_dirs[i]);
+	assert_always(n, 1000);
+
+	n = socket_dirs(1000, false, "/xdg/rt", "/tt", "/var/scr");
+	for (size_t i = 0; i < n; i++)
+		cr_assert_neq(strncmp(dirs[i], "/tmp/", 5), 0, "%s with a private /tmp", dirs[i]);
+}
+
+/* A variable naming a directory already listed adds nothing. */
+Test(preset, socket_dirs_each_once)
+{
+	size_t n = socket_dirs(1000, false, "/run/user/1000", NULL, "/run/screen");
+	cr_assert_eq(n, N_ALWAYS);
+	n = socket_dirs(1000, false, "/run", NULL, "/var/run/screen");
+	cr_assert_eq(n, N_ALWAYS);
+	/* tmux's default place, named by $TMUX_TMPDIR, in a shared /tmp */
+	n = socket_dirs(1000, true, "/run/user/1000", "/tmp", "/tmp/screens");
+	cr_assert_eq(n, N_ALWAYS + N_ELEMS(shared_tmp_dirs));
+	/* $XDG_RUNTIME_DIR and $SCREENDIR the same directory */
+	n = socket_dirs(1000, false, "/xdg", NULL, "/xdg");
+	cr_assert_eq(n, N_ALWAYS + 1);
+	cr_assert(has_dir(n, "/xdg"));
+	/* $TMUX_TMPDIR the runtime directory: tmux-UID inside it, both kept */
+	n = socket_dirs(1000, false, "/run/user/1000", "/run/user/1000", NULL);
+	cr_assert_eq(n, N_ALWAYS + 1);
+	cr_assert(has_dir(n, "/run/user/1000/tmux-1000"));
+}
+
+/* What the environment says is skipped unless it is an absolute path: a
+ * relative one would be resolved against whatever directory porta runs in;
+ * "/" and a path too long for PATH_MAX are never a socket directory (and
+ * never written cut). */
+Test(preset, socket_dirs_skip_relative_empty_and_overlong)
+{
+	static char longp[PATH_MAX + 8];
+	memset(longp, 'a', sizeof(longp) - 1);
+	longp[0] = '/';
+	longp[sizeof(longp) - 1] = '\0';
+	static const char *const bad[] = { "", "run/user/1000", "./xdg", "xdg/", "~/x", "/",
+					   longp };
+	for (size_t i = 0; i < N_ELEMS(bad); i++) {
+		size_t n = socket_dirs(1000, false, bad[i], NULL, NULL);
+		cr_assert_eq(n, N_ALWAYS, "XDG_RUNTIME_DIR=\"%.20s\": %zu directories", bad[i], n);
+		n = socket_dirs(1000, false, NULL, NULL, bad[i]);
+		cr_assert_eq(n, N_ALWAYS, "SCREENDIR=\"%.20s\": %zu directories", bad[i], n);
+	}
+	/* $TMUX_TMPDIR relative, or one that fits PATH_MAX alone but not with
+	 * "/tmux-1000" after it */
+	static const char *const bad_tmux[] = { "rel", "./t", "t/" };
+	for (size_t i = 0; i < N_ELEMS(bad_tmux); i++)
+		cr_assert_eq(socket_dirs(1000, false, NULL, bad_tmux[i], NULL), N_ALWAYS,
+			     "TMUX_TMPDIR=\"%s\"", bad_tmux[i]);
+	longp[PATH_MAX - 8] = '\0';
+	cr_assert_eq(socket_dirs(1000, false, NULL, longp, NULL), N_ALWAYS, "an overlong tmux-UID");
+}
+
+static bool untouched(const char *entry)
+{
+	for (size_t b = 0; b < PATH_MAX; b++)
+		if (entry[b] != 'Z')
+			return false;
+	return true;
+}
+
+/* The cap bounds the writes: the count at most cap, nothing written past
+ * the entries counted, and those are the first ones of the full list. */
+Test(preset, socket_dirs_respect_the_cap)
+{
+	static char full[DIRS_CAP][PATH_MAX];
+	size_t total = policy_socket_dirs(1000, true, "/xdg/rt", "/tt", "/var/scr", full,
+					  DIRS_CAP);
+	cr_assert_eq(total, N_ALWAYS + 3 + N_ELEMS(shared_tmp_dirs));
+	for (size_t cap = 0; cap <= total + 1; cap++) {
+		memset(dirs, 'Z', sizeof(dirs));
+		size_t n = policy_socket_dirs(1000, true, "/xdg/rt", "/tt", "/var/scr", dirs, cap);
+		cr_assert_eq(n, cap < total ? cap : total, "cap %zu", cap);
+		for (size_t i = 0; i < n; i++)
+			cr_assert_str_eq(dirs[i], full[i], "cap %zu, entry %zu", cap, i);
+		for (size_t i = n; i <= DIRS_CAP; i++)
+			cr_assert(untouched(dirs[i]), "cap %zu: wrote entry %zu", cap, i);
+	}
 }
