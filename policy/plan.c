@@ -156,7 +156,7 @@ int policy_plan_add_mount(struct policy_plan *plan, enum policy_mount_kind kind,
 		free(copy);
 		return -ENOMEM;
 	}
-	*m = (struct policy_mount_step){ kind, copy, reason };
+	*m = (struct policy_mount_step){ .kind = kind, .path = copy, .reason = reason };
 	return 0;
 }
 
@@ -171,6 +171,17 @@ static int push_str(char ***v, size_t *n, char *s)
 	}
 	*slot = s;
 	return 0;
+}
+
+void policy_plan_set_last_mount_id(struct policy_plan *plan, unsigned long long dev,
+				   unsigned long long ino)
+{
+	if (plan->n_mounts) {
+		struct policy_mount_step *m = &plan->mounts[plan->n_mounts - 1];
+		m->has_id = true;
+		m->dev = dev;
+		m->ino = ino;
+	}
 }
 
 int policy_plan_add_absent(struct policy_plan *plan, const char *path)

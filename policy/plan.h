@@ -58,6 +58,8 @@ struct policy_mount_step {
 	enum policy_mount_kind kind;
 	char *path;
 	const char *reason; /* static text for explain: POLICY_REASON_*, "private /tmp", ... */
+	bool has_id;        /* dev and ino: the host entry resolve mounted over */
+	unsigned long long dev, ino;
 };
 
 /* A -v mount at or beneath a closed path: it reopens exactly itself. */
@@ -131,6 +133,10 @@ int policy_plan_add_rule(struct policy_plan *plan, const char *path, unsigned gr
 			 bool is_dir);
 int policy_plan_add_mount(struct policy_plan *plan, enum policy_mount_kind kind,
 			  const char *path, const char *reason);
+/* Records the identity of the entry the last added mount step lies over
+ * (the guard watches that it stays the same, sandbox/guard.h). */
+void policy_plan_set_last_mount_id(struct policy_plan *plan, unsigned long long dev,
+				   unsigned long long ino);
 int policy_plan_add_absent(struct policy_plan *plan, const char *path);
 int policy_plan_add_link(struct policy_plan *plan, const char *path, const char *target,
 			 unsigned long long dev, unsigned long long ino);

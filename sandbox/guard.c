@@ -55,6 +55,9 @@ struct sandbox_guard {
 	 * the names share most of them (the mount root, .git, .claude). */
 	char *seen[64];
 	size_t n_seen;
+	int root_fd; /* the mount root open during a pass, or -1 */
+	size_t root_fd_len;
+	const char *root_fd_path;
 };
 
 int sandbox_guard_fd(const struct sandbox_guard *g)
@@ -72,6 +75,30 @@ static void forget_seen(struct sandbox_guard *g)
 	for (size_t i = 0; i < g->n_seen; i++)
 		free(g->seen[i]);
 	g->n_seen = 0;
+	if (g->root_fd >= 0)
+		close(g->root_fd);
+	g->root_fd = -1;
+	g->root_fd_path = NULL;
+}
+
+/* The writable mount root above e, open (O_PATH) once per pass: the names
+ * share one or two.  Returns a new fd the caller closes, or -1. */
+static int open_root(struct sandbox_guard *g, const struct guarded *e)
+{
+	if (g->root_fd < 0 || g->root_fd_len != e->root_len ||
+	    memcmp(g->root_fd_path, e->path, e->root_len) != 0) {
+		char root[PATH_MAX];
+		if (e->root_len >= sizeof(root))
+			return -1;
+		memcpy(root, e->path, e->root_len);
+		root[e->root_len] = '\0';
+		if (g->root_fd >= 0)
+			close(g->root_fd);
+		g->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		g->root_fd_len = e->root_len;
+		g->root_fd_path = e->path;
+	}
+	return g->root_fd < 0 ? -1 : fcntl(g->root_fd, F_DUPFD_CLOEXEC, 0);
 }
 
 void sandbox_guard_destroy(struct sandbox_guard *g)
@@ -161,8 +188,15 @@ static int add_mounted(struct sandbox_guard *g, const struct policy_mount_step *
 			    : m->kind == POLICY_MOUNT_PIN &&
 				      strcmp(m->reason, "writable mount root") != 0;
 
-	if (!guards || !m->reason || lstat(m->path, &st) < 0)
+	if (!guards || !m->reason)
 		return 0;
+	/* resolve records the entry it looked at; else look now. */
+	if (m->has_id) {
+		st.st_dev = (dev_t)m->dev;
+		st.st_ino = (ino_t)m->ino;
+	} else if (lstat(m->path, &st) < 0) {
+		return 0;
+	}
 	struct guarded *e = push(g, GUARD_MOUNTED, m->path);
 	if (!e)
 		return -ENOMEM;
@@ -277,18 +311,13 @@ static int check_mounted(struct sandbox_guard *g, struct guarded *e)
 
 static int check_one(struct sandbox_guard *g, struct guarded *e)
 {
-	char root[PATH_MAX], comp[NAME_MAX + 1];
+	char comp[NAME_MAX + 1];
 	const char *p = e->path + e->root_len;
 	int rc;
 
 	if (e->kind == GUARD_MOUNTED)
 		return check_mounted(g, e);
-
-	if (e->root_len >= sizeof(root))
-		return 0;
-	memcpy(root, e->path, e->root_len);
-	root[e->root_len] = '\0';
-	_cleanup_fd_ int dirfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_fd_ int dirfd = open_root(g, e);
 	if (dirfd < 0)
 		return 0; /* the mount root itself is pinned: gone only from the host */
 	while (*p == '/')
@@ -431,6 +460,7 @@ int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **
 	if (!g)
 		return sandbox_fail(e, "protected names", NULL, ENOMEM, NULL);
 	g->fd = -1;
+	g->root_fd = -1;
 	for (size_t i = 0; i < plan->n_absent_protected && rc == 0; i++)
 		rc = add(g, plan, plan->absent_protected[i], NULL);
 	for (size_t i = 0; i < plan->n_links && rc == 0; i++)

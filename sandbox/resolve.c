@@ -79,7 +79,114 @@ struct resolver {
 	char *ro[POLICY_MAX_LIST];
 	size_t n_ro;
 	size_t n_git_modules; /* submodule git directories protected so far */
+	struct dirlist *lists; /* directories read once (may_exist()) */
+	size_t n_lists;
 };
+
+/* What a directory held when resolve first asked: one getdents(2) where a
+ * stat(2) per name would be dozens (the preset names some 80 credential
+ * paths and 45 protected names, most of them absent on any host). */
+struct dirlist {
+	char *dir;
+	char **names; /* sorted */
+	size_t n;
+	bool known; /* listed (or absent); false: could not be read, ask stat(2) */
+};
+
+#define DIRLIST_MAX 64
+#define DIRLIST_MAX_NAMES 4096
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void dirlist_fill(struct dirlist *l)
+{
+	DIR *d = opendir(l->dir);
+	size_t cap = 0;
+
+	if (!d) {
+		l->known = errno == ENOENT || errno == ENOTDIR; /* nothing there */
+		return;
+	}
+	l->known = true;
+	for (struct dirent *de; (de = readdir(d));) {
+		if (l->n == DIRLIST_MAX_NAMES) {
+			l->known = false;
+			break;
+		}
+		if (l->n == cap) {
+			char **nv = realloc(l->names, (cap = cap ? cap * 2 : 32) * sizeof(char *));
+			if (!nv) {
+				l->known = false;
+				break;
+			}
+			l->names = nv;
+		}
+		if (!(l->names[l->n] = strdup(de->d_name))) {
+			l->known = false;
+			break;
+		}
+		l->n++;
+	}
+	closedir(d);
+	qsort(l->names, l->n, sizeof(char *), cmp_entry);
+}
+
+/* False when path certainly does not exist now (the directory above it,
+ * read once, lacks its name, or is absent); true when it may (then the
+ * caller's own stat(2) decides).  Only an optimisation: never a reason to
+ * treat a path as present. */
+static bool may_exist(struct resolver *r, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path || !slash[1])
+		return true;
+	size_t dlen = (size_t)(slash - path);
+	struct dirlist *l = NULL;
+	for (size_t i = 0; i < r->n_lists && !l; i++) {
+		if (strlen(r->lists[i].dir) == dlen && memcmp(r->lists[i].dir, path, dlen) == 0)
+			l = &r->lists[i];
+	}
+	if (!l) {
+		if (r->n_lists == DIRLIST_MAX)
+			return true;
+		if (!r->lists && !(r->lists = calloc(DIRLIST_MAX, sizeof(*r->lists))))
+			return true;
+		char *dir = strndup(path, dlen);
+		if (!dir)
+			return true;
+		/* A directory its own parent's listing lacks is absent: known
+		 * without a call (~/.codex on a host without Codex). */
+		bool absent = !may_exist(r, dir);
+		if (r->n_lists == DIRLIST_MAX) {
+			free(dir);
+			return !absent;
+		}
+		l = &r->lists[r->n_lists++];
+		l->dir = dir;
+		if (absent)
+			l->known = true;
+		else
+			dirlist_fill(l);
+	}
+	if (!l->known)
+		return true;
+	const char *name = slash + 1;
+	return l->n && bsearch(&name, l->names, l->n, sizeof(char *), cmp_entry) != NULL;
+}
+
+static void dirlists_free(struct resolver *r)
+{
+	for (size_t i = 0; i < r->n_lists; i++) {
+		for (size_t k = 0; k < r->lists[i].n; k++)
+			free(r->lists[i].names[k]);
+		free(r->lists[i].names);
+		free(r->lists[i].dir);
+	}
+	free(r->lists);
+}
 
 static bool under_any(char *const *dirs, size_t n, const char *path)
 {
@@ -325,11 +432,22 @@ static int add_socket_dirs(struct resolver *r, char *const envp[])
 	const char *screen = env_get(envp, "SCREENDIR");
 	size_t n = policy_socket_dirs((unsigned)getuid(), r->o->share_tmp, xdg, tmux, screen, dirs,
 				      ARRAY_LEN(dirs));
+	bool hidden[ARRAY_LEN(dirs)] = { false };
 	int rc = 0;
 
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct stat st;
+		/* Beneath one closed already (/run/screen under /run): nothing
+		 * to look up.  A link in the way (/var/run) is resolved below. */
+		bool beneath = false;
+		for (size_t k = 0; k < i && !beneath; k++)
+			beneath = policy_path_is_under(dirs[k], dirs[i]) && hidden[k];
+		if (beneath)
+			continue;
 		_cleanup_free_ char *real = realpath(dirs[i], NULL);
+		/* Whatever lies beneath a candidate the sandbox hides (/var/run,
+		 * a link to the /run closed just before) is hidden too. */
+		hidden[i] = real && (hidden_in_sandbox(r, real) || policy_plan_find_mount(r->plan, real));
 		if (!real || stat(real, &st) < 0 || !S_ISDIR(st.st_mode) || strcmp(real, "/") == 0 ||
 		    strcmp(real, "/tmp") == 0)
 			continue;
@@ -349,6 +467,9 @@ static int add_socket_dirs(struct resolver *r, char *const envp[])
 		rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_COVER_DIR, real,
 					   POLICY_REASON_SOCKET_DIR);
 		if (rc == 0)
+			policy_plan_set_last_mount_id(r->plan, st.st_dev, st.st_ino);
+		hidden[i] = true;
+		if (rc == 0)
 			rc = add_rebinds(r, real, "mount under a closed socket directory");
 		if (rc == 0)
 			rc = bind_back_needed(r, real);
@@ -356,34 +477,36 @@ static int add_socket_dirs(struct resolver *r, char *const envp[])
 	return rc;
 }
 
-/* What a closed socket directory must still show: the files of the strict
- * /etc list that resolve into it (a resolv.conf that links to
- * /run/systemd/resolve/stub-resolv.conf or /run/resolvconf/resolv.conf),
- * and the kept sockets (policy_kept_sockets()) that exist there. */
+/* What a closed socket directory must still show: the name-service files
+ * that link into it (systemd-resolved's /etc/resolv.conf links to
+ * /run/systemd/resolve/stub-resolv.conf, resolvconf's and NetworkManager's
+ * into /run too), and the kept sockets (policy_kept_sockets()) there. */
 static int bind_back_needed(struct resolver *r, const char *dir)
 {
-	size_t n_etc, n_kept;
-	const char *const *etc = policy_strict_readable(&n_etc);
+	static const char *const linked[] = { "/etc/resolv.conf", "/etc/hosts" };
+	size_t n_kept;
 	const struct policy_kept_socket *kept = policy_kept_sockets(&n_kept);
 	int rc = 0;
 
-	for (size_t i = 0; i < n_etc + n_kept && rc == 0; i++) {
+	for (size_t i = 0; i < ARRAY_LEN(linked) + n_kept && rc == 0; i++) {
 		struct stat st;
-		const char *want = i < n_etc ? etc[i] : kept[i - n_etc].path;
-		if (i < n_etc && strncmp(want, "/etc/", 5) != 0)
-			continue;
-		if (i >= n_etc && !kept_socket(r, want))
+		char target[8];
+		bool file = i < ARRAY_LEN(linked);
+		const char *want = file ? linked[i] : kept[i - ARRAY_LEN(linked)].path;
+		/* A file resolves into dir only through a link: readlink(2)
+		 * says so in one call. */
+		if (file ? readlink(want, target, sizeof(target)) < 0
+			 : !kept_socket(r, want) || !policy_path_is_under(dir, want) ||
+				   stat(want, &st) < 0 || !S_ISSOCK(st.st_mode))
 			continue;
 		_cleanup_free_ char *real = realpath(want, NULL);
 		if (!real || !policy_path_is_under(dir, real) || strcmp(real, dir) == 0 ||
 		    stat(real, &st) < 0 || policy_plan_find_mount(r->plan, real))
 			continue;
-		if (i >= n_etc && !S_ISSOCK(st.st_mode))
-			continue;
 		rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_REBIND, real,
-					   i < n_etc ? "a file programs need" : "a kept socket");
-		if (rc == 0 && i < n_etc)
-			rc = policy_plan_add_rule(r->plan, real, POLICY_GRANT_READ, S_ISDIR(st.st_mode));
+					   file ? "a file programs need" : "a kept socket");
+		if (rc == 0 && file)
+			rc = policy_plan_add_rule(r->plan, real, POLICY_GRANT_READ, false);
 	}
 	return rc;
 }
@@ -471,13 +594,14 @@ static int pin_parents(struct resolver *r, const char *path)
 		struct stat st;
 		/* Renamable: its parent directory is writable. */
 		if (strictly_under_any(r->writable, r->n_writable, p) && !hidden_in_sandbox(r, p)) {
-			if (lstat(p, &st) < 0)
+			if (!may_exist(r, p) || lstat(p, &st) < 0)
 				return 0; /* absent from here down */
 			if (S_ISLNK(st.st_mode))
 				return guard_link(r, p, &st);
-			if (S_ISDIR(st.st_mode) && !policy_plan_find_mount(r->plan, p))
-				rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_PIN, p,
-							   POLICY_REASON_PROTECTED_PARENT);
+			if (S_ISDIR(st.st_mode) && !policy_plan_find_mount(r->plan, p) &&
+			    (rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_PIN, p,
+							POLICY_REASON_PROTECTED_PARENT)) == 0)
+				policy_plan_set_last_mount_id(r->plan, st.st_dev, st.st_ino);
 		}
 		p[i] = '/';
 	}
@@ -497,6 +621,8 @@ static int protect_path(struct resolver *r, const char *path)
 		return 0; /* under a cover: the sandbox has nothing there */
 	if ((rc = pin_parents(r, path)))
 		return rc;
+	if (!may_exist(r, path))
+		return policy_plan_add_absent(r->plan, path);
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT || errno == ENOTDIR ? policy_plan_add_absent(r->plan, path)
 							   : 0;
@@ -514,7 +640,10 @@ static int protect_path(struct resolver *r, const char *path)
 		return policy_plan_add_mount(r->plan, POLICY_MOUNT_READONLY, target,
 					     POLICY_REASON_PROTECTED);
 	}
-	return policy_plan_add_mount(r->plan, POLICY_MOUNT_READONLY, path, POLICY_REASON_PROTECTED);
+	if ((rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_READONLY, path, POLICY_REASON_PROTECTED)))
+		return rc;
+	policy_plan_set_last_mount_id(r->plan, st.st_dev, st.st_ino);
+	return 0;
 }
 
 /* Submodules keep their git directories under .git/modules/NAME (NAME may
@@ -766,9 +895,10 @@ static int close_path(struct resolver *r, const char *path, const char *reason)
 	bool exact;
 	int rc;
 
-	/* Most closed paths do not exist: one stat(2) says so, where
-	 * realpath(3) would lstat every component first. */
-	if (stat(path, &st) < 0)
+	/* Most closed paths do not exist: the listing of the directory above
+	 * says so (may_exist()), else one stat(2), where realpath(3) would
+	 * lstat every component first. */
+	if (!may_exist(r, path) || stat(path, &st) < 0)
 		return 0; /* nothing there to read */
 	_cleanup_free_ char *real = realpath(path, NULL);
 	if (!real || stat(real, &st) < 0 || strcmp(real, "/") == 0)
@@ -781,6 +911,8 @@ static int close_path(struct resolver *r, const char *path, const char *reason)
 	rc = policy_plan_add_mount(r->plan,
 				   S_ISDIR(st.st_mode) ? POLICY_MOUNT_COVER_DIR : POLICY_MOUNT_COVER_FILE,
 				   real, reason);
+	if (rc == 0)
+		policy_plan_set_last_mount_id(r->plan, st.st_dev, st.st_ino);
 	if (rc == 0 && S_ISDIR(st.st_mode))
 		rc = add_rebinds(r, real, "reopened inside a closed path");
 	return rc;
@@ -1021,6 +1153,8 @@ static int add_closed_sockets(struct resolver *r, char *const envp[])
 		rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_COVER_FILE, real,
 					   named ? POLICY_REASON_CREDENTIAL_SOCKET
 						 : POLICY_REASON_HOST_SOCKET);
+		if (rc == 0)
+			policy_plan_set_last_mount_id(r->plan, st.st_dev, st.st_ino);
 		if (rc)
 			rc = sandbox_fail(r->e, "closed sockets", NULL, -rc, NULL);
 	}
@@ -1197,7 +1331,10 @@ int sandbox_resolve(const struct policy_options *opts, char *const argv[],
 	/* Filesystems that replace a host directory first, so that what is
 	 * bound back into them (the -v mounts beneath) is in place before the
 	 * protections inside those mounts are laid over it. */
-	if ((rc = add_replaced_filesystems(&r, envp)) || (rc = add_closed_paths(&r)))
+	if ((rc = add_replaced_filesystems(&r, envp)))
+		goto out;
+	trace_mark("resolve: replaced filesystems");
+	if ((rc = add_closed_paths(&r)))
 		goto out;
 	trace_mark("resolve: closed paths");
 	if ((rc = add_protection(&r)))
@@ -1248,6 +1385,7 @@ out:
 		free(r.writable[i]);
 	for (size_t i = 0; i < r.n_ro; i++)
 		free(r.ro[i]);
+	dirlists_free(&r);
 	policy_plan_destroy(r.plan);
 	return rc;
 }

@@ -683,9 +683,11 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 
 	s.init = pid;
 	rc = supervise(&s, o, sfd);
-	/* Every process of the sandbox is gone: one last look, which nothing
-	 * can race any more. */
-	if (s.guard && rc == 0 && sandbox_guard_check(s.guard, true) != 0)
+	/* Every process of the sandbox is gone, and every creation it made is
+	 * queued (inotify queues an event for each, or an overflow, which
+	 * checks everything): one last reading of the queue, which nothing can
+	 * race any more. */
+	if (s.guard && rc == 0 && sandbox_guard_check(s.guard, false) != 0)
 		s.stopped = true;
 	if (s.degraded) {
 		/* What the command left running ends with it. */

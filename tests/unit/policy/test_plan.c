@@ -321,11 +321,13 @@ Test(plan, mount_closes_socket)
 		{ POLICY_MOUNT_COVER_FILE, "", false },
 	};
 	for (size_t i = 0; i < N_ELEMS(v); i++) {
-		struct policy_mount_step m = { v[i].kind, (char *)"/run/x", v[i].reason };
+		struct policy_mount_step m = { .kind = v[i].kind, .path = (char *)"/run/x",
+					       .reason = v[i].reason };
 		cr_assert_eq(policy_mount_closes_socket(&m), v[i].closes, "vector %zu (%s)", i,
 			     v[i].reason ? v[i].reason : "NULL");
 	}
-	struct policy_mount_step m = { POLICY_MOUNT_COVER_FILE, (char *)"/run/x", host_copy };
+	struct policy_mount_step m = { .kind = POLICY_MOUNT_COVER_FILE, .path = (char *)"/run/x",
+				       .reason = host_copy };
 	cr_assert(policy_mount_closes_socket(&m), "the reason is compared as text");
 }
 
