@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +22,13 @@
  * protected name gets there. */
 #define GUARD_MAX_WATCHES 4096
 
-/* Creations, renames and removals in a watched directory: everything that
- * can make a name appear, or a link change. */
-#define GUARD_MASK (IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR)
+/* What can make a name appear (a creation, a rename into place) or replace
+ * one: every watch has these.  A build or git in a watched directory wakes
+ * the supervisor once per creation there (git's index.lock), so nothing
+ * more is asked for; only a directory holding a guarded link also asks for
+ * removals and renames away (a link removed is to be put back). */
+#define GUARD_MASK (IN_CREATE | IN_MOVED_TO | IN_ONLYDIR)
+#define GUARD_MASK_LINK (IN_DELETE | IN_MOVED_FROM)
 
 enum guard_kind {
 	GUARD_ABSENT,  /* a protected name that must not appear */
@@ -227,16 +232,18 @@ static int count_watch(struct sandbox_guard *g, int wd)
 /* Watches the directory open at dirfd, which is path[0..len) (by its inode:
  * the fd's magic link, so a rename of the path since changes nothing), once
  * per pass.  0 or -errno. */
-static int watch(struct sandbox_guard *g, int dirfd, const char *path, size_t len)
+static int watch(struct sandbox_guard *g, int dirfd, const char *path, size_t len, uint32_t extra)
 {
 	char p[64];
 
-	for (size_t i = 0; i < g->n_seen; i++) {
+	for (size_t i = 0; i < g->n_seen && !extra; i++) {
 		if (strlen(g->seen[i]) == len && memcmp(g->seen[i], path, len) == 0)
 			return 0;
 	}
 	snprintf(p, sizeof(p), "/proc/self/fd/%d", dirfd);
-	int rc = count_watch(g, inotify_add_watch(g->fd, p, GUARD_MASK));
+	/* IN_MASK_ADD: a directory shared by a link and other names keeps
+	 * what each asked for. */
+	int rc = count_watch(g, inotify_add_watch(g->fd, p, GUARD_MASK | IN_MASK_ADD | extra));
 	if (rc == 0 && g->n_seen < ARRAY_LEN(g->seen) && (g->seen[g->n_seen] = strndup(path, len)))
 		g->n_seen++;
 	return rc;
@@ -337,10 +344,11 @@ static int check_one(struct sandbox_guard *g, struct guarded *e)
 			return 0;
 		memcpy(comp, p, n);
 		comp[n] = '\0';
-		if ((rc = watch(g, dirfd, e->path, (size_t)(p - e->path))))
+		bool last = !slash;
+		if ((rc = watch(g, dirfd, e->path, (size_t)(p - e->path),
+				last && e->kind == GUARD_LINK ? GUARD_MASK_LINK : 0)))
 			return rc;
 		struct stat st;
-		bool last = !slash;
 		size_t shown_len = (size_t)(p - e->path) + n;
 		char shown[PATH_MAX];
 		snprintf(shown, sizeof(shown), "%.*s", (int)shown_len, e->path);
@@ -517,20 +525,24 @@ int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **
 				dir[0] = '/';
 				dir[1] = '\0';
 			}
+			/* The link's own directory also reports removals. */
+			uint32_t extra = v->kind == GUARD_LINK && !strchr(v->path + strlen(dir) + 1, '/')
+					 ? GUARD_MASK_LINK : 0;
 			size_t k = 0;
 			while (k < n_tried && strcmp(tried[k], dir) != 0)
 				k++;
-			if (k < n_tried) {
+			if (k < n_tried && !(extra && tried_ok[k])) {
 				found = tried_ok[k];
 				continue;
 			}
-			int wd = inotify_add_watch(g->fd, dir, GUARD_MASK | IN_DONT_FOLLOW);
+			int wd = inotify_add_watch(g->fd, dir,
+						   GUARD_MASK | IN_DONT_FOLLOW | IN_MASK_ADD | extra);
 			found = wd >= 0;
 			if (found)
 				rc = count_watch(g, wd);
 			else if (errno != ENOENT && errno != ENOTDIR)
 				rc = -errno;
-			if (n_tried < ARRAY_LEN(tried) && (tried[n_tried] = strdup(dir)))
+			if (k == n_tried && n_tried < ARRAY_LEN(tried) && (tried[n_tried] = strdup(dir)))
 				tried_ok[n_tried++] = found;
 		}
 	}
