@@ -466,6 +466,21 @@ int sandbox_guard_check(struct sandbox_guard *g, bool recheck)
 	return recheck ? check_all(g) : 0;
 }
 
+/* A directory the plan knows exists: pinned, or a writable mount's root. */
+static bool known_dir(const struct policy_plan *plan, const char *dir)
+{
+	const struct policy_mount_step *m = policy_plan_find_mount(plan, dir);
+
+	if (m && m->kind == POLICY_MOUNT_PIN)
+		return true;
+	for (size_t i = 0; i < plan->n_rules; i++) {
+		if ((plan->rules[i].grant & POLICY_GRANT_WRITE) && plan->rules[i].is_dir &&
+		    strcmp(plan->rules[i].path, dir) == 0)
+			return true;
+	}
+	return false;
+}
+
 int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **out,
 			 struct sandbox_error *e)
 {
@@ -500,12 +515,13 @@ int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **
 						    "fs.inotify.max_user_instances"
 						  : NULL);
 	}
-	/* The deepest directory that exists above each name, found by trying
-	 * its parents in turn (each directory tried once: the names share a
-	 * few, the mount root, .git, .claude).  Those directories are pinned,
-	 * so a watch by path stays on them; resolve has just found the names
-	 * absent, and the command has not started.  A mounted-over path's
-	 * parent exists. */
+	/* The deepest directory that exists above each name.  resolve pinned
+	 * every directory that exists between a writable mount's root and a
+	 * protected name (pin_parents()), so it is the deepest pinned one, or
+	 * the root: found in the plan, no call to try the others.  A
+	 * mounted-over path's parent exists.  Each directory is watched once
+	 * (the names share a few: the mount root, .git, .claude); being
+	 * pinned, a watch by path stays on it. */
 	char *tried[64];
 	bool tried_ok[64];
 	size_t n_tried = 0;
@@ -525,6 +541,8 @@ int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **
 				dir[0] = '/';
 				dir[1] = '\0';
 			}
+			if (v->kind != GUARD_MOUNTED && !known_dir(plan, dir))
+				continue;
 			/* The link's own directory also reports removals. */
 			uint32_t extra = v->kind == GUARD_LINK && !strchr(v->path + strlen(dir) + 1, '/')
 					 ? GUARD_MASK_LINK : 0;
