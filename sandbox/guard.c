@@ -284,7 +284,11 @@ static void refuse(struct sandbox_guard *g, int dirfd, const char *name, const c
 			"stopping the run: %s %s while it ran; moved aside to %.*s/%s (bytes kept)%s",
 			esc, what, slash ? (int)(slash - esc) : 0, esc, esc2,
 			link ? ", the link put back" : "");
-	} else if (err != ENOENT) {
+	} else if (err == ENOENT) {
+		log_msg(LOG_LEVEL_ERROR, "stopping the run: %s %s while it ran (gone again before "
+					 "porta could move it aside)%s",
+			esc, what, link ? ", the link put back" : "");
+	} else {
 		log_msg(LOG_LEVEL_ERROR,
 			"stopping the run: %s %s while it ran, and porta could not move it aside (%s): "
 			"remove it before an editor, agent or shell reads it",
@@ -292,11 +296,6 @@ static void refuse(struct sandbox_guard *g, int dirfd, const char *name, const c
 	}
 }
 
-/* Checks one guarded name, component by component from its writable mount
- * without following a link (renames of the directories found are harmless:
- * each step works on the directory it opened), watching every directory on
- * the way before looking into it, so that a name made after the look is an
- * event.  Returns 1 on a violation, 0, or -errno when it cannot watch. */
 /* A MOUNTED entry: still the entry porta mounted over?  Only a program
  * outside can have replaced it (inside, a mount point cannot be renamed or
  * removed), and the sandbox's mount went with it.  Said once; the caller
@@ -324,6 +323,11 @@ static int check_mounted(struct sandbox_guard *g, struct guarded *e)
 	return 1;
 }
 
+/* Checks one guarded name, component by component from its writable mount
+ * without following a link (renames of the directories found are harmless:
+ * each step works on the directory it opened), watching every directory on
+ * the way before looking into it, so that a name made after the look is an
+ * event.  Returns 1 on a violation, 0, or -errno when it cannot watch. */
 static int check_one(struct sandbox_guard *g, struct guarded *e)
 {
 	char comp[NAME_MAX + 1];
