@@ -458,6 +458,20 @@ static void put_int(int fd, int v)
 	while (n < 0 && errno == EINTR);
 }
 
+static void default_fault_signals(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+	struct kernel_sigaction_min {
+		void (*handler)(int);
+		unsigned long flags;
+		void (*restorer)(void);
+		unsigned long mask;
+	} act = { .handler = SIG_DFL };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		syscall(SYS_rt_sigaction, sigs[i], &act, NULL, sizeof(act.mask));
+}
+
 static __attribute__((noreturn)) void probe_child(const struct probe *p, bool filtered, int wfd)
 {
 	struct probe_state st = { .fd = { -1, -1, -1 }, .pid = -1 };
@@ -467,6 +481,11 @@ static __attribute__((noreturn)) void probe_child(const struct probe *p, bool fi
 	/* core_pattern may be a plain file name: a child killed by SIGSYS must
 	 * not leave cores in the build tree. */
 	setrlimit(RLIMIT_CORE, &no_core);
+	/* A probe's outcome is how the child ended.  Under AddressSanitizer a
+	 * fault (int $0x80 on a kernel without IA-32 entry) would be caught
+	 * and reported as a finding instead; the raw syscall puts the default
+	 * back past ASan's sigaction interceptor. */
+	default_fault_signals();
 	prep = p->prepare ? p->prepare(&st) : 0;
 	put_int(wfd, prep);
 	if (prep != 0 && !p->prepare_optional)
