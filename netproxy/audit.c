@@ -91,7 +91,9 @@ int proxy_audit_write(struct proxy *p, const struct proxy_audit_entry *e)
 	if (!line)
 		return -ENOMEM;
 	rc = 0;
-	if (fputs(line, p->audit) == EOF || fputc('\n', p->audit) == EOF || fflush(p->audit) == EOF)
+	/* one stdio call for the line and its newline, then out: a reader of the
+	 * file sees whole records, save the one being written */
+	if (fprintf(p->audit, "%s\n", line) < 0 || fflush(p->audit) == EOF)
 		rc = -(errno ? errno : EIO);
 	free(line);
 	return rc;

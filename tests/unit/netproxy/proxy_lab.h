@@ -651,6 +651,10 @@ static inline size_t lab_audit(struct lab *l, json_t **out, size_t cap)
 	char line[8192];
 	size_t n = 0;
 	while (f && fgets(line, sizeof(line), f)) {
+		/* the proxy thread may be writing this record now: a line without
+		 * its newline is not finished, and neither is the file */
+		if (!strchr(line, '\n'))
+			break;
 		json_error_t je;
 		json_t *o = json_loads(line, 0, &je);
 		LAB_CHECK(o && json_is_object(o), "audit line is not JSON: %s", line);
