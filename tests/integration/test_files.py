@@ -347,7 +347,9 @@ class GuardedNames(PortaTestCase):
             elif rel == ".mcp.json":
                 self.assertEqual(os.readlink(kept), "elsewhere")
             else:
-                self.assertEqual(self.read(kept), "evil\n", "the bytes were not kept")
+                # kept whole, or empty when the stop came between the
+                # shell's open() and its write()
+                self.assertIn(self.read(kept), ("", "evil\n"), "the bytes were not kept")
 
     def test_git_hooks_absent_and_a_new_link_on_the_way(self):
         ws = self.mkdtemp()
@@ -376,7 +378,9 @@ class GuardedNames(PortaTestCase):
                          "the link's target is protected too")
         moved = self.aside(ws, ".envrc")
         self.assertEqual(len(moved), 1)
-        self.assertEqual(self.read(os.path.join(ws, moved[0])), "evil\n")
+        # the guard stops the command as soon as the name appears: between
+        # the shell's open() and its write() when it is quick enough
+        self.assertIn(self.read(os.path.join(ws, moved[0])), ("", "evil\n"))
 
     def replace_during_run(self, ws, path, env=None):
         """Starts a run that reads and writes PATH in a loop, replaces PATH
