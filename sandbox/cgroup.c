@@ -237,7 +237,7 @@ static int remove_dir(const char *path)
 
 /* Sets the limits of d; 0 or -errno with e filled. */
 static int set_limits(const struct sandbox_cgroup *cg, const struct cg_dir *d,
-		      struct sandbox_error *e)
+		      struct porta_error *e)
 {
 	char path[SANDBOX_CG_PATH_MAX + 64];
 	int r;
@@ -247,7 +247,7 @@ static int set_limits(const struct sandbox_cgroup *cg, const struct cg_dir *d,
 		const char *limit = d->version == 2 ? "memory.max" : "memory.limit_in_bytes";
 		if ((r = write_u64(d->path, limit, bytes))) {
 			snprintf(path, sizeof(path), "%s/%s", d->path, limit);
-			return sandbox_fail(e, "--max-memory-mb: write", path, -r, NULL);
+			return porta_fail(e, "--max-memory-mb: write", path, -r, NULL);
 		}
 		/* Swap must not extend the ceiling.  The files are absent when
 		 * the kernel does not account swap (no swap, or swapaccount=0),
@@ -259,7 +259,7 @@ static int set_limits(const struct sandbox_cgroup *cg, const struct cg_dir *d,
 		if (r && r != -ENOENT) {
 			snprintf(path, sizeof(path), "%s/%s", d->path,
 				 d->version == 2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes");
-			return sandbox_fail(e, "--max-memory-mb: write", path, -r, NULL);
+			return porta_fail(e, "--max-memory-mb: write", path, -r, NULL);
 		}
 	}
 	if (d->ctrl[SANDBOX_CG_PIDS]) {
@@ -267,7 +267,7 @@ static int set_limits(const struct sandbox_cgroup *cg, const struct cg_dir *d,
 		 * pids.max counts tasks, threads included, as RLIMIT_NPROC does. */
 		if ((r = write_u64(d->path, "pids.max", cg->max_procs + 1))) {
 			snprintf(path, sizeof(path), "%s/pids.max", d->path);
-			return sandbox_fail(e, "--max-procs: write", path, -r, NULL);
+			return porta_fail(e, "--max-procs: write", path, -r, NULL);
 		}
 	}
 	return 0;
@@ -289,7 +289,7 @@ static void destroy(struct sandbox_cgroup *cg, bool warn)
 }
 
 int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup **out,
-			  struct sandbox_error *e)
+			  struct porta_error *e)
 {
 	unsigned need = sandbox_cg_needed(o);
 	_cleanup_free_ struct sandbox_cg_facts *f = NULL;
@@ -307,16 +307,16 @@ int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup 
 	cg = calloc(1, sizeof(*cg));
 	if (!f || !ch || !cg) {
 		free(cg);
-		return sandbox_fail(e, "cgroup", NULL, ENOMEM, NULL);
+		return porta_fail(e, "cgroup", NULL, ENOMEM, NULL);
 	}
 	if ((r = sandbox_cg_gather(f))) {
 		free(cg);
-		return sandbox_fail(e, "read", "/proc/self/cgroup", -r, NULL);
+		return porta_fail(e, "read", "/proc/self/cgroup", -r, NULL);
 	}
 	if (sandbox_cg_choose(f, need, ch, &failed, reason, sizeof(reason)) != SANDBOX_CG_OK) {
 		free(cg);
 		refusal(failed, reason, text, sizeof(text));
-		return sandbox_fail(e, "refusing the ceilings", NULL, 0, "%s", text);
+		return porta_fail(e, "refusing the ceilings", NULL, 0, "%s", text);
 	}
 	cg->memory_mib = o->max_memory_mib.set ? o->max_memory_mib.value : 0;
 	cg->max_procs = (need & (1u << SANDBOX_CG_PIDS)) ? o->max_procs.value : 0;
@@ -331,7 +331,7 @@ int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup 
 		if ((r = write_str(ch->parent[c], "cgroup.subtree_control", plus))) {
 			snprintf(path, sizeof(path), "%s/cgroup.subtree_control", ch->parent[c]);
 			free(cg);
-			return sandbox_fail(e, "enable a cgroup controller: write", path, -r, "%s", plus);
+			return porta_fail(e, "enable a cgroup controller: write", path, -r, "%s", plus);
 		}
 	}
 	/* One directory per distinct parent: a v2 hierarchy, or a v1 hierarchy
@@ -343,7 +343,7 @@ int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup 
 		int n = snprintf(dir, sizeof(dir), "%s/porta-%ld", ch->parent[c], (long)getpid());
 		if (n < 0 || (size_t)n >= sizeof(dir)) {
 			free(cg);
-			return sandbox_fail(e, "cgroup", ch->parent[c], ENAMETOOLONG, NULL);
+			return porta_fail(e, "cgroup", ch->parent[c], ENAMETOOLONG, NULL);
 		}
 		size_t i = 0;
 		while (i < cg->n && strcmp(cg->dirs[i].path, dir) != 0)
@@ -366,7 +366,7 @@ int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup 
 				err = errno ? errno : err;
 				cg->n = i; /* the ones made so far */
 				destroy(cg, true);
-				return sandbox_fail(e, "create the cgroup", d->path, err, NULL);
+				return porta_fail(e, "create the cgroup", d->path, err, NULL);
 			}
 		}
 		char procs[SANDBOX_CG_PATH_MAX + 32];
@@ -374,7 +374,7 @@ int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup 
 		if ((r = set_limits(cg, d, e)) ||
 		    (d->procs_fd = open(procs, O_WRONLY | O_CLOEXEC)) < 0) {
 			if (!r)
-				r = sandbox_fail(e, "open", procs, errno, NULL);
+				r = porta_fail(e, "open", procs, errno, NULL);
 			cg->n = i + 1;
 			destroy(cg, true);
 			return r;
@@ -384,7 +384,7 @@ int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup 
 	return 0;
 }
 
-int sandbox_cgroup_join(struct sandbox_cgroup *cg, struct sandbox_error *e)
+int sandbox_cgroup_join(struct sandbox_cgroup *cg, struct porta_error *e)
 {
 	if (!cg)
 		return 0;
@@ -398,7 +398,7 @@ int sandbox_cgroup_join(struct sandbox_cgroup *cg, struct sandbox_error *e)
 		if (w != 1) {
 			char procs[SANDBOX_CG_PATH_MAX + 32];
 			snprintf(procs, sizeof(procs), "%s/cgroup.procs", d->path);
-			return sandbox_fail(e, "join the cgroup: write", procs, w < 0 ? err : EIO, NULL);
+			return porta_fail(e, "join the cgroup: write", procs, w < 0 ? err : EIO, NULL);
 		}
 	}
 	return 0;
@@ -446,7 +446,7 @@ void sandbox_cgroup_finish(struct sandbox_cgroup *cg)
 	destroy(cg, true);
 }
 
-int sandbox_cgroup_without_init(struct sandbox_cgroup *cg, struct sandbox_error *e)
+int sandbox_cgroup_without_init(struct sandbox_cgroup *cg, struct porta_error *e)
 {
 	char path[SANDBOX_CG_PATH_MAX + 16];
 
@@ -457,7 +457,7 @@ int sandbox_cgroup_without_init(struct sandbox_cgroup *cg, struct sandbox_error 
 		int r = write_u64(d->path, "pids.max", cg->max_procs);
 		if (r) {
 			snprintf(path, sizeof(path), "%s/pids.max", d->path);
-			return sandbox_fail(e, "--max-procs: write", path, -r, NULL);
+			return porta_fail(e, "--max-procs: write", path, -r, NULL);
 		}
 	}
 	return 0;

@@ -142,17 +142,17 @@ struct sandbox_cgroup;
  * (caller owns, sandbox_cgroup_finish) or -errno with e filled and nothing
  * left behind. */
 int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup **out,
-			  struct sandbox_error *e);
+			  struct porta_error *e);
 
 /* In init, first thing: moves the calling process into every cgroup of cg
  * (writes "0" to each inherited cgroup.procs fd) and closes those fds.
  * 0 or -errno (e filled).  cg may be NULL. */
-int sandbox_cgroup_join(struct sandbox_cgroup *cg, struct sandbox_error *e);
+int sandbox_cgroup_join(struct sandbox_cgroup *cg, struct porta_error *e);
 
 /* A host without user namespaces (sandbox/degraded.h) has no init in the
  * cgroup: pids.max becomes exactly --max-procs.  Before the payload is
  * forked.  0 or -errno (e filled); cg may be NULL. */
-int sandbox_cgroup_without_init(struct sandbox_cgroup *cg, struct sandbox_error *e);
+int sandbox_cgroup_without_init(struct sandbox_cgroup *cg, struct porta_error *e);
 
 /* After init has been reaped: says on stderr when a ceiling was reached
  * (the OOM killer ran, forks were refused), removes the cgroups (retrying a

@@ -114,7 +114,7 @@ fail:
 int sandbox_degraded_prepare(const struct policy_plan *plan, struct sandbox_netsup *net,
 			     struct sandbox_net_ports *ports, struct sandbox_degraded *d,
 			     int *ruleset_fd, struct policy_landlock_masks *m,
-			     struct sandbox_error *e)
+			     struct porta_error *e)
 {
 	const struct policy_options *o = plan->opts;
 	char why[1024];
@@ -125,24 +125,24 @@ int sandbox_degraded_prepare(const struct policy_plan *plan, struct sandbox_nets
 	memset(d, 0, sizeof(*d));
 	bool procs_in_cgroup = sandbox_cg_needed(o) & (1u << SANDBOX_CG_PIDS);
 	if (policy_degrade_refusal(plan, procs_in_cgroup, why, sizeof(why)))
-		return sandbox_fail(e, "user namespaces refused", NULL, 0, "%s", why);
+		return porta_fail(e, "user namespaces refused", NULL, 0, "%s", why);
 	if (o->net_mode == POLICY_NET_POLICY && (rc = sandbox_netsup_listen_local(net, ports, e)))
 		return rc;
 	if (!o->share_tmp) {
 		char tmpl[] = "/tmp/porta-XXXXXX";
 		if (!mkdtemp(tmpl))
-			return sandbox_fail(e, "private TMPDIR", "/tmp", errno, NULL);
+			return porta_fail(e, "private TMPDIR", "/tmp", errno, NULL);
 		if (!(d->tmpdir = strdup(tmpl))) {
 			rmdir(tmpl);
-			return sandbox_fail(e, "private TMPDIR", NULL, ENOMEM, NULL);
+			return porta_fail(e, "private TMPDIR", NULL, ENOMEM, NULL);
 		}
 	}
 	if (!(d->envp = env_with_tmpdir(plan->envp, d->tmpdir))) {
-		rc = sandbox_fail(e, "environment", NULL, ENOMEM, NULL);
+		rc = porta_fail(e, "environment", NULL, ENOMEM, NULL);
 		goto fail;
 	}
 	if ((rc = policy_degrade_rules(plan, d->tmpdir, list_dir, NULL, &rules, &n_rules))) {
-		rc = sandbox_fail(e, "Landlock rules without a mount namespace", NULL, -rc, NULL);
+		rc = porta_fail(e, "Landlock rules without a mount namespace", NULL, -rc, NULL);
 		goto fail;
 	}
 	uint16_t proxy_ports[2] = { ports ? ports->http : 0, ports ? ports->socks : 0 };
@@ -172,7 +172,7 @@ fail:
 }
 
 int sandbox_degraded_payload_seccomp(const struct policy_plan *plan, int ctl,
-				     struct sandbox_error *e)
+				     struct porta_error *e)
 {
 	enum policy_net_mode mode = plan->opts->net_mode;
 	int r;
@@ -180,7 +180,7 @@ int sandbox_degraded_payload_seccomp(const struct policy_plan *plan, int ctl,
 	if (mode == POLICY_NET_POLICY) {
 		int lfd = -1;
 		if ((r = sandbox_seccomp_install_listener(POLICY_SECCOMP_NOTIFY_CONNECT, &lfd)))
-			return sandbox_fail(e, "seccomp", NULL, -r,
+			return porta_fail(e, "seccomp", NULL, -r,
 					    r == -EBUSY ? "another seccomp listener is in use, and "
 							  "without one nothing keeps the command to "
 							  "porta's proxy on this host"
@@ -188,16 +188,16 @@ int sandbox_degraded_payload_seccomp(const struct policy_plan *plan, int ctl,
 		r = sandbox_fdpass_send(ctl, SANDBOX_NET_MSG_WATCH, NULL, 0, &lfd, 1);
 		close(lfd);
 		if (r)
-			return sandbox_fail(e, "pass the connect watch to porta", NULL, -r, NULL);
+			return porta_fail(e, "pass the connect watch to porta", NULL, -r, NULL);
 	} else if ((r = sandbox_seccomp_install(POLICY_SECCOMP_BASE))) {
-		return sandbox_fail(e, "seccomp", NULL, -r, NULL);
+		return porta_fail(e, "seccomp", NULL, -r, NULL);
 	}
 	if (mode != POLICY_NET_OPEN && (r = sandbox_seccomp_install(POLICY_SECCOMP_CLOSED_NET)))
-		return sandbox_fail(e, "seccomp", NULL, -r, "closed network");
+		return porta_fail(e, "seccomp", NULL, -r, "closed network");
 	if ((r = sandbox_seccomp_install(POLICY_SECCOMP_DEGRADED)))
-		return sandbox_fail(e, "seccomp", NULL, -r, "no IPC namespace");
+		return porta_fail(e, "seccomp", NULL, -r, "no IPC namespace");
 	if (sandbox_euid_is_host_root() && (r = sandbox_seccomp_install(POLICY_SECCOMP_DEGRADED_ROOT)))
-		return sandbox_fail(e, "seccomp", NULL, -r, "root without a mount namespace");
+		return porta_fail(e, "seccomp", NULL, -r, "root without a mount namespace");
 	return 0;
 }
 

@@ -45,7 +45,7 @@ struct sandbox_degraded {
 int sandbox_degraded_prepare(const struct policy_plan *plan, struct sandbox_netsup *net,
 			     struct sandbox_net_ports *ports, struct sandbox_degraded *d,
 			     int *ruleset_fd, struct policy_landlock_masks *m,
-			     struct sandbox_error *e);
+			     struct porta_error *e);
 
 /* In the payload, after Landlock: the seccomp programs (see above); a
  * notifying one's listener is sent over ctl (SANDBOX_NET_MSG_WATCH).  A
@@ -53,7 +53,7 @@ int sandbox_degraded_prepare(const struct policy_plan *plan, struct sandbox_nets
  * the run here, since nothing else would keep the command to the proxy.
  * 0 or -errno (e filled). */
 int sandbox_degraded_payload_seccomp(const struct policy_plan *plan, int ctl,
-				     struct sandbox_error *e);
+				     struct porta_error *e);
 
 /* For `porta explain`: when this host refuses user namespaces (probed in a
  * forked child), adds notes to plan saying that run will confine with

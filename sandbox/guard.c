@@ -486,14 +486,14 @@ static bool known_dir(const struct policy_plan *plan, const char *dir)
 }
 
 int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **out,
-			 struct sandbox_error *e)
+			 struct porta_error *e)
 {
 	struct sandbox_guard *g = calloc(1, sizeof(*g));
 	int rc = 0;
 
 	*out = NULL;
 	if (!g)
-		return sandbox_fail(e, "protected names", NULL, ENOMEM, NULL);
+		return porta_fail(e, "protected names", NULL, ENOMEM, NULL);
 	g->fd = -1;
 	g->root_fd = -1;
 	for (size_t i = 0; i < plan->n_absent_protected && rc == 0; i++)
@@ -504,7 +504,7 @@ int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **
 		rc = add_mounted(g, &plan->mounts[i]);
 	if (rc) {
 		sandbox_guard_destroy(g);
-		return sandbox_fail(e, "protected names", NULL, -rc, NULL);
+		return porta_fail(e, "protected names", NULL, -rc, NULL);
 	}
 	if (g->n == 0) {
 		sandbox_guard_destroy(g);
@@ -514,7 +514,7 @@ int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **
 	if (g->fd < 0) {
 		int err = errno;
 		sandbox_guard_destroy(g);
-		return sandbox_fail(e, "watch the absent protected names (inotify)", NULL, err,
+		return porta_fail(e, "watch the absent protected names (inotify)", NULL, err,
 				    err == EMFILE ? "the user's inotify instances are used up: "
 						    "fs.inotify.max_user_instances"
 						  : NULL);
@@ -572,7 +572,7 @@ int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **
 		free(tried[k]);
 	if (rc < 0) {
 		sandbox_guard_destroy(g);
-		return sandbox_fail(e, "watch the absent protected names (inotify)", NULL, -rc,
+		return porta_fail(e, "watch the absent protected names (inotify)", NULL, -rc,
 				    -rc == ENOSPC ? "too many watches: fs.inotify.max_user_watches"
 						  : NULL);
 	}

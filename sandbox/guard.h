@@ -39,7 +39,7 @@ struct sandbox_guard;
  * nothing to watch.  Returns 0, or -errno when porta cannot watch them (the
  * caller refuses the run: nothing is weakened silently); e then names why. */
 int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **out,
-			 struct sandbox_error *e);
+			 struct porta_error *e);
 
 /* The inotify fd to poll for reading (owned by the guard). */
 int sandbox_guard_fd(const struct sandbox_guard *g);

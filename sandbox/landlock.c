@@ -26,7 +26,7 @@ int sandbox_landlock_abi(void)
 }
 
 static int add_rule(const struct policy_rule *rule, int fd, const struct policy_landlock_masks *m,
-		    struct sandbox_error *e)
+		    struct porta_error *e)
 {
 	{
 		struct landlock_path_beneath_attr pb = {
@@ -38,11 +38,11 @@ static int add_rule(const struct policy_rule *rule, int fd, const struct policy_
 		if (pfd < 0) {
 			if (errno == ENOENT)
 				return 0; /* vanished since resolving: nothing to grant */
-			return sandbox_fail(e, "Landlock rule", rule->path, errno, NULL);
+			return porta_fail(e, "Landlock rule", rule->path, errno, NULL);
 		}
 		pb.parent_fd = pfd;
 		if (syscall(SYS_landlock_add_rule, fd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
-			return sandbox_fail(e, "Landlock rule", rule->path, errno, NULL);
+			return porta_fail(e, "Landlock rule", rule->path, errno, NULL);
 	}
 	return 0;
 }
@@ -50,7 +50,7 @@ static int add_rule(const struct policy_rule *rule, int fd, const struct policy_
 /* Adds the plan's rules whose after-mounts status is late (see
  * policy_plan_rule_after_mounts()) to the ruleset. */
 static int add_rules(const struct policy_plan *plan, int fd, const struct policy_landlock_masks *m,
-		     bool late, struct sandbox_error *e)
+		     bool late, struct porta_error *e)
 {
 	for (size_t i = 0; i < plan->n_rules; i++) {
 		if (policy_plan_rule_after_mounts(plan, &plan->rules[i]) != late)
@@ -69,7 +69,7 @@ static int add_rules(const struct policy_plan *plan, int fd, const struct policy
  * and nothing more is granted.  Pipes and sockets need no rule: Landlock does
  * not govern them. */
 static int add_std_streams(int ruleset, const struct policy_landlock_masks *m,
-			   struct sandbox_error *e)
+			   struct porta_error *e)
 {
 	for (int sfd = 0; sfd <= 2; sfd++) {
 		struct stat st;
@@ -88,14 +88,14 @@ static int add_std_streams(int ruleset, const struct policy_landlock_masks *m,
 			.parent_fd = sfd,
 		};
 		if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0)
-			return sandbox_fail(e, "Landlock rule for standard stream", NULL, errno,
+			return porta_fail(e, "Landlock rule for standard stream", NULL, errno,
 					    "fd %d", sfd);
 	}
 	return 0;
 }
 
 /* An empty ruleset handling m's rights; the fd or -errno (e filled). */
-static int new_ruleset(const struct policy_landlock_masks *m, struct sandbox_error *e)
+static int new_ruleset(const struct policy_landlock_masks *m, struct porta_error *e)
 {
 	int abi = m->abi;
 	struct kernel_landlock_ruleset_attr attr = {
@@ -109,17 +109,17 @@ static int new_ruleset(const struct policy_landlock_masks *m, struct sandbox_err
 				 : offsetof(struct kernel_landlock_ruleset_attr, handled_access_net);
 	int fd = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (fd < 0)
-		return sandbox_fail(e, "Landlock ruleset", NULL, errno, NULL);
+		return porta_fail(e, "Landlock ruleset", NULL, errno, NULL);
 	return fd;
 }
 
 /* The ABI, its masks, and a warning per feature it lacks; 0 or -errno. */
-static int masks_for_host(struct policy_landlock_masks *m, struct sandbox_error *e)
+static int masks_for_host(struct policy_landlock_masks *m, struct porta_error *e)
 {
 	int abi = sandbox_landlock_abi();
 
 	if (abi < 1)
-		return sandbox_fail(e, "Landlock", NULL, EOPNOTSUPP,
+		return porta_fail(e, "Landlock", NULL, EOPNOTSUPP,
 				    "this kernel has no Landlock, so writes cannot be confined; see 'porta check'");
 	policy_landlock_masks(abi, m);
 	/* Degrade, but say so (DESIGN.md: never silently weakened). */
@@ -131,7 +131,7 @@ static int masks_for_host(struct policy_landlock_masks *m, struct sandbox_error 
 }
 
 int sandbox_landlock_prepare(const struct policy_plan *plan, int *ruleset_fd,
-			     struct policy_landlock_masks *m, struct sandbox_error *e)
+			     struct policy_landlock_masks *m, struct porta_error *e)
 {
 	int rc = masks_for_host(m, e);
 	if (rc)
@@ -149,7 +149,7 @@ int sandbox_landlock_prepare(const struct policy_plan *plan, int *ruleset_fd,
 
 int sandbox_landlock_add_after_mounts(const struct policy_plan *plan, int ruleset_fd,
 				      const struct policy_landlock_masks *m,
-				      struct sandbox_error *e)
+				      struct porta_error *e)
 {
 	return add_rules(plan, ruleset_fd, m, true, e);
 }
@@ -163,14 +163,14 @@ int sandbox_landlock_enforce(int ruleset_fd, uint32_t flags)
 
 int sandbox_landlock_prepare_rules(const struct policy_rule *rules, size_t n, bool confine_tcp,
 				   const uint16_t *connect_ports, size_t n_ports, int *ruleset_fd,
-				   struct policy_landlock_masks *m, struct sandbox_error *e)
+				   struct policy_landlock_masks *m, struct porta_error *e)
 {
 	int rc = masks_for_host(m, e);
 	if (rc)
 		return rc;
 	if (confine_tcp) {
 		if (m->abi < 4)
-			return sandbox_fail(e, "Landlock", NULL, EOPNOTSUPP,
+			return porta_fail(e, "Landlock", NULL, EOPNOTSUPP,
 					    "Landlock ABI %d has no TCP rules (ABI 4, Linux 6.7), and "
 					    "without a network namespace nothing else can confine the "
 					    "network here: run without --no-net/--proxy-allow, or on a "
@@ -191,7 +191,7 @@ int sandbox_landlock_prepare_rules(const struct policy_rule *rules, size_t n, bo
 			.port = connect_ports[i],
 		};
 		if (syscall(SYS_landlock_add_rule, fd, LANDLOCK_RULE_NET_PORT, &np, 0) < 0)
-			return sandbox_fail(e, "Landlock TCP rule", NULL, errno, "port %u",
+			return porta_fail(e, "Landlock TCP rule", NULL, errno, "port %u",
 					    (unsigned)connect_ports[i]);
 	}
 	if ((rc = add_std_streams(fd, m, e)))

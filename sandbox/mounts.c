@@ -143,18 +143,18 @@ static void unmangle(char *s)
  * mounted over it once the mount table has been read. */
 #define MAX_MQUEUE_MOUNTS 16
 
-static int replace_mqueues(char **paths, size_t n, struct sandbox_error *e)
+static int replace_mqueues(char **paths, size_t n, struct porta_error *e)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (mount("mqueue", paths[i], "mqueue", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) <
 			    0 &&
 		    errno != ENOENT && errno != EACCES)
-			return sandbox_fail(e, "mount a private mqueue on", paths[i], errno, NULL);
+			return porta_fail(e, "mount a private mqueue on", paths[i], errno, NULL);
 	}
 	return 0;
 }
 
-static int make_rest_read_only(const struct policy_plan *plan, struct sandbox_error *e)
+static int make_rest_read_only(const struct policy_plan *plan, struct porta_error *e)
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
 	char *line = NULL;
@@ -164,7 +164,7 @@ static int make_rest_read_only(const struct policy_plan *plan, struct sandbox_er
 	size_t n_mqueue = 0;
 
 	if (!f)
-		return sandbox_fail(e, "read", "/proc/self/mountinfo", errno, NULL);
+		return porta_fail(e, "read", "/proc/self/mountinfo", errno, NULL);
 	while (rc == 0 && getline(&line, &cap, f) > 0) {
 		/* id parent major:minor root mount-point options ... */
 		char *save = NULL, *field = strtok_r(line, " ", &save);
@@ -184,12 +184,12 @@ static int make_rest_read_only(const struct policy_plan *plan, struct sandbox_er
 		}
 		if (fstype && strcmp(fstype, "mqueue") == 0) {
 			if (n_mqueue == MAX_MQUEUE_MOUNTS) {
-				rc = sandbox_fail(e, "replace", field, E2BIG,
+				rc = porta_fail(e, "replace", field, E2BIG,
 						  "more host mqueue mounts than porta replaces");
 				break;
 			}
 			if (!(mqueue[n_mqueue] = strdup(field))) {
-				rc = sandbox_fail(e, "replace", field, ENOMEM, NULL);
+				rc = porta_fail(e, "replace", field, ENOMEM, NULL);
 				break;
 			}
 			n_mqueue++;
@@ -204,7 +204,7 @@ static int make_rest_read_only(const struct policy_plan *plan, struct sandbox_er
 		if (r == -ENOENT || r == -EACCES || r == -ENOTDIR)
 			continue;
 		if (r)
-			rc = sandbox_fail(e, "make read-only", field, -r, NULL);
+			rc = porta_fail(e, "make read-only", field, -r, NULL);
 	}
 	free(line);
 	if (rc == 0)
@@ -214,7 +214,7 @@ static int make_rest_read_only(const struct policy_plan *plan, struct sandbox_er
 	return rc;
 }
 
-int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e)
+int sandbox_mounts_apply(const struct policy_plan *plan, struct porta_error *e)
 {
 	/* -v paths under /tmp are captured (O_PATH, in this namespace) before
 	 * the private tmpfs hides them, then bound back through /proc/self/fd. */
@@ -228,13 +228,13 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e
 		if (m->kind != POLICY_MOUNT_REBIND)
 			continue;
 		if (n_rebind == ARRAY_LEN(rebind_fd)) {
-			rc = sandbox_fail(e, "bind back", m->path, E2BIG,
+			rc = porta_fail(e, "bind back", m->path, E2BIG,
 					  "more paths to bind back than porta holds");
 			goto out;
 		}
 		rebind_fd[n_rebind] = open(m->path, O_PATH | O_CLOEXEC);
 		if (rebind_fd[n_rebind] < 0) {
-			rc = sandbox_fail(e, "capture a path to bind back", m->path, errno, NULL);
+			rc = porta_fail(e, "capture a path to bind back", m->path, errno, NULL);
 			goto out;
 		}
 		n_rebind++;
@@ -361,13 +361,13 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct sandbox_error *e
 		    (m->kind == POLICY_MOUNT_COVER_DIR || m->kind == POLICY_MOUNT_COVER_FILE))
 			r = 0;
 		if (r) {
-			rc = sandbox_fail(e, step, p, -r, NULL);
+			rc = porta_fail(e, step, p, -r, NULL);
 			goto out;
 		}
 	}
 	for (size_t i = 0; i < n_late_ro; i++) {
 		if (mount(NULL, late_ro[i], NULL, MS_REMOUNT | MS_RDONLY | COVER_FLAGS, COVER_DATA) < 0) {
-			rc = sandbox_fail(e, "make the cover read-only:", late_ro[i], errno, NULL);
+			rc = porta_fail(e, "make the cover read-only:", late_ro[i], errno, NULL);
 			goto out;
 		}
 	}

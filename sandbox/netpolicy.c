@@ -87,7 +87,7 @@ static int flush_batch(int ctl, struct sandbox_net_listener *what, int *fds, siz
 }
 
 int sandbox_net_init(const struct policy_plan *plan, int ctl, struct sandbox_net_ports *ports,
-		     struct sandbox_error *e)
+		     struct porta_error *e)
 {
 	struct sandbox_net_listener what[SANDBOX_FDPASS_MAX_FDS];
 	int fds[SANDBOX_FDPASS_MAX_FDS];
@@ -95,9 +95,9 @@ int sandbox_net_init(const struct policy_plan *plan, int ctl, struct sandbox_net
 	int r;
 
 	if ((r = sandbox_netns_lo_up()))
-		return sandbox_fail(e, "bring up lo", NULL, -r, NULL);
+		return porta_fail(e, "bring up lo", NULL, -r, NULL);
 	if ((r = sandbox_netns_anyip()))
-		return sandbox_fail(e, "route every address to lo", NULL, -r, NULL);
+		return porta_fail(e, "route every address to lo", NULL, -r, NULL);
 
 	/* Transparent ports first, then DNS (UDP, TCP), then the proxies. */
 	size_t total = plan->n_listen_ports + 4;
@@ -116,7 +116,7 @@ int sandbox_net_init(const struct policy_plan *plan, int ctl, struct sandbox_net
 			char port[16];
 			flush_batch(-1, what, fds, &n); /* closes what is batched */
 			snprintf(port, sizeof(port), "%u", (unsigned)want);
-			return sandbox_fail(e, want ? "listen on port" : "listen on a loopback port",
+			return porta_fail(e, want ? "listen on port" : "listen on a loopback port",
 					    want ? port : NULL, -fd, NULL);
 		}
 		if (kind == SANDBOX_NET_HTTP_PROXY)
@@ -126,11 +126,11 @@ int sandbox_net_init(const struct policy_plan *plan, int ctl, struct sandbox_net
 		what[n] = (struct sandbox_net_listener){ (uint16_t)kind, bound };
 		fds[n++] = fd;
 		if (n == SANDBOX_FDPASS_MAX_FDS && (r = flush_batch(ctl, what, fds, &n)))
-			return sandbox_fail(e, "pass listeners to porta", NULL, -r, NULL);
+			return porta_fail(e, "pass listeners to porta", NULL, -r, NULL);
 	}
 	if ((r = flush_batch(ctl, what, fds, &n)) ||
 	    (r = sandbox_fdpass_send(ctl, SANDBOX_NET_MSG_DONE, NULL, 0, NULL, 0)))
-		return sandbox_fail(e, "pass listeners to porta", NULL, -r, NULL);
+		return porta_fail(e, "pass listeners to porta", NULL, -r, NULL);
 	return 0;
 }
 
@@ -177,7 +177,7 @@ char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_port
 	return out;
 }
 
-int sandbox_net_payload_watch(int ctl, struct sandbox_error *e)
+int sandbox_net_payload_watch(int ctl, struct porta_error *e)
 {
 	int lfd = -1;
 	int r = sandbox_seccomp_install_listener(POLICY_SECCOMP_NOTIFY_CONNECT, &lfd);
@@ -188,13 +188,13 @@ int sandbox_net_payload_watch(int ctl, struct sandbox_error *e)
 		log_msg(LOG_LEVEL_WARN, "connect() cannot be watched here (a seccomp listener is "
 					"already in use): refusals of closed ports are not named");
 		r = sandbox_seccomp_install(POLICY_SECCOMP_BASE);
-		return r ? sandbox_fail(e, "seccomp", NULL, -r, NULL) : 0;
+		return r ? porta_fail(e, "seccomp", NULL, -r, NULL) : 0;
 	}
 	if (r)
-		return sandbox_fail(e, "seccomp", NULL, -r, NULL);
+		return porta_fail(e, "seccomp", NULL, -r, NULL);
 	r = sandbox_fdpass_send(ctl, SANDBOX_NET_MSG_WATCH, NULL, 0, &lfd, 1);
 	close(lfd);
-	return r ? sandbox_fail(e, "pass the connect watch to porta", NULL, -r, NULL) : 0;
+	return r ? porta_fail(e, "pass the connect watch to porta", NULL, -r, NULL) : 0;
 }
 
 /* ---- supervisor ------------------------------------------------------- */
@@ -306,19 +306,19 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-static int start_serving(struct sandbox_netsup *ns, struct sandbox_error *e)
+static int start_serving(struct sandbox_netsup *ns, struct porta_error *e)
 {
 	const struct policy_plan *plan = ns->plan;
 	int r;
 
 	ns->map = dnsd_namemap_create(0);
 	if (!ns->map)
-		return sandbox_fail(e, "network policy", NULL, ENOMEM, NULL);
+		return porta_fail(e, "network policy", NULL, ENOMEM, NULL);
 	struct dnsd_upstream_config ucfg = {
 		.server = { .addr = plan->dns_upstream, .port = plan->dns_upstream_port },
 	};
 	if ((r = dnsd_upstream_create(ns->base, &ucfg, &ns->upstream)))
-		return sandbox_fail(e, "DNS upstream", NULL, -r, NULL);
+		return porta_fail(e, "DNS upstream", NULL, -r, NULL);
 	struct dnsd_responder_config dcfg = {
 		.base = ns->base,
 		.udp_fd = ns->dns_udp,
@@ -335,7 +335,7 @@ static int start_serving(struct sandbox_netsup *ns, struct sandbox_error *e)
 	/* A degraded host has no DNS responder: names reach porta only
 	 * through the proxy. */
 	if (!ns->local && (r = dnsd_responder_create(&dcfg, &ns->responder)))
-		return sandbox_fail(e, "DNS responder", NULL, -r, NULL);
+		return porta_fail(e, "DNS responder", NULL, -r, NULL);
 	ns->dns_udp = ns->dns_tcp = -1; /* the responder's now */
 	struct proxy_config pcfg = {
 		.base = ns->base,
@@ -354,14 +354,14 @@ static int start_serving(struct sandbox_netsup *ns, struct sandbox_error *e)
 		.proxy_only = ns->local,
 	};
 	if ((r = proxy_create(&pcfg, &ns->proxy)))
-		return sandbox_fail(e, "network proxy", NULL, -r, NULL);
+		return porta_fail(e, "network proxy", NULL, -r, NULL);
 	ns->n_transparent = 0; /* the proxy's now */
 	ns->http = ns->socks = -1;
 	return 0;
 }
 
 int sandbox_netsup_take(struct sandbox_netsup *ns, const struct sandbox_fdpass_msg *m,
-			const void *data, struct sandbox_error *e)
+			const void *data, struct porta_error *e)
 {
 	size_t used = 0;
 	int rc = 0;
@@ -370,7 +370,7 @@ int sandbox_netsup_take(struct sandbox_netsup *ns, const struct sandbox_fdpass_m
 	case SANDBOX_NET_MSG_LISTENERS: {
 		const struct sandbox_net_listener *what = data;
 		if (m->len != m->n_fds * sizeof(*what)) {
-			rc = sandbox_fail(e, "listeners from init", NULL, EBADMSG, NULL);
+			rc = porta_fail(e, "listeners from init", NULL, EBADMSG, NULL);
 			break;
 		}
 		for (; used < m->n_fds; used++) {
@@ -378,7 +378,7 @@ int sandbox_netsup_take(struct sandbox_netsup *ns, const struct sandbox_fdpass_m
 			switch (what[used].kind) {
 			case SANDBOX_NET_TRANSPARENT:
 				if (ns->n_transparent >= SANDBOX_MAX_LISTENERS) {
-					rc = sandbox_fail(e, "listeners from init", NULL, E2BIG, NULL);
+					rc = porta_fail(e, "listeners from init", NULL, E2BIG, NULL);
 					goto out;
 				}
 				ns->transparent[ns->n_transparent++] =
@@ -389,7 +389,7 @@ int sandbox_netsup_take(struct sandbox_netsup *ns, const struct sandbox_fdpass_m
 			case SANDBOX_NET_HTTP_PROXY: ns->http = fd; break;
 			case SANDBOX_NET_SOCKS_PROXY: ns->socks = fd; break;
 			default:
-				rc = sandbox_fail(e, "listeners from init", NULL, EBADMSG, NULL);
+				rc = porta_fail(e, "listeners from init", NULL, EBADMSG, NULL);
 				goto out;
 			}
 			policy_port_set_add(&ns->allowed, what[used].port);
@@ -401,17 +401,17 @@ int sandbox_netsup_take(struct sandbox_netsup *ns, const struct sandbox_fdpass_m
 		break;
 	case SANDBOX_NET_MSG_WATCH:
 		if (m->n_fds != 1 || ns->watch_fd >= 0) {
-			rc = sandbox_fail(e, "connect watch from the command", NULL, EBADMSG, NULL);
+			rc = porta_fail(e, "connect watch from the command", NULL, EBADMSG, NULL);
 			break;
 		}
 		ns->watch_fd = m->fds[0];
 		used = 1;
 		ns->ev_watch = event_new(ns->base, ns->watch_fd, EV_READ | EV_PERSIST, on_watch, ns);
 		if (!ns->ev_watch || event_add(ns->ev_watch, NULL) < 0)
-			rc = sandbox_fail(e, "connect watch", NULL, ENOMEM, NULL);
+			rc = porta_fail(e, "connect watch", NULL, ENOMEM, NULL);
 		break;
 	default:
-		rc = sandbox_fail(e, "control channel", NULL, EBADMSG, NULL);
+		rc = porta_fail(e, "control channel", NULL, EBADMSG, NULL);
 		break;
 	}
 out:
@@ -423,16 +423,16 @@ out:
 }
 
 int sandbox_netsup_listen_local(struct sandbox_netsup *ns, struct sandbox_net_ports *ports,
-				struct sandbox_error *e)
+				struct porta_error *e)
 {
 	int fd;
 
 	ns->local = true;
 	if ((fd = tcp_listener(0, true, &ports->http)) < 0)
-		return sandbox_fail(e, "listen on a loopback port", NULL, -fd, "the HTTP proxy");
+		return porta_fail(e, "listen on a loopback port", NULL, -fd, "the HTTP proxy");
 	ns->http = fd;
 	if ((fd = tcp_listener(0, true, &ports->socks)) < 0)
-		return sandbox_fail(e, "listen on a loopback port", NULL, -fd, "the SOCKS5 proxy");
+		return porta_fail(e, "listen on a loopback port", NULL, -fd, "the SOCKS5 proxy");
 	ns->socks = fd;
 	policy_port_set_add(&ns->allowed, ports->http);
 	policy_port_set_add(&ns->allowed, ports->socks);

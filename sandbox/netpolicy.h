@@ -59,7 +59,7 @@ struct sandbox_net_ports {
 /* In init, in the new network namespace, with capabilities: lo, AnyIP
  * routes, every listener, sent over ctl.  0 or -errno (e filled). */
 int sandbox_net_init(const struct policy_plan *plan, int ctl, struct sandbox_net_ports *ports,
-		     struct sandbox_error *e);
+		     struct porta_error *e);
 
 /* In the payload: a new NULL-terminated environment, envp plus HTTP_PROXY,
  * HTTPS_PROXY, ALL_PROXY, their lowercase forms and NO_PROXY (loopback
@@ -70,7 +70,7 @@ char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_port
 /* In the payload, after no_new_privs and Landlock and instead of the base
  * seccomp program: installs POLICY_SECCOMP_NOTIFY_CONNECT and sends its
  * listener to the supervisor.  0 or -errno (e filled). */
-int sandbox_net_payload_watch(int ctl, struct sandbox_error *e);
+int sandbox_net_payload_watch(int ctl, struct porta_error *e);
 
 /* The supervisor's side. */
 struct sandbox_netsup;
@@ -85,7 +85,7 @@ struct sandbox_netsup *sandbox_netsup_create(struct event_base *base,
  * netsup's (closed on any error).  On SANDBOX_NET_MSG_DONE the responder and
  * the proxy start.  0 or -errno (e filled): the run must end. */
 int sandbox_netsup_take(struct sandbox_netsup *ns, const struct sandbox_fdpass_msg *m,
-			const void *data, struct sandbox_error *e);
+			const void *data, struct porta_error *e);
 
 struct sandbox_why;
 
@@ -102,7 +102,7 @@ void sandbox_netsup_why(const struct sandbox_netsup *ns, struct sandbox_why *w);
  * sandbox_connect_watch_handle_local(): only the proxy ports are reachable.
  * 0 or -errno (e filled). */
 int sandbox_netsup_listen_local(struct sandbox_netsup *ns, struct sandbox_net_ports *ports,
-				struct sandbox_error *e);
+				struct porta_error *e);
 
 void sandbox_netsup_destroy(struct sandbox_netsup *ns);
 

@@ -18,7 +18,7 @@ static int set_limit(int resource, rlim_t soft, rlim_t hard)
 	return setrlimit(resource, &rl) < 0 ? -errno : 0;
 }
 
-int sandbox_limits_apply(const struct policy_options *o, struct sandbox_error *e)
+int sandbox_limits_apply(const struct policy_options *o, struct porta_error *e)
 {
 	int r;
 
@@ -26,7 +26,7 @@ int sandbox_limits_apply(const struct policy_options *o, struct sandbox_error *e
 	 * SIGKILL, for a program that ignores SIGXCPU. */
 	if (o->max_cpu_s.set &&
 	    (r = set_limit(RLIMIT_CPU, o->max_cpu_s.value, o->max_cpu_s.value + 1)))
-		return sandbox_fail(e, "--max-cpu", NULL, -r, NULL);
+		return porta_fail(e, "--max-cpu", NULL, -r, NULL);
 	/* Counted per user in the sandbox's own user namespace (kernel >= 5.14
 	 * ucounts), so the user's processes outside do not count; init is one
 	 * of the namespace's processes, hence + 1.  Host root is exempt from
@@ -36,11 +36,11 @@ int sandbox_limits_apply(const struct policy_options *o, struct sandbox_error *e
 	 * --max-procs for root where no pids cgroup can be made. */
 	if (o->max_procs.set &&
 	    (r = set_limit(RLIMIT_NPROC, o->max_procs.value + 1, o->max_procs.value + 1)))
-		return sandbox_fail(e, "--max-procs", NULL, -r, NULL);
+		return porta_fail(e, "--max-procs", NULL, -r, NULL);
 	if (o->max_file_size_mib.set) {
 		rlim_t bytes = (rlim_t)o->max_file_size_mib.value << 20;
 		if ((r = set_limit(RLIMIT_FSIZE, bytes, bytes)))
-			return sandbox_fail(e, "--max-file-size", NULL, -r, NULL);
+			return porta_fail(e, "--max-file-size", NULL, -r, NULL);
 	}
 	return 0;
 }
@@ -80,7 +80,7 @@ bool sandbox_caps_held(void)
 	return held;
 }
 
-int sandbox_caps_drop(struct sandbox_error *e)
+int sandbox_caps_drop(struct porta_error *e)
 {
 	/* Lock the securebits first (needs CAP_SETPCAP, still held): root in
 	 * the namespace then gains nothing at execve. */
@@ -88,22 +88,22 @@ int sandbox_caps_drop(struct sandbox_error *e)
 			     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
 			     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
 	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
-		return sandbox_fail(e, "lock securebits", NULL, errno, NULL);
+		return porta_fail(e, "lock securebits", NULL, errno, NULL);
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
-		return sandbox_fail(e, "clear ambient capabilities", NULL, errno, NULL);
+		return porta_fail(e, "clear ambient capabilities", NULL, errno, NULL);
 	for (cap_value_t c = 0; c <= CAP_LAST_CAP || CAP_IS_SUPPORTED(c); c++) {
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
-			return sandbox_fail(e, "drop bounding capabilities", NULL, errno, NULL);
+			return porta_fail(e, "drop bounding capabilities", NULL, errno, NULL);
 		if (c > 63)
 			break;
 	}
 	cap_t none = cap_init(); /* all three sets empty */
 	if (!none)
-		return sandbox_fail(e, "drop capabilities", NULL, errno, NULL);
+		return porta_fail(e, "drop capabilities", NULL, errno, NULL);
 	int r = cap_set_proc(none);
 	int err = errno;
 	cap_free(none);
 	if (r < 0)
-		return sandbox_fail(e, "drop capabilities", NULL, err, NULL);
+		return porta_fail(e, "drop capabilities", NULL, err, NULL);
 	return 0;
 }

@@ -32,48 +32,11 @@
 #include "policy/textparse.h"
 #include "sandbox/internal.h"
 
-int sandbox_fail(struct sandbox_error *e, const char *step, const char *path, int err,
-		 const char *fmt, ...)
-{
-	va_list ap;
-
-	memset(e, 0, sizeof(*e));
-	snprintf(e->step, sizeof(e->step), "%s", step);
-	if (path)
-		snprintf(e->path, sizeof(e->path), "%s", path);
-	e->err = err;
-	if (fmt) {
-		va_start(ap, fmt);
-		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-		va_end(ap);
-	}
-	return -(err ? err : EINVAL);
-}
-
-void sandbox_error_format(const struct sandbox_error *e, char *out, size_t cap)
-{
-	char path[600];
-	int n = snprintf(out, cap, "%s", e->step);
-
-	if (n < 0 || (size_t)n >= cap)
-		return;
-	if (e->path[0]) {
-		log_escape(e->path, strlen(e->path), path, sizeof(path));
-		n += snprintf(out + n, cap - (size_t)n, " %s", path);
-	}
-	if ((size_t)n < cap && e->err)
-		n += snprintf(out + n, cap - (size_t)n, ": %s", strerror(e->err));
-	if ((size_t)n < cap && e->msg[0])
-		snprintf(out + n, cap - (size_t)n, "%s%s", e->err ? " (" : ": ", e->msg);
-	if (e->err && e->msg[0] && strlen(out) + 2 < cap)
-		strcat(out, ")");
-}
-
 /* State while resolving: the writable roots, for "inside a writable mount". */
 struct resolver {
 	const struct policy_options *o;
 	struct policy_plan *plan;
-	struct sandbox_error *e;
+	struct porta_error *e;
 	char *writable[POLICY_MAX_LIST + 2];
 	size_t n_writable;
 	char *ro[POLICY_MAX_LIST];
@@ -276,16 +239,16 @@ static int add_mount_grants(struct resolver *r)
 		snprintf(shown, sizeof(shown), "%.*s", (int)m->path_len, m->path);
 		_cleanup_free_ char *real = real_path(r->plan->cwd, m->path, m->path_len);
 		if (!real)
-			return sandbox_fail(r->e, "--mount", shown, errno,
+			return porta_fail(r->e, "--mount", shown, errno,
 					    "give a directory or file that exists");
 		struct stat st;
 		if (stat(real, &st) < 0)
-			return sandbox_fail(r->e, "--mount", shown, errno, NULL);
+			return porta_fail(r->e, "--mount", shown, errno, NULL);
 		unsigned grant = m->read_only ? POLICY_GRANT_READ
 					      : POLICY_GRANT_READ | POLICY_GRANT_WRITE;
 		int rc = policy_plan_add_rule(r->plan, real, grant, S_ISDIR(st.st_mode));
 		if (rc)
-			return sandbox_fail(r->e, "--mount", shown, -rc, NULL);
+			return porta_fail(r->e, "--mount", shown, -rc, NULL);
 		if (m->read_only)
 			r->ro[r->n_ro++] = steal_ptr(&real);
 		else
@@ -358,7 +321,7 @@ static int add_base_grants(struct resolver *r)
 						  S_ISDIR(st.st_mode));
 	}
 	if (rc)
-		return sandbox_fail(r->e, "policy", NULL, -rc, NULL);
+		return porta_fail(r->e, "policy", NULL, -rc, NULL);
 	return 0;
 }
 
@@ -540,7 +503,7 @@ static int add_replaced_filesystems(struct resolver *r, char *const envp[])
 		rc = policy_plan_add_mount(plan, POLICY_MOUNT_READONLY, "/proc/sys",
 					   "kernel settings");
 	if (rc)
-		return sandbox_fail(r->e, "policy", NULL, -rc, NULL);
+		return porta_fail(r->e, "policy", NULL, -rc, NULL);
 	return 0;
 }
 
@@ -862,7 +825,7 @@ static int add_protection(struct resolver *r)
 						   "read-only mount");
 	}
 	if (rc)
-		return sandbox_fail(r->e, "protected names", NULL, -rc, NULL);
+		return porta_fail(r->e, "protected names", NULL, -rc, NULL);
 	return 0;
 }
 
@@ -935,12 +898,12 @@ static int add_closed_paths(struct resolver *r)
 	for (size_t i = 0; i < o->deny_read.n && rc == 0; i++) {
 		if (!policy_path_normalize(r->plan->cwd, o->deny_read.v[i],
 					   strlen(o->deny_read.v[i]), p, sizeof(p)))
-			return sandbox_fail(r->e, "--deny-read", o->deny_read.v[i], ENAMETOOLONG,
+			return porta_fail(r->e, "--deny-read", o->deny_read.v[i], ENAMETOOLONG,
 					    NULL);
 		rc = close_path(r, p, POLICY_REASON_DENY_READ);
 	}
 	if (rc)
-		return sandbox_fail(r->e, "closed paths", NULL, -rc, NULL);
+		return porta_fail(r->e, "closed paths", NULL, -rc, NULL);
 	return 0;
 }
 
@@ -987,7 +950,7 @@ struct socket_matcher {
 	bool compiled;
 };
 
-static int matcher_compile(struct socket_matcher *sm, struct sandbox_error *e)
+static int matcher_compile(struct socket_matcher *sm, struct porta_error *e)
 {
 	const struct policy_options *o = sm->o;
 
@@ -1006,7 +969,7 @@ static int matcher_compile(struct socket_matcher *sm, struct sandbox_error *e)
 		if (err) {
 			char why[128];
 			regerror(err, &sm->re[sm->n_re], why, sizeof(why));
-			return sandbox_fail(e, "--deny-unix", o->deny_unix.v[i], 0,
+			return porta_fail(e, "--deny-unix", o->deny_unix.v[i], 0,
 					    "not a valid extended regular expression: %s", why);
 		}
 		sm->n_re++;
@@ -1021,7 +984,7 @@ static void matcher_free(struct socket_matcher *sm)
 }
 
 /* Does path match any pattern?  0/1, or -errno with e filled. */
-static int matcher_match(struct socket_matcher *sm, const char *path, struct sandbox_error *e)
+static int matcher_match(struct socket_matcher *sm, const char *path, struct porta_error *e)
 {
 	int rc;
 
@@ -1156,10 +1119,10 @@ static int add_closed_sockets(struct resolver *r, char *const envp[])
 		if (rc == 0)
 			policy_plan_set_last_mount_id(r->plan, st.st_dev, st.st_ino);
 		if (rc)
-			rc = sandbox_fail(r->e, "closed sockets", NULL, -rc, NULL);
+			rc = porta_fail(r->e, "closed sockets", NULL, -rc, NULL);
 	}
 	if (rc == 0 && (rc = add_allowed_sockets(r, allowed, n_allowed)))
-		rc = sandbox_fail(r->e, "--allow-unix", NULL, -rc, NULL);
+		rc = porta_fail(r->e, "--allow-unix", NULL, -rc, NULL);
 out:
 	matcher_free(&sm);
 	for (size_t k = 0; k < n_allowed; k++)
@@ -1195,7 +1158,7 @@ static int add_env(struct resolver *r, char *const envp[])
 		}
 	}
 	if (rc)
-		return sandbox_fail(r->e, "environment", NULL, -rc, NULL);
+		return porta_fail(r->e, "environment", NULL, -rc, NULL);
 	for (size_t k = 0; k < o->env_files.n; k++) {
 		const char *file = o->env_files.v[k];
 		size_t len = 0, pos = 0, line = 0;
@@ -1203,17 +1166,17 @@ static int add_env(struct resolver *r, char *const envp[])
 		struct policy_span key, val;
 		enum policy_envfile_status st;
 		if (!buf)
-			return sandbox_fail(r->e, "--env-file", file, errno, NULL);
+			return porta_fail(r->e, "--env-file", file, errno, NULL);
 		while ((st = policy_envfile_next(buf, len, &pos, &line, &key, &val)) ==
 		       POLICY_ENVFILE_LINE) {
 			if ((rc = policy_plan_setenv(plan, (const char *)key.p, key.n,
 						     (const char *)val.p, val.n)))
-				return sandbox_fail(r->e, "--env-file", file, -rc, NULL);
+				return porta_fail(r->e, "--env-file", file, -rc, NULL);
 		}
 		if (st == POLICY_ENVFILE_MALFORMED) {
 			char where[600];
 			snprintf(where, sizeof(where), "%s:%zu", file, line);
-			return sandbox_fail(r->e, "--env-file", where, 0,
+			return porta_fail(r->e, "--env-file", where, 0,
 					    "not KEY=VALUE (KEY of letters, digits and _)");
 		}
 	}
@@ -1223,7 +1186,7 @@ static int add_env(struct resolver *r, char *const envp[])
 					eq + 1, strlen(eq + 1));
 	}
 	if (rc)
-		return sandbox_fail(r->e, "environment", NULL, -rc, NULL);
+		return porta_fail(r->e, "environment", NULL, -rc, NULL);
 	return 0;
 }
 
@@ -1274,35 +1237,35 @@ static int add_network(struct resolver *r)
 		return 0;
 	plan->net_rules = calloc(POLICY_NET_MAX_RULES, sizeof(*plan->net_rules));
 	if (!plan->net_rules)
-		return sandbox_fail(r->e, "network rules", NULL, ENOMEM, NULL);
+		return porta_fail(r->e, "network rules", NULL, ENOMEM, NULL);
 	if (policy_net_compile(o, plan->net_rules, POLICY_NET_MAX_RULES, &plan->n_net_rules, err) !=
 	    POLICY_NET_COMPILE_OK)
-		return sandbox_fail(r->e, "network rules", NULL, 0, "%s", err);
+		return porta_fail(r->e, "network rules", NULL, 0, "%s", err);
 
 	size_t n = policy_net_listen_ports(plan->net_rules, plan->n_net_rules, NULL, 0);
 	if (n > SANDBOX_MAX_LISTENERS)
-		return sandbox_fail(r->e, "network rules", NULL, 0,
+		return porta_fail(r->e, "network rules", NULL, 0,
 				    "the rules name %zu ports; porta opens at most %d listeners "
 				    "(narrow the port ranges)",
 				    n, SANDBOX_MAX_LISTENERS);
 	plan->listen_ports = calloc(n ? n : 1, sizeof(uint16_t));
 	if (!plan->listen_ports)
-		return sandbox_fail(r->e, "network rules", NULL, ENOMEM, NULL);
+		return porta_fail(r->e, "network rules", NULL, ENOMEM, NULL);
 	plan->n_listen_ports =
 		policy_net_listen_ports(plan->net_rules, plan->n_net_rules, plan->listen_ports, n);
 
 	if ((rc = add_host_addrs(plan)))
-		return sandbox_fail(r->e, "the host's addresses", NULL, -rc, NULL);
+		return porta_fail(r->e, "the host's addresses", NULL, -rc, NULL);
 
 	struct dnsd_server up;
 	if (o->dns_upstream) {
 		enum dnsd_server_status st =
 			dnsd_server_parse(o->dns_upstream, strlen(o->dns_upstream), &up);
 		if (st != DNSD_SERVER_OK)
-			return sandbox_fail(r->e, "--dns-upstream", o->dns_upstream, 0, "%s",
+			return porta_fail(r->e, "--dns-upstream", o->dns_upstream, 0, "%s",
 					    dnsd_server_reason(st));
 	} else if ((rc = dnsd_upstream_host_server(NULL, &up))) {
-		return sandbox_fail(r->e, "the host's resolver", "/etc/resolv.conf", -rc == ENODATA ? 0 : -rc,
+		return porta_fail(r->e, "the host's resolver", "/etc/resolv.conf", -rc == ENODATA ? 0 : -rc,
 				    "no usable nameserver; give one with --dns-upstream ADDR[:PORT]");
 	}
 	plan->dns_upstream = up.addr;
@@ -1311,14 +1274,14 @@ static int add_network(struct resolver *r)
 }
 
 int sandbox_resolve(const struct policy_options *opts, char *const argv[],
-		    char *const envp[], struct policy_plan **out, struct sandbox_error *e)
+		    char *const envp[], struct policy_plan **out, struct porta_error *e)
 {
 	struct resolver r = { .o = opts, .e = e };
 	int rc;
 
 	r.plan = policy_plan_create(opts);
 	if (!r.plan)
-		return sandbox_fail(e, "policy", NULL, ENOMEM, NULL);
+		return porta_fail(e, "policy", NULL, ENOMEM, NULL);
 	r.plan->argv = argv;
 	r.plan->argc = opts->cmd_index + opts->cmd_argc;
 	r.plan->cwd = getcwd(NULL, 0);
@@ -1352,7 +1315,7 @@ int sandbox_resolve(const struct policy_options *opts, char *const argv[],
 		_cleanup_free_ char *dir_real = NULL;
 		if (!policy_path_normalize(r.plan->cwd, opts->audit_path, strlen(opts->audit_path), p,
 					   sizeof(p))) {
-			rc = sandbox_fail(e, "--audit", opts->audit_path, ENAMETOOLONG, NULL);
+			rc = porta_fail(e, "--audit", opts->audit_path, ENAMETOOLONG, NULL);
 			goto out;
 		}
 		/* The file may not exist yet: judge its directory's real path. */
@@ -1363,7 +1326,7 @@ int sandbox_resolve(const struct policy_options *opts, char *const argv[],
 		const char *judged = dir_real ? dir_real : dir;
 		if (under_any(r.writable, r.n_writable, judged) ||
 		    (opts->share_tmp && policy_path_is_under("/tmp", judged))) {
-			rc = sandbox_fail(e, "--audit", opts->audit_path, 0,
+			rc = porta_fail(e, "--audit", opts->audit_path, 0,
 					  "the audit file lies inside a writable mount of this run, where "
 					  "the command could rewrite it; choose a path outside every -v");
 			goto out;

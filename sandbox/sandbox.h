@@ -24,26 +24,16 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "common/error.h"
 #include "policy/options.h"
 #include "policy/plan.h"
-
-/* A failure before the command started: which step, on which path, errno. */
-struct sandbox_error {
-	char step[64];
-	char path[512];
-	int err;        /* errno, or 0 when msg says it all */
-	char msg[512];  /* extra words, may be empty */
-};
-
-/* Formats e as one line (without "porta: " and newline) into out[cap]. */
-void sandbox_error_format(const struct sandbox_error *e, char *out, size_t cap);
 
 /* Resolves opts against the host (cwd, $HOME, which paths exist, Unix sockets
  * bound now, git directories, the environment) into a new plan.  argv is the
  * argv opts were parsed from, envp porta's own environment.  Returns 0 and
  * sets *out (caller owns, policy_plan_destroy), or -errno with *e filled. */
 int sandbox_resolve(const struct policy_options *opts, char *const argv[],
-		    char *const envp[], struct policy_plan **out, struct sandbox_error *e);
+		    char *const envp[], struct policy_plan **out, struct porta_error *e);
 
 /* The outcome of a run. */
 enum sandbox_outcome {
@@ -60,7 +50,7 @@ enum sandbox_outcome {
 struct sandbox_result {
 	enum sandbox_outcome outcome;
 	int code;
-	struct sandbox_error error;
+	struct porta_error error;
 };
 
 /* Runs the plan's command confined and waits for it.  Blocks SIGINT,

@@ -48,10 +48,10 @@ enum ctl_type {
 
 struct ctl_msg {
 	int32_t value;
-	struct sandbox_error error;
+	struct porta_error error;
 };
 
-static void ctl_send(int fd, enum ctl_type type, int value, const struct sandbox_error *e)
+static void ctl_send(int fd, enum ctl_type type, int value, const struct porta_error *e)
 {
 	struct ctl_msg m = { .value = value };
 
@@ -62,7 +62,7 @@ static void ctl_send(int fd, enum ctl_type type, int value, const struct sandbox
 }
 
 /* Reports a set-up failure from init or the payload and ends the process. */
-static __attribute__((noreturn)) void child_die(int ctl, const struct sandbox_error *e)
+static __attribute__((noreturn)) void child_die(int ctl, const struct porta_error *e)
 {
 	ctl_send(ctl, CTL_SETUP_ERROR, 0, e);
 	_exit(125);
@@ -83,19 +83,19 @@ static int write_file(const char *path, const char *data)
 /* Identity maps for the caller's uid and gid (user_namespaces(7)): a process
  * in a new user namespace may map its own creator's ids, once setgroups is
  * denied; writing them here saves a round trip with the supervisor. */
-static int map_ids(uid_t uid, gid_t gid, struct sandbox_error *e)
+static int map_ids(uid_t uid, gid_t gid, struct porta_error *e)
 {
 	char map[64];
 	int r;
 
 	if ((r = write_file("/proc/self/setgroups", "deny")))
-		return sandbox_fail(e, "write", "/proc/self/setgroups", -r, NULL);
+		return porta_fail(e, "write", "/proc/self/setgroups", -r, NULL);
 	snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
 	if ((r = write_file("/proc/self/uid_map", map)))
-		return sandbox_fail(e, "write", "/proc/self/uid_map", -r, NULL);
+		return porta_fail(e, "write", "/proc/self/uid_map", -r, NULL);
 	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
 	if ((r = write_file("/proc/self/gid_map", map)))
-		return sandbox_fail(e, "write", "/proc/self/gid_map", -r, NULL);
+		return porta_fail(e, "write", "/proc/self/gid_map", -r, NULL);
 	return 0;
 }
 
@@ -155,7 +155,7 @@ struct child_ctx {
 
 static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 {
-	struct sandbox_error e;
+	struct porta_error e;
 	int r;
 
 	trace_mark("payload started");
@@ -170,7 +170,7 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 			child_die(c->ctl, &e);
 		/* --why: traced before anything of the command runs. */
 		if (c->why_gate >= 0 && sandbox_why_init_wait(c->why_gate) < 0) {
-			sandbox_fail(&e, "--why", NULL, 0, "porta could not trace the command");
+			porta_fail(&e, "--why", NULL, 0, "porta could not trace the command");
 			child_die(c->ctl, &e);
 		}
 	}
@@ -180,36 +180,36 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 		log_msg(LOG_LEVEL_WARN, "the working directory %s is not visible in the sandbox; starting in /",
 			c->plan->cwd);
 		if (chdir("/") < 0)
-			child_die(c->ctl, &(struct sandbox_error){ .step = "chdir /", .err = errno });
+			child_die(c->ctl, &(struct porta_error){ .step = "chdir /", .err = errno });
 	}
 	if (sandbox_limits_apply(c->plan->opts, &e) ||
 	    ((!c->degraded || sandbox_caps_held()) && sandbox_caps_drop(&e)))
 		child_die(c->ctl, &e);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
-		sandbox_fail(&e, "no_new_privs", NULL, errno, NULL);
+		porta_fail(&e, "no_new_privs", NULL, errno, NULL);
 		child_die(c->ctl, &e);
 	}
 	if ((r = sandbox_landlock_enforce(c->ruleset_fd, c->masks.restrict_flags))) {
-		sandbox_fail(&e, "Landlock restrict_self", NULL, -r, NULL);
+		porta_fail(&e, "Landlock restrict_self", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}
 	close(c->ruleset_fd);
 	/* Whatever porta's caller left open (fds 3 and up) ends at execve. */
 	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
-		sandbox_fail(&e, "close_range", NULL, errno, NULL);
+		porta_fail(&e, "close_range", NULL, errno, NULL);
 		child_die(c->ctl, &e);
 	}
 	char *const *envp = c->degraded ? c->degraded->envp : c->plan->envp;
 	/* --why: the tracing filter goes under porta's own, which then decides
 	 * first (stacked filters: the most restrictive verdict wins). */
 	if (c->plan->opts->why && (r = sandbox_why_payload_install())) {
-		sandbox_fail(&e, "seccomp (--why)", NULL, -r, NULL);
+		porta_fail(&e, "seccomp (--why)", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}
 	if (c->plan->opts->net_mode == POLICY_NET_POLICY) {
 		envp = sandbox_net_payload_env(envp, &c->net_ports);
 		if (!envp) {
-			sandbox_fail(&e, "environment", NULL, ENOMEM, NULL);
+			porta_fail(&e, "environment", NULL, ENOMEM, NULL);
 			child_die(c->ctl, &e);
 		}
 	}
@@ -222,20 +222,20 @@ static __attribute__((noreturn)) void payload_main(const struct child_ctx *c)
 		if (sandbox_net_payload_watch(c->ctl, &e))
 			child_die(c->ctl, &e);
 	} else if ((r = sandbox_seccomp_install(POLICY_SECCOMP_BASE))) {
-		sandbox_fail(&e, "seccomp", NULL, -r, NULL);
+		porta_fail(&e, "seccomp", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}
 	trace_mark("payload confined, exec");
 	int err = exec_command(c->argv, envp);
 	int code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
-	sandbox_fail(&e, "execute", c->argv[0], err, NULL);
+	porta_fail(&e, "execute", c->argv[0], err, NULL);
 	ctl_send(c->ctl, CTL_EXEC_ERROR, code, &e);
 	_exit(code);
 }
 
 static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 {
-	struct sandbox_error e;
+	struct porta_error e;
 	int r;
 
 	/* Into the ceilings' cgroups before anything else, so that every
@@ -254,12 +254,12 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 	if (map_ids(c->uid, c->gid, &e))
 		child_die(c->ctl, &e);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
-		sandbox_fail(&e, "make / private", NULL, errno, NULL);
+		porta_fail(&e, "make / private", NULL, errno, NULL);
 		child_die(c->ctl, &e);
 	}
 	struct child_ctx cc = *c; /* the payload inherits the proxy ports through it */
 	if (c->plan->opts->net_mode == POLICY_NET_NONE && (r = sandbox_netns_lo_up())) {
-		sandbox_fail(&e, "bring up lo", NULL, -r, NULL);
+		porta_fail(&e, "bring up lo", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}
 	if (c->plan->opts->net_mode == POLICY_NET_POLICY &&
@@ -272,13 +272,13 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 	trace_mark("mounts done");
 	/* --why: every process of the command must be born traced. */
 	if (c->why_gate >= 0 && sandbox_why_init_wait(c->why_gate) < 0) {
-		sandbox_fail(&e, "--why", NULL, 0, "porta could not trace the sandbox");
+		porta_fail(&e, "--why", NULL, 0, "porta could not trace the sandbox");
 		child_die(c->ctl, &e);
 	}
 
 	pid_t payload = fork();
 	if (payload < 0) {
-		sandbox_fail(&e, "fork the command", NULL, errno, NULL);
+		porta_fail(&e, "fork the command", NULL, errno, NULL);
 		child_die(c->ctl, &e);
 	}
 	if (payload == 0)
@@ -291,7 +291,7 @@ static __attribute__((noreturn)) void init_main(const struct child_ctx *c)
 	sigaddset(&chld, SIGCHLD);
 	int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0) {
-		sandbox_fail(&e, "signalfd", NULL, errno, NULL);
+		porta_fail(&e, "signalfd", NULL, errno, NULL);
 		child_die(c->ctl, &e);
 	}
 	for (;;) {
@@ -339,7 +339,7 @@ struct supervisor {
 	bool have_error;
 	bool exec_failed;
 	int exec_code;
-	struct sandbox_error error;
+	struct porta_error error;
 	struct sandbox_netsup *net; /* policy mode */
 	bool degraded; /* init is the payload itself (sandbox/degraded.h) */
 	struct sandbox_why *why;    /* --why */
@@ -348,7 +348,7 @@ struct supervisor {
 };
 
 /* Records the first set-up failure (the cause; later ones are echoes). */
-static void setup_failed(struct supervisor *s, const struct sandbox_error *e)
+static void setup_failed(struct supervisor *s, const struct porta_error *e)
 {
 	if (!s->have_error)
 		s->error = *e;
@@ -367,14 +367,14 @@ static void drain_ctl(struct supervisor *s)
 	while ((r = sandbox_fdpass_recv(s->ctl, MSG_DONTWAIT, &buf, sizeof(buf),
 					SANDBOX_FDPASS_MAX_FDS, &fm)) != -EAGAIN && r != -EPIPE) {
 		if (r < 0) {
-			struct sandbox_error e;
-			sandbox_fail(&e, "control channel", NULL, -r, NULL);
+			struct porta_error e;
+			porta_fail(&e, "control channel", NULL, -r, NULL);
 			setup_failed(s, &e);
 			kill(s->init, SIGKILL);
 			return;
 		}
 		if (fm.type >= SANDBOX_NET_MSG_LISTENERS) {
-			struct sandbox_error e;
+			struct porta_error e;
 			if (!s->net) {
 				for (size_t i = 0; i < fm.n_fds; i++)
 					close(fm.fds[i]);
@@ -551,7 +551,7 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		return rc;
 	trace_mark("Landlock ruleset built");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return sandbox_fail(&r->error, "control channel", NULL, errno, NULL);
+		return porta_fail(&r->error, "control channel", NULL, errno, NULL);
 	ctl = sv[0];
 	child_ctl = sv[1];
 
@@ -569,26 +569,26 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 	sigprocmask(SIG_BLOCK, &mask, &c.old_mask);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0) {
-		rc = sandbox_fail(&r->error, "signalfd", NULL, errno, NULL);
+		rc = porta_fail(&r->error, "signalfd", NULL, errno, NULL);
 		goto out;
 	}
 
 	s.ctl = ctl;
 	s.base = new_base();
 	if (!s.base) {
-		rc = sandbox_fail(&r->error, "event loop", NULL, ENOMEM, NULL);
+		rc = porta_fail(&r->error, "event loop", NULL, ENOMEM, NULL);
 		goto out;
 	}
 	if (o->net_mode == POLICY_NET_POLICY) {
 		/* The audit file is porta's, opened before anything runs (its
 		 * path was checked to lie outside every writable mount). */
 		if (o->audit_path && !(audit = fopen(o->audit_path, "ae"))) {
-			rc = sandbox_fail(&r->error, "--audit", o->audit_path, errno, NULL);
+			rc = porta_fail(&r->error, "--audit", o->audit_path, errno, NULL);
 			goto out;
 		}
 		s.net = sandbox_netsup_create(s.base, plan, audit, o->quiet);
 		if (!s.net) {
-			rc = sandbox_fail(&r->error, "network policy", NULL, ENOMEM, NULL);
+			rc = porta_fail(&r->error, "network policy", NULL, ENOMEM, NULL);
 			goto out;
 		}
 	}
@@ -597,7 +597,7 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		int gate[2];
 		s.why = sandbox_why_create(plan);
 		if (!s.why || pipe2(gate, O_CLOEXEC) < 0) {
-			rc = sandbox_fail(&r->error, "--why", NULL, s.why ? errno : ENOMEM, NULL);
+			rc = porta_fail(&r->error, "--why", NULL, s.why ? errno : ENOMEM, NULL);
 			goto out;
 		}
 		gate_r = gate[0];
@@ -632,14 +632,14 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		if ((rc = sandbox_cgroup_without_init(c.cg, &r->error)))
 			goto out;
 		if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
-			rc = sandbox_fail(&r->error, "become the subreaper of the command", NULL, errno,
+			rc = porta_fail(&r->error, "become the subreaper of the command", NULL, errno,
 					  NULL);
 			goto out;
 		}
 		pid = fork();
 	}
 	if (pid < 0) {
-		rc = sandbox_fail(&r->error, "clone", NULL, errno,
+		rc = porta_fail(&r->error, "clone", NULL, errno,
 				  "creating user, mount and PID namespaces failed; see 'porta check'");
 		goto out;
 	}
@@ -675,8 +675,8 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 		int err = sandbox_why_seize(s.why, pid, gate_w);
 		close(steal_fd(&gate_w)); /* without its byte, init gives up */
 		if (err) {
-			struct sandbox_error e;
-			sandbox_fail(&e, "--why: trace the sandbox (ptrace)", NULL, -err, NULL);
+			struct porta_error e;
+			porta_fail(&e, "--why: trace the sandbox (ptrace)", NULL, -err, NULL);
 			setup_failed(&s, &e);
 		}
 	}
@@ -700,7 +700,7 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 	if (rc) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		sandbox_fail(&r->error, "event loop", NULL, -rc, NULL);
+		porta_fail(&r->error, "event loop", NULL, -rc, NULL);
 		goto out;
 	}
 	if (s.have_error) {
@@ -725,10 +725,10 @@ int sandbox_run(const struct policy_plan *plan, char *const argv[], struct sandb
 	} else {
 		r->outcome = SANDBOX_SETUP_FAILED;
 		if (WIFSIGNALED(s.init_status))
-			sandbox_fail(&r->error, "sandbox init", NULL, 0, "ended by signal %d before the command finished",
+			porta_fail(&r->error, "sandbox init", NULL, 0, "ended by signal %d before the command finished",
 				     WTERMSIG(s.init_status));
 		else
-			sandbox_fail(&r->error, "sandbox init", NULL, 0, "exited %d before the command finished",
+			porta_fail(&r->error, "sandbox init", NULL, 0, "exited %d before the command finished",
 				     WEXITSTATUS(s.init_status));
 	}
 out:

@@ -144,7 +144,7 @@ static int report(const struct sandbox_result *r)
 			r->code);
 		return r->code;
 	case SANDBOX_EXEC_FAILED:
-		sandbox_error_format(&r->error, msg, sizeof(msg));
+		porta_error_format(&r->error, msg, sizeof(msg));
 		log_msg(LOG_LEVEL_ERROR, "%s%s", msg,
 			r->code == EXIT_NOTFOUND
 				? " (not found in the sandbox's PATH or filesystem)"
@@ -153,7 +153,7 @@ static int report(const struct sandbox_result *r)
 	case SANDBOX_SETUP_FAILED:
 		break;
 	}
-	sandbox_error_format(&r->error, msg, sizeof(msg));
+	porta_error_format(&r->error, msg, sizeof(msg));
 	log_msg(LOG_LEVEL_ERROR, "setting up the sandbox failed: %s", msg);
 	return EXIT_PORTA;
 }
@@ -186,7 +186,7 @@ int main(int argc, char *argv[])
 {
 	struct policy_options opts;
 	char err[POLICY_ERR_MAX];
-	struct sandbox_error e;
+	struct porta_error e;
 	char msg[1600];
 
 	const char *trace = getenv("PORTA_TRACE_SETUP");
@@ -219,7 +219,7 @@ int main(int argc, char *argv[])
 	struct policy_plan *plan = NULL;
 	trace_mark("options parsed");
 	if (sandbox_resolve(&opts, argv, environ, &plan, &e) < 0) {
-		sandbox_error_format(&e, msg, sizeof(msg));
+		porta_error_format(&e, msg, sizeof(msg));
 		return fail("%s", msg);
 	}
 	const char *refusal = unavailable(&opts);
@@ -242,7 +242,7 @@ int main(int argc, char *argv[])
 		say_before_run(plan);
 		fflush(stdout);
 		if (sandbox_run(plan, argv + opts.cmd_index, &r) < 0) {
-			sandbox_error_format(&r.error, msg, sizeof(msg));
+			porta_error_format(&r.error, msg, sizeof(msg));
 			code = fail("%s", msg);
 		} else {
 			code = report(&r);
