@@ -36,7 +36,6 @@
 
 #include "policy/addr.h"
 #include "policy/names.h"
-#include "policy/options.h"
 
 #define POLICY_NET_DEFAULT_PORT 443
 #define POLICY_NET_MAX_RANGE 1024 /* ports in one range: one listener each (issue 3) */
@@ -107,22 +106,6 @@ enum policy_net_rule_status policy_net_rule_parse(const char *text, size_t len,
 /* One short lowercase phrase saying why a rule was refused and what would
  * be accepted, for "--allow-net 'X': <reason>".  Never NULL. */
 const char *policy_net_rule_reason(enum policy_net_rule_status st);
-
-enum policy_net_compile_status {
-	POLICY_NET_COMPILE_OK,
-	POLICY_NET_COMPILE_ERROR, /* err names the option, the rule and the reason */
-};
-
-/* Compiles every rule of o->allow_net, deny_net, proxy_allow and proxy_deny
- * (each entry split at commas with policy_split_next()) into
- * rules[0..*n_rules), in that order.  rules is caller-owned, cap entries
- * (about 600 bytes each: allocate POLICY_NET_MAX_RULES of them once, on the
- * heap, before the event loop starts; nothing here allocates).  On
- * error writes one line (no "porta: ", no newline; non-printable bytes of the
- * rule escaped) into err.  Pure. */
-enum policy_net_compile_status policy_net_compile(const struct policy_options *o,
-						  struct policy_net_rule *rules, size_t cap,
-						  size_t *n_rules, char err[POLICY_ERR_MAX]);
 
 /* What a decision is asked about.  Fields that are not known are NULL. */
 struct policy_net_query {

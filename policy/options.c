@@ -188,6 +188,26 @@ static enum policy_parse_status set_limit(struct policy_limit *l, const char *na
 	return POLICY_PARSE_OK;
 }
 
+/* Writes s[0..n) into out as printable ASCII, other bytes as \xHH, at most
+ * 64 input bytes, NUL-terminated.  The rule came from argv: a terminal
+ * should never see its control bytes raw (STYLE 11). */
+static void escape_rule(const char *s, size_t n, char out[64 * 4 + 4])
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n && i < 64; i++) {
+		uint8_t c = (uint8_t)s[i];
+		if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\')
+			out[o++] = (char)c;
+		else
+			o += (size_t)snprintf(out + o, 5, "\\x%02x", c);
+	}
+	if (n > 64) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	out[o] = '\0';
+}
+
 /* Checks every rule of a comma-separated list against the rule grammar
  * (policy/netrule.h), so a malformed rule, or one that can never take effect
  * (localhost, *.com, port 0), is refused with its reason before anything
@@ -208,9 +228,11 @@ static enum policy_parse_status check_rule_list(const struct opt_spec *spec, con
 		enum policy_net_rule_status st = policy_net_rule_parse(
 			item, len, deny ? POLICY_NET_DENY : POLICY_NET_ALLOW,
 			proxy ? POLICY_NET_SCOPE_PROXY : POLICY_NET_SCOPE_ALL, &rule);
-		if (st != POLICY_NET_RULE_OK)
-			return fail(err, "--%s '%.*s': %s", name, (int)(len > 64 ? 64 : len), item,
-				    policy_net_rule_reason(st));
+		if (st != POLICY_NET_RULE_OK) {
+			char shown[64 * 4 + 4];
+			escape_rule(item, len, shown);
+			return fail(err, "--%s '%s': %s", name, shown, policy_net_rule_reason(st));
+		}
 	}
 	return POLICY_PARSE_OK;
 }
@@ -549,3 +571,50 @@ int policy_option_words(const char *arg)
 	}
 	return spec && spec->takes_value ? 2 : 1;
 }
+
+enum policy_net_compile_status policy_net_compile(const struct policy_options *o,
+						  struct policy_net_rule *rules, size_t cap,
+						  size_t *n_rules, char err[POLICY_ERR_MAX])
+{
+	const struct {
+		const struct policy_strlist *list;
+		const char *option;
+		enum policy_net_action action;
+		enum policy_net_scope scope;
+	} lists[] = {
+		{ &o->allow_net, "allow-net", POLICY_NET_ALLOW, POLICY_NET_SCOPE_ALL },
+		{ &o->deny_net, "deny-net", POLICY_NET_DENY, POLICY_NET_SCOPE_ALL },
+		{ &o->proxy_allow, "proxy-allow", POLICY_NET_ALLOW, POLICY_NET_SCOPE_PROXY },
+		{ &o->proxy_deny, "proxy-deny", POLICY_NET_DENY, POLICY_NET_SCOPE_PROXY },
+	};
+	char shown[64 * 4 + 4];
+
+	*n_rules = 0;
+	err[0] = '\0';
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+		for (size_t k = 0; k < lists[l].list->n; k++) {
+			const char *cur = lists[l].list->v[k], *item;
+			size_t len;
+			while (policy_split_next(&cur, &item, &len)) {
+				if (*n_rules >= cap) {
+					snprintf(err, POLICY_ERR_MAX,
+						 "--%s: more than %zu network rules in all",
+						 lists[l].option, cap);
+					return POLICY_NET_COMPILE_ERROR;
+				}
+				enum policy_net_rule_status st = policy_net_rule_parse(
+					item, len, lists[l].action, lists[l].scope,
+					&rules[*n_rules]);
+				if (st != POLICY_NET_RULE_OK) {
+					escape_rule(item, len, shown);
+					snprintf(err, POLICY_ERR_MAX, "--%s '%s': %s", lists[l].option,
+						 shown, policy_net_rule_reason(st));
+					return POLICY_NET_COMPILE_ERROR;
+				}
+				(*n_rules)++;
+			}
+		}
+	}
+	return POLICY_NET_COMPILE_OK;
+}
+

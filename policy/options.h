@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "policy/netrule.h"
+
 #define POLICY_MAX_LIST 128 /* per repeatable option */
 #define POLICY_ERR_MAX 512
 
@@ -125,5 +127,21 @@ bool policy_env_name_valid(const char *name, size_t n);
  * Lets a caller walk the options of an argv policy_parse_args() accepted.
  * Pure. */
 int policy_option_words(const char *arg);
+
+enum policy_net_compile_status {
+	POLICY_NET_COMPILE_OK,
+	POLICY_NET_COMPILE_ERROR, /* err names the option, the rule and the reason */
+};
+
+/* Compiles every rule of o->allow_net, deny_net, proxy_allow and proxy_deny
+ * (each entry split at commas with policy_split_next()) into
+ * rules[0..*n_rules), in that order.  rules is caller-owned, cap entries
+ * (about 600 bytes each: allocate POLICY_NET_MAX_RULES of them once, on the
+ * heap, before the event loop starts; nothing here allocates).  On
+ * error writes one line (no "porta: ", no newline; non-printable bytes of the
+ * rule escaped) into err.  Pure. */
+enum policy_net_compile_status policy_net_compile(const struct policy_options *o,
+						  struct policy_net_rule *rules, size_t cap,
+						  size_t *n_rules, char err[POLICY_ERR_MAX]);
 
 #endif /* PORTA_POLICY_OPTIONS_H */

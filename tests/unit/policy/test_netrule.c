@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "policy/netrule.h"
+#include "policy/options.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
