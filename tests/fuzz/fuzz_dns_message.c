@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dns/wire.h"
+#include "tests/fuzz/fuzz.h"
 
 static const struct policy_addr addrs[] = {
 	{ .family = POLICY_ADDR_V4, .b = { 93, 184, 216, 34 } },

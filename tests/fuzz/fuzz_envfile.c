@@ -7,6 +7,7 @@
 
 #include "policy/options.h"
 #include "policy/textparse.h"
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "netproxy/http_stream.h"
+#include "tests/fuzz/fuzz.h"
 
 struct result {
 	enum proxy_hs_status end;

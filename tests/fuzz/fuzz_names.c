@@ -9,6 +9,7 @@
 
 #include "policy/addr.h"
 #include "policy/names.h"
+#include "tests/fuzz/fuzz.h"
 
 /* The reference meaning of "*.S" against N (DESIGN.md): N is S, or N ends
  * in "." followed by S. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "policy/paths.h"
+#include "tests/fuzz/fuzz.h"
 
 static int is_normal(const char *p, size_t n)
 {

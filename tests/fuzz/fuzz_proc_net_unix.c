@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "policy/textparse.h"
+#include "tests/fuzz/fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dns/resolvconf.h"
+#include "tests/fuzz/fuzz.h"
 
 static void check_server(const struct dnsd_server *s)
 {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "policy/netrule.h"
+#include "tests/fuzz/fuzz.h"
 
 static void check_rule(const struct policy_net_rule *r, const char *text, size_t len)
 {

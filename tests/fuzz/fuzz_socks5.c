@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "netproxy/socks5.h"
+#include "tests/fuzz/fuzz.h"
 
 static void check_request(const uint8_t *data, size_t size)
 {

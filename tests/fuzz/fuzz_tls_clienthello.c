@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "netproxy/sniff.h"
+#include "tests/fuzz/fuzz.h"
 
 static uint8_t reframed[PROXY_TLS_WIRE_MAX];
 
