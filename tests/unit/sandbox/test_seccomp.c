@@ -636,6 +636,27 @@ static void control_check(const struct probe *p, const struct outcome *want, enu
 		       describe(&u, buf, sizeof(buf)));
 }
 
+/* Probes the host could not prepare, named for the skip message: a check
+ * that never ran is reported as skipped, not passed. */
+static char not_prepared[512];
+
+static void note_not_prepared(const struct probe *p, const char *why)
+{
+	size_t n = strlen(not_prepared);
+
+	snprintf(not_prepared + n, sizeof(not_prepared) - n, "%s%s (%s)", n ? "; " : "", p->name,
+		 why);
+}
+
+/* Ends every test of probes: a skip naming each probe that could not be
+ * prepared, when any could not.  A failed expectation stays a failure
+ * (criterion reports a test that failed and then skipped as failed). */
+static void probes_done(void)
+{
+	if (not_prepared[0])
+		cr_skip_test("could not prepare: %s", not_prepared);
+}
+
 static void expect_outcome(const struct probe *p, struct outcome want, enum control c)
 {
 	char b1[96], b2[96];
@@ -643,8 +664,9 @@ static void expect_outcome(const struct probe *p, struct outcome want, enum cont
 
 	if (o.kind == OUTCOME_PREPARE_FAILED) {
 		/* The host cannot host this probe (no ptys, no io_uring, ...):
-		 * the corpus's "n/a", said loudly. */
-		cr_log_info("%s: NOTE: n/a here: %s", p->name, describe(&o, b1, sizeof(b1)));
+		 * nothing was shown, so the test ends as a skip with the reason
+		 * (probes_done()), after the test's other probes have run. */
+		note_not_prepared(p, describe(&o, b1, sizeof(b1)));
 		return;
 	}
 	cr_expect(same(&o, &want), "%s under the filter: %s, want %s", p->name,
@@ -834,6 +856,7 @@ PROBE(unshare_newuser, NULL, false, call_unshare_user, userns_excuse);
 Test(seccomp_ns, unshare_newuser_is_eperm)
 {
 	expect_errno(&unshare_newuser, EPERM, CONTROL_SUCCEEDS);
+	probes_done();
 }
 
 static int call_unshare_fs(struct probe_state *st)
@@ -847,6 +870,7 @@ PROBE(unshare_fs_files, NULL, false, call_unshare_fs, NULL);
 Test(seccomp_ns, unshare_is_refused_whatever_the_flags)
 {
 	expect_errno(&unshare_fs_files, EPERM, CONTROL_SUCCEEDS);
+	probes_done();
 }
 
 /* Raw clone(2) with no new stack behaves like fork: the child returns 0
@@ -875,6 +899,7 @@ PROBE(clone_newuser, NULL, false, call_clone_newuser, userns_excuse);
 Test(seccomp_ns, clone_newuser_is_eperm)
 {
 	expect_errno(&clone_newuser, EPERM, CONTROL_SUCCEEDS);
+	probes_done();
 }
 
 /* One probe per other namespace flag, run inside a user namespace so the
@@ -907,6 +932,7 @@ Test(seccomp_ns, clone_with_each_namespace_flag_is_eperm)
 	expect_errno(&clone_NEWIPC, EPERM, CONTROL_SUCCEEDS);
 	expect_errno(&clone_NEWCGROUP, EPERM, CONTROL_SUCCEEDS);
 	expect_errno(&clone_NEWTIME, EPERM, CONTROL_SUCCEEDS);
+	probes_done();
 }
 
 static int call_clone3(struct probe_state *st, uint64_t flags)
@@ -941,6 +967,7 @@ Test(seccomp_ns, clone3_is_enosys)
 {
 	expect_errno(&clone3_plain, ENOSYS, CONTROL_SUCCEEDS);
 	expect_errno(&clone3_newuser, ENOSYS, CONTROL_SUCCEEDS);
+	probes_done();
 }
 
 static int call_setns_uts(struct probe_state *st)
@@ -962,6 +989,7 @@ PROBE(setns_uts, prep_setns, false, call_setns_uts, NULL);
 Test(seccomp_ns, setns_is_eperm)
 {
 	expect_errno(&setns_uts, EPERM, CONTROL_SUCCEEDS);
+	probes_done();
 }
 
 /* Allowed: fork, plain clone, threads and posix_spawn (whose clone3 gets
@@ -1030,6 +1058,7 @@ Test(seccomp_ns, processes_and_threads_still_start)
 	expect_allowed(&clone_plain);
 	expect_allowed(&thread_create);
 	expect_allowed(&spawn_true);
+	probes_done();
 }
 
 /* ===================================================================== */
@@ -1074,6 +1103,7 @@ Test(seccomp_io_uring, every_io_uring_call_is_enosys)
 	expect_errno(&io_uring_setup_8, ENOSYS, CONTROL_SUCCEEDS);
 	expect_errno(&io_uring_enter_ring, ENOSYS, CONTROL_SUCCEEDS);
 	expect_errno(&io_uring_register_ring, ENOSYS, CONTROL_DIFFERS);
+	probes_done();
 }
 
 /* ===================================================================== */
@@ -1136,6 +1166,7 @@ PROBE(execve_true, NULL, false, call_execve_true, NULL);
 Test(seccomp_exec, execveat_empty_path_is_eperm)
 {
 	expect_errno(&execveat_memfd, EPERM, CONTROL_SUCCEEDS);
+	probes_done();
 }
 
 /* The other fileless road: execve("/proc/self/fd/N") of a memfd, which
@@ -1213,12 +1244,14 @@ Test(seccomp_exec, memfd_must_be_sealed_non_executable)
 	struct outcome o = run_probe(&exec_sealed_memfd, true);
 	cr_assert_eq(o.kind, OUTCOME_RETURNED, "exec of a sealed memfd ran");
 	cr_assert_eq(o.value, EACCES);
+	probes_done();
 }
 
 Test(seccomp_exec, exec_by_path_still_works)
 {
 	expect_executed(&execve_true);
 	expect_executed(&execveat_path);
+	probes_done();
 }
 
 /* ===================================================================== */
@@ -1308,6 +1341,7 @@ Test(seccomp_procs, ptrace_and_memory_access_are_eperm)
 	expect_errno(&process_vm_readv_self, EPERM, CONTROL_SUCCEEDS);
 	expect_errno(&process_vm_writev_self, EPERM, CONTROL_SUCCEEDS);
 	expect_errno(&pidfd_getfd_self, EPERM, CONTROL_SUCCEEDS);
+	probes_done();
 }
 
 /* ===================================================================== */
@@ -1380,11 +1414,13 @@ Test(seccomp_tty, tiocsti_and_tioclinux_are_eperm)
 	expect_errno(&tiocsti_ctty_high_bits, EPERM, CONTROL_SUCCEEDS);
 	expect_errno(&tioclinux_pty, EPERM, CONTROL_DIFFERS);
 	expect_errno(&tioclinux_pty_high_bits, EPERM, CONTROL_DIFFERS);
+	probes_done();
 }
 
 Test(seccomp_tty, other_terminal_ioctls_still_work)
 {
 	expect_allowed(&tiocgwinsz_pty);
+	probes_done();
 }
 
 /* ===================================================================== */
@@ -1522,6 +1558,7 @@ Test(seccomp_kernel, kernel_interfaces_are_eperm)
 	expect_errno(&request_key_user, EPERM, CONTROL_DIFFERS);
 	expect_errno(&kexec_load_too_many_segments, EPERM, CONTROL_MAY);
 	expect_errno(&init_module_garbage, EPERM, CONTROL_MAY);
+	probes_done();
 }
 
 Test(seccomp_kernel, personality_only_linux_and_query)
@@ -1531,6 +1568,7 @@ Test(seccomp_kernel, personality_only_linux_and_query)
 	expect_errno(&personality_high_bits, EPERM, CONTROL_SUCCEEDS);
 	expect_allowed(&personality_query);
 	expect_allowed(&personality_linux);
+	probes_done();
 }
 
 /* --- mounts --------------------------------------------------------------- */
@@ -1597,6 +1635,7 @@ Test(seccomp_mounts, mount_calls_are_eperm)
 	expect_errno(&open_tree_clone, EPERM, CONTROL_SUCCEEDS);
 	expect_errno(&fsopen_tmpfs, EPERM, CONTROL_SUCCEEDS);
 	expect_errno(&pivot_root_tmpfs, EPERM, CONTROL_SUCCEEDS);
+	probes_done();
 }
 
 /* ===================================================================== */
@@ -1681,6 +1720,7 @@ Test(seccomp_sockets, forbidden_families_are_eafnosupport)
 	expect_errno(&alg_seqpacket, EAFNOSUPPORT, CONTROL_MAY);
 	expect_errno(&inet_high_bits, EAFNOSUPPORT, CONTROL_SUCCEEDS);
 	expect_errno(&socketpair_inet, EAFNOSUPPORT, CONTROL_DIFFERS);
+	probes_done();
 }
 
 Test(seccomp_sockets, raw_packet_mptcp_and_other_netlink_are_eperm)
@@ -1694,6 +1734,7 @@ Test(seccomp_sockets, raw_packet_mptcp_and_other_netlink_are_eperm)
 	expect_errno(&netlink_uevent, EPERM, CONTROL_SUCCEEDS);
 	expect_errno(&netlink_sock_diag, EPERM, CONTROL_SUCCEEDS);
 	expect_errno(&netlink_generic, EPERM, CONTROL_SUCCEEDS);
+	probes_done();
 }
 
 Test(seccomp_sockets, ordinary_sockets_still_work)
@@ -1706,6 +1747,7 @@ Test(seccomp_sockets, ordinary_sockets_still_work)
 	expect_allowed(&netlink_route_raw);
 	expect_allowed(&netlink_route_dgram);
 	expect_allowed(&socketpair_unix);
+	probes_done();
 }
 
 /* ===================================================================== */
@@ -1755,11 +1797,13 @@ Test(seccomp_arch, i386_int80_is_killed_by_sigsys)
 		cr_skip_test("int $0x80 does not reach the i386 syscall table here (%s)",
 			     describe(&u, buf, sizeof(buf)));
 	expect_killed(&i386_getpid, CONTROL_NONE);
+	probes_done();
 }
 
 Test(seccomp_arch, x32_syscall_numbers_are_killed_by_sigsys)
 {
 	expect_killed(&x32_getpid, CONTROL_DIFFERS);
+	probes_done();
 }
 
 /* ===================================================================== */
