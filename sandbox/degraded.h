@@ -1,70 +1,20 @@
-/* sandbox/degraded.h: running on a host that refuses user namespaces.
- *
- * ARCHITECTURE (DESIGN.md, Degraded hosts; policy/degrade.h decides): when
- * clone(CLONE_NEWUSER) is refused, sandbox_run() does not give up: the
- * supervisor forks the payload directly (no init, no namespaces), after
- * these steps in the supervisor:
- *   1. refuse what cannot be enforced (policy_degrade_refusal(), exit 125);
- *   2. in network policy mode, listen for the proxies on the host's
- *      127.0.0.1 (sandbox_netsup_listen_local());
- *   3. make a private TMPDIR under /tmp (the host's /tmp stays closed);
- *   4. build the Landlock ruleset from policy_degrade_rules(), with TCP
- *      confined to the proxy ports (or to nothing with --no-net);
- *   5. print one line per protection that is lost.
- * The payload then drops what it holds, restricts itself and installs the
- * seccomp programs (the base or connect-notifying one, plus
- * POLICY_SECCOMP_CLOSED_NET when the network is not open).  porta is the
- * child subreaper of everything the command starts, so when the command
- * ends, sandbox_degraded_sweep() kills and reaps whatever it left behind.
+/* sandbox/degraded.h: the payload's part on a host that refuses user
+ * namespaces: the seccomp programs it installs (the supervisor's part, and
+ * the whole story, is supervisor/degraded.h).
  */
 #ifndef PORTA_SANDBOX_DEGRADED_H
 #define PORTA_SANDBOX_DEGRADED_H
 
-#include <stdbool.h>
-#include <stddef.h>
-
-#include "policy/landlock.h"
+#include "common/error.h"
 #include "policy/plan.h"
-#include "sandbox/netpolicy.h"
-#include "sandbox/sandbox.h"
 
-/* True when clone(2) failed with an errno that means "no user namespace for
- * you here" (EPERM, EACCES, ENOSPC, EINVAL, EUSERS). */
-bool sandbox_degraded_errno(int err);
-
-struct sandbox_degraded {
-	char *tmpdir;   /* the private TMPDIR, or NULL (--share-tmp) */
-	char **envp;    /* the command's environment with TMPDIR pointing there */
-};
-
-/* Steps 1-5 above.  net may be NULL (open or --no-net); in policy mode it
- * gets its listeners and *ports their numbers.  On success *ruleset_fd and
- * *m are the degraded ruleset and its masks; d owns what it holds
- * (sandbox_degraded_cleanup()).  0 or -errno (e filled); d is cleaned up on
- * failure. */
-int sandbox_degraded_prepare(const struct policy_plan *plan, struct sandbox_netsup *net,
-			     struct sandbox_net_ports *ports, struct sandbox_degraded *d,
-			     int *ruleset_fd, struct policy_landlock_masks *m,
-			     struct porta_error *e);
-
-/* In the payload, after Landlock: the seccomp programs (see above); a
- * notifying one's listener is sent over ctl (SANDBOX_NET_MSG_WATCH).  A
+/* In the payload, after Landlock: the seccomp programs (the base or connect-notifying one, plus POLICY_SECCOMP_CLOSED_NET
+ * when the network is not open, and the degraded programs); a
+ * notifying one's listener is sent over ctl (SANDBOX_CTL_NET_WATCH).  A
  * listener that cannot be had (EBUSY: porta runs under another one) refuses
  * the run here, since nothing else would keep the command to the proxy.
  * 0 or -errno (e filled). */
 int sandbox_degraded_payload_seccomp(const struct policy_plan *plan, int ctl,
 				     struct porta_error *e);
-
-/* For `porta explain`: when this host refuses user namespaces (probed in a
- * forked child), adds notes to plan saying that run will confine with
- * Landlock and seccomp only, what that loses, or why run would refuse. */
-void sandbox_degraded_explain(struct policy_plan *plan);
-
-/* Kills (SIGKILL) and reaps every remaining child of porta, again and again
- * as orphans are re-parented to it, until none is left. */
-void sandbox_degraded_sweep(void);
-
-/* Removes the private TMPDIR and everything in it, frees d's memory. */
-void sandbox_degraded_cleanup(struct sandbox_degraded *d);
 
 #endif /* PORTA_SANDBOX_DEGRADED_H */

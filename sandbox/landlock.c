@@ -18,6 +18,7 @@
 #include "common/kernel.h"
 #include "common/log.h"
 #include "sandbox/internal.h"
+#include "sandbox/landlock.h"
 
 int sandbox_landlock_abi(void)
 {

@@ -16,6 +16,7 @@
 
 #include "common/cleanup.h"
 #include "sandbox/internal.h"
+#include "sandbox/netns.h"
 
 /* Sends one request on a NETLINK_ROUTE socket and reads its ACK: an
  * NLMSG_ERROR whose error is 0 on success (netlink(7)).  0 or -errno. */

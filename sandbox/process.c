@@ -3,6 +3,7 @@
  * root"; prctl(2) PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_SET_SECUREBITS).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <linux/securebits.h>
 #include <sys/capability.h>
@@ -105,5 +106,24 @@ int sandbox_caps_drop(struct porta_error *e)
 	cap_free(none);
 	if (r < 0)
 		return porta_fail(e, "drop capabilities", NULL, err, NULL);
+	return 0;
+}
+
+int sandbox_cgroup_join(const int *fds, size_t n, struct porta_error *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		/* "0" is the writing process itself (cgroups(7)). */
+		ssize_t w = write(fds[i], "0", 1);
+		int err = errno;
+		if (w != 1) {
+			char link[64], procs[PATH_MAX];
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", fds[i]);
+			ssize_t k = readlink(link, procs, sizeof(procs) - 1);
+			procs[k > 0 ? k : 0] = '\0';
+			return porta_fail(e, "join the cgroup: write", k > 0 ? procs : "cgroup.procs",
+					  w < 0 ? err : EIO, NULL);
+		}
+		close(fds[i]);
+	}
 	return 0;
 }

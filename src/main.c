@@ -13,9 +13,11 @@
 #include "common/log.h"
 #include "common/trace.h"
 #include "policy/explain.h"
-#include "sandbox/degraded.h"
+#include "host/host.h"
 #include "policy/options.h"
 #include "sandbox/sandbox.h"
+#include "supervisor/degraded.h"
+#include "supervisor/supervisor.h"
 
 extern char **environ;
 
@@ -104,7 +106,7 @@ static const char *unavailable(const struct policy_options *o)
 	/* --max-memory-mb, and --max-procs for root, need a cgroup: decided
 	 * here, before anything runs, never silently dropped. */
 	static char cgroup_why[1536];
-	if (sandbox_ceilings_refusal(o, cgroup_why, sizeof(cgroup_why)))
+	if (host_ceilings_refusal(o, cgroup_why, sizeof(cgroup_why)))
 		return cgroup_why;
 	return NULL;
 }
@@ -124,33 +126,33 @@ static int die_by_signal(int sig)
 	return 128 + sig; /* a signal that does not terminate */
 }
 
-static int report(const struct sandbox_result *r)
+static int report(const struct supervisor_result *r)
 {
 	char msg[1600];
 
 	switch (r->outcome) {
-	case SANDBOX_EXITED:
+	case SUPERVISOR_EXITED:
 		return r->code;
-	case SANDBOX_SIGNALED:
+	case SUPERVISOR_SIGNALED:
 		return die_by_signal(r->code);
-	case SANDBOX_TIMED_OUT:
+	case SUPERVISOR_TIMED_OUT:
 		log_msg(LOG_LEVEL_WARN, "--timeout reached: the sandbox and everything in it was ended");
 		return EXIT_TIMEOUT;
-	case SANDBOX_STOPPED:
+	case SUPERVISOR_STOPPED:
 		log_msg(LOG_LEVEL_ERROR,
 			"the run was stopped and everything in it ended (exit %d), for the reason above; "
 			"a file the command should write that way: create it before the run and mount "
 			"it with -v PATH",
 			r->code);
 		return r->code;
-	case SANDBOX_EXEC_FAILED:
+	case SUPERVISOR_EXEC_FAILED:
 		porta_error_format(&r->error, msg, sizeof(msg));
 		log_msg(LOG_LEVEL_ERROR, "%s%s", msg,
 			r->code == EXIT_NOTFOUND
 				? " (not found in the sandbox's PATH or filesystem)"
 				: " (not executable, or the policy does not allow executing it)");
 		return r->code;
-	case SANDBOX_SETUP_FAILED:
+	case SUPERVISOR_SETUP_FAILED:
 		break;
 	}
 	porta_error_format(&r->error, msg, sizeof(msg));
@@ -206,8 +208,8 @@ int main(int argc, char *argv[])
 		printf("porta %s\n", PORTA_VERSION);
 		return 0;
 	case POLICY_CMD_CHECK:
-		sandbox_check(stdout, opts.json);
-		return 0;
+		/* 1 when a primitive porta needs is missing: scripts can ask. */
+		return host_check(stdout, opts.json);
 	default:
 		break;
 	}
@@ -218,7 +220,7 @@ int main(int argc, char *argv[])
 
 	struct policy_plan *plan = NULL;
 	trace_mark("options parsed");
-	if (sandbox_resolve(&opts, argv, environ, &plan, &e) < 0) {
+	if (host_resolve(&opts, argv, environ, &plan, &e) < 0) {
 		porta_error_format(&e, msg, sizeof(msg));
 		return fail("%s", msg);
 	}
@@ -230,7 +232,7 @@ int main(int argc, char *argv[])
 	if (refusal)
 		policy_plan_add_note(plan, "run would refuse this: %s", refusal);
 	if (opts.command == POLICY_CMD_EXPLAIN && !refusal)
-		sandbox_degraded_explain(plan);
+		supervisor_degraded_explain(plan);
 
 	trace_mark("plan resolved");
 	int code;
@@ -238,10 +240,10 @@ int main(int argc, char *argv[])
 		code = policy_explain(stdout, plan, opts.cmd_argc, argv + opts.cmd_index,
 				      sandbox_landlock_abi(), opts.json) ? EXIT_PORTA : 0;
 	} else {
-		struct sandbox_result r;
+		struct supervisor_result r;
 		say_before_run(plan);
 		fflush(stdout);
-		if (sandbox_run(plan, argv + opts.cmd_index, &r) < 0) {
+		if (supervisor_run(plan, argv + opts.cmd_index, &r) < 0) {
 			porta_error_format(&r.error, msg, sizeof(msg));
 			code = fail("%s", msg);
 		} else {

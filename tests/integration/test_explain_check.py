@@ -1,9 +1,13 @@
 """integration/explain_check: `porta explain` prints the policy run would
 apply and runs nothing; `porta check` says what this host can enforce."""
 
+import ctypes
 import json
 import os
+import platform
 import re
+import struct
+import subprocess
 import unittest
 
 import harness
@@ -193,6 +197,47 @@ class Check(PortaTestCase):
             self.assertIn("--max-memory-mb needs the memory controller", res.err)
             # check gives the same reason run does
             self.assertIn(mem[0]["detail"], res.err)
+
+    def test_exit_status_says_whether_porta_can_run(self):
+        # Here porta can run: 0.  With Landlock taken away (a seccomp filter
+        # answers landlock_create_ruleset with ENOSYS, as a kernel without
+        # it does) check says it cannot, and exits 1 in both formats.
+        self.assertOk(run(["check"]))
+        if platform.machine() != "x86_64":
+            self.skipTest("the filter below names x86_64's syscall number")
+        for extra, want in (([], "porta cannot run here"), (["--json"], '"can_run": false')):
+            argv = harness.porta_argv(["check"] + extra, True)
+            p = subprocess.run(argv, env=harness.clean_env(), capture_output=True, text=True,
+                               timeout=harness.DEFAULT_TIMEOUT, stdin=subprocess.DEVNULL,
+                               preexec_fn=without_landlock)
+            self.assertEqual(p.returncode, 1, "%s\n%s%s" % (argv, p.stdout, p.stderr))
+            self.assertIn(want, p.stdout)
+            self.assertRegex(p.stdout, r"(?i)NO\s+Landlock: absent|\"detail\": \"absent\"")
+
+
+def without_landlock():
+    """In the child before exec: a seccomp filter under which
+    landlock_create_ruleset (x86_64: 444) fails with ENOSYS."""
+    def insn(code, jt, jf, k):
+        return struct.pack("HBBI", code, jt, jf, k)
+    prog = b"".join([
+        insn(0x20, 0, 0, 0),                 # ld  seccomp_data.nr
+        insn(0x15, 0, 1, 444),               # jeq landlock_create_ruleset
+        insn(0x06, 0, 0, 0x00050000 | 38),   # ret ERRNO(ENOSYS)
+        insn(0x06, 0, 0, 0x7fff0000),        # ret ALLOW
+    ])
+    buf = ctypes.create_string_buffer(prog, len(prog))
+
+    class Fprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = Fprog(len(prog) // 8, ctypes.addressof(buf))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong,
+                           ctypes.c_ulong]
+    if libc.prctl(38, 1, None, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "installing the test's seccomp filter")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -24,7 +24,7 @@
 #include "dns/namemap.h"
 #include "dns/responder.h"
 #include "dns/wire.h"
-#include "sandbox/internal.h" /* sandbox_netns_anyip(): the sandbox's own AnyIP set-up */
+#include "sandbox/netns.h"
 
 #define T_A DNSD_TYPE_A
 #define T_AAAA DNSD_TYPE_AAAA

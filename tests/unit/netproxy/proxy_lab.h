@@ -54,7 +54,7 @@
 #include "dns/upstream.h"
 #include "netproxy/proxy.h"
 #include "policy/netrule.h"
-#include "sandbox/internal.h"
+#include "sandbox/netns.h"
 
 static int lab_failures;
 static int lab_err = 2; /* the real stderr, while fd 2 goes to a file */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "sandbox/internal.h"
+#include "sandbox/netns.h"
 
 /* Results a child reports, one int each: 0 or an errno. */
 enum { R_UNSHARE, R_LO, R_ROUTES, R_V4, R_V6, R_V4_SEEN, R_V6_SEEN, R_COUNT };

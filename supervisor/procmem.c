@@ -1,5 +1,5 @@
 /* sandbox/procmem.c: see procmem.h. */
-#include "sandbox/procmem.h"
+#include "supervisor/procmem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -7,7 +7,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-ssize_t sandbox_read_memory(pid_t tid, uint64_t addr, void *buf, size_t len)
+ssize_t supervisor_read_memory(pid_t tid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = { .iov_base = buf, .iov_len = len };
 	struct iovec remote = { .iov_base = (void *)(uintptr_t)addr, .iov_len = len };

@@ -6,7 +6,7 @@
  * only then trust what was read; the answer goes out whatever happened in
  * between, so the caller never waits on a failure of ours.
  */
-#include "sandbox/connect_watch.h"
+#include "supervisor/watch.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "common/kernel.h"
-#include "sandbox/procmem.h"
+#include "supervisor/procmem.h"
 
 #if !defined(__x86_64__)
 #error "the notified syscalls' argument layout below is x86_64's"
@@ -44,7 +44,7 @@ union resp_buf {
 };
 
 /* 127.0.0.0/8, ::1, and 127/8 mapped into IPv6 (::ffff:127.x.y.z). */
-static bool is_loopback(const struct sandbox_connect_event *ev)
+static bool is_loopback(const struct supervisor_connect_event *ev)
 {
 	if (ev->family == AF_INET) {
 		const struct sockaddr_in *sin = (const struct sockaddr_in *)&ev->sa;
@@ -56,26 +56,26 @@ static bool is_loopback(const struct sandbox_connect_event *ev)
 	return IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr) && sin6->sin6_addr.s6_addr[12] == 127;
 }
 
-enum sandbox_connect_verdict sandbox_connect_decide(const struct sandbox_connect_event *ev,
+enum supervisor_connect_verdict supervisor_connect_decide(const struct supervisor_connect_event *ev,
 						    const struct policy_port_set *allowed)
 {
-	if (ev->addr_status != SANDBOX_CONNECT_ADDR_OK)
-		return SANDBOX_CONNECT_CONTINUE;
+	if (ev->addr_status != SUPERVISOR_CONNECT_ADDR_OK)
+		return SUPERVISOR_CONNECT_CONTINUE;
 	if (ev->family != AF_INET && ev->family != AF_INET6)
-		return SANDBOX_CONNECT_CONTINUE;
+		return SUPERVISOR_CONNECT_CONTINUE;
 	/* Loopback inside the sandbox's network namespace is the sandbox's
 	 * own (a test server, a language server the command started): no
 	 * host service is there, so no port of it is refused here. */
 	if (is_loopback(ev))
-		return SANDBOX_CONNECT_CONTINUE;
+		return SUPERVISOR_CONNECT_CONTINUE;
 	if (ev->sock_type == SOCK_DGRAM && ev->port != 53)
-		return SANDBOX_CONNECT_REFUSE;
-	return policy_port_set_has(allowed, ev->port) ? SANDBOX_CONNECT_CONTINUE
-						       : SANDBOX_CONNECT_REFUSE;
+		return SUPERVISOR_CONNECT_REFUSE;
+	return policy_port_set_has(allowed, ev->port) ? SUPERVISOR_CONNECT_CONTINUE
+						       : SUPERVISOR_CONNECT_REFUSE;
 }
 
 /* Exactly the address porta's proxy listens on: 127.0.0.1 (or as ::ffff:127.0.0.1). */
-static bool is_proxy_address(const struct sandbox_connect_event *ev)
+static bool is_proxy_address(const struct supervisor_connect_event *ev)
 {
 	if (ev->family == AF_INET)
 		return ntohl(((const struct sockaddr_in *)&ev->sa)->sin_addr.s_addr) == INADDR_LOOPBACK;
@@ -84,57 +84,57 @@ static bool is_proxy_address(const struct sandbox_connect_event *ev)
 	       a->s6_addr[14] == 0 && a->s6_addr[15] == 1;
 }
 
-enum sandbox_connect_verdict sandbox_connect_decide_local(const struct sandbox_connect_event *ev,
+enum supervisor_connect_verdict supervisor_connect_decide_local(const struct supervisor_connect_event *ev,
 							  const struct policy_port_set *proxy_ports)
 {
 	switch (ev->addr_status) {
-	case SANDBOX_CONNECT_ADDR_NONE:
-		return SANDBOX_CONNECT_CONTINUE;
-	case SANDBOX_CONNECT_ADDR_UNREADABLE:
-		return SANDBOX_CONNECT_REFUSE;
-	case SANDBOX_CONNECT_ADDR_BAD_LEN:
+	case SUPERVISOR_CONNECT_ADDR_NONE:
+		return SUPERVISOR_CONNECT_CONTINUE;
+	case SUPERVISOR_CONNECT_ADDR_UNREADABLE:
+		return SUPERVISOR_CONNECT_REFUSE;
+	case SUPERVISOR_CONNECT_ADDR_BAD_LEN:
 		/* The kernel refuses such a length itself (EINVAL), unless the
 		 * family was short for IP: refuse those here as well. */
 		return (ev->family == AF_INET || ev->family == AF_INET6 ||
 			ev->family == AF_UNSPEC)
-			       ? SANDBOX_CONNECT_REFUSE
-			       : SANDBOX_CONNECT_CONTINUE;
-	case SANDBOX_CONNECT_ADDR_OK:
+			       ? SUPERVISOR_CONNECT_REFUSE
+			       : SUPERVISOR_CONNECT_CONTINUE;
+	case SUPERVISOR_CONNECT_ADDR_OK:
 		break;
 	}
 	if (ev->family != AF_INET && ev->family != AF_INET6)
-		return SANDBOX_CONNECT_CONTINUE;
-	if (ev->call == SANDBOX_CONNECT_CALL_CONNECT && ev->sock_type == SOCK_STREAM &&
+		return SUPERVISOR_CONNECT_CONTINUE;
+	if (ev->call == SUPERVISOR_CONNECT_CALL_CONNECT && ev->sock_type == SOCK_STREAM &&
 	    is_proxy_address(ev) && policy_port_set_has(proxy_ports, ev->port))
-		return SANDBOX_CONNECT_ON_BEHALF;
-	return SANDBOX_CONNECT_REFUSE;
+		return SUPERVISOR_CONNECT_ON_BEHALF;
+	return SUPERVISOR_CONNECT_REFUSE;
 }
 
-const char *sandbox_connect_call_name(enum sandbox_connect_call c)
+const char *supervisor_connect_call_name(enum supervisor_connect_call c)
 {
 	switch (c) {
-	case SANDBOX_CONNECT_CALL_CONNECT:
+	case SUPERVISOR_CONNECT_CALL_CONNECT:
 		return "connect";
-	case SANDBOX_CONNECT_CALL_SENDTO:
+	case SUPERVISOR_CONNECT_CALL_SENDTO:
 		return "sendto";
-	case SANDBOX_CONNECT_CALL_SENDMSG:
+	case SUPERVISOR_CONNECT_CALL_SENDMSG:
 		return "sendmsg";
-	case SANDBOX_CONNECT_CALL_SENDMMSG:
+	case SUPERVISOR_CONNECT_CALL_SENDMMSG:
 		return "sendmmsg";
-	case SANDBOX_CONNECT_CALL_OTHER:
+	case SUPERVISOR_CONNECT_CALL_OTHER:
 		break;
 	}
 	return "other";
 }
 
-bool sandbox_connect_event_dst(const struct sandbox_connect_event *ev, char *out, size_t cap)
+bool supervisor_connect_event_dst(const struct supervisor_connect_event *ev, char *out, size_t cap)
 {
 	char ip[INET6_ADDRSTRLEN];
 	int n = -1;
 
 	if (cap)
 		out[0] = '\0';
-	if (ev->addr_status != SANDBOX_CONNECT_ADDR_OK)
+	if (ev->addr_status != SUPERVISOR_CONNECT_ADDR_OK)
 		return false;
 	if (ev->family == AF_INET) {
 		const struct sockaddr_in *s = (const struct sockaddr_in *)&ev->sa;
@@ -199,7 +199,7 @@ static pid_t parse_pid(const char *s, const char **end)
 
 /* The thread's comm, its thread group id, and that id inside the
  * sandbox's own pid namespace. */
-static void read_identity(pid_t tid, struct sandbox_connect_event *ev)
+static void read_identity(pid_t tid, struct supervisor_connect_event *ev)
 {
 	char buf[4096];
 	ssize_t n;
@@ -232,25 +232,25 @@ static void read_identity(pid_t tid, struct sandbox_connect_event *ev)
 }
 
 /* Where the call's address is and how long the caller says it is. */
-static void locate_address(const struct seccomp_data *d, struct sandbox_connect_event *ev,
+static void locate_address(const struct seccomp_data *d, struct supervisor_connect_event *ev,
 			   uint64_t *where, int64_t *len)
 {
 	*where = 0;
 	*len = 0;
 	switch (ev->call) {
-	case SANDBOX_CONNECT_CALL_CONNECT:
+	case SUPERVISOR_CONNECT_CALL_CONNECT:
 		/* connect(fd, addr, int addrlen): the kernel truncates the
 		 * int argument to its low 32 bits. */
 		*where = d->args[1];
 		*len = (int32_t)(uint32_t)d->args[2];
 		break;
-	case SANDBOX_CONNECT_CALL_SENDTO:
+	case SUPERVISOR_CONNECT_CALL_SENDTO:
 		/* sendto(fd, buf, len, flags, dest_addr, int addrlen) */
 		*where = d->args[4];
 		*len = (int32_t)(uint32_t)d->args[5];
 		break;
-	case SANDBOX_CONNECT_CALL_SENDMSG:
-	case SANDBOX_CONNECT_CALL_SENDMMSG: {
+	case SUPERVISOR_CONNECT_CALL_SENDMSG:
+	case SUPERVISOR_CONNECT_CALL_SENDMMSG: {
 		/* sendmsg(fd, msg, flags), sendmmsg(fd, msgvec, vlen, flags):
 		 * struct mmsghdr starts with its struct msghdr, whose first
 		 * fields are void *msg_name and int msg_namelen. */
@@ -260,18 +260,18 @@ static void locate_address(const struct seccomp_data *d, struct sandbox_connect_
 		} h;
 		ssize_t n;
 
-		if (ev->call == SANDBOX_CONNECT_CALL_SENDMMSG && (uint32_t)d->args[2] == 0) {
-			ev->addr_status = SANDBOX_CONNECT_ADDR_NONE; /* vlen 0 sends nothing */
+		if (ev->call == SUPERVISOR_CONNECT_CALL_SENDMMSG && (uint32_t)d->args[2] == 0) {
+			ev->addr_status = SUPERVISOR_CONNECT_ADDR_NONE; /* vlen 0 sends nothing */
 			return;
 		}
-		n = sandbox_read_memory(ev->tid, d->args[1], &h, 12);
+		n = supervisor_read_memory(ev->tid, d->args[1], &h, 12);
 		if (n != 12) {
-			ev->addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
+			ev->addr_status = SUPERVISOR_CONNECT_ADDR_UNREADABLE;
 			ev->addr_err = n < 0 ? (int)-n : EFAULT;
 			return;
 		}
 		if (h.name == 0) {
-			ev->addr_status = SANDBOX_CONNECT_ADDR_NONE;
+			ev->addr_status = SUPERVISOR_CONNECT_ADDR_NONE;
 			return;
 		}
 		*where = h.name;
@@ -282,37 +282,37 @@ static void locate_address(const struct seccomp_data *d, struct sandbox_connect_
 			       : h.namelen;
 		break;
 	}
-	case SANDBOX_CONNECT_CALL_OTHER:
-		ev->addr_status = SANDBOX_CONNECT_ADDR_NONE;
+	case SUPERVISOR_CONNECT_CALL_OTHER:
+		ev->addr_status = SUPERVISOR_CONNECT_ADDR_NONE;
 		return;
 	}
 	if (*where == 0)
-		ev->addr_status = SANDBOX_CONNECT_ADDR_NONE;
+		ev->addr_status = SUPERVISOR_CONNECT_ADDR_NONE;
 }
 
 /* Reads and parses the destination into ev, mirroring the kernel's own
  * length rules (move_addr_to_kernel, inet_stream_connect, tcp_v4_connect,
  * tcp_v6_connect), so that a call the kernel would refuse with EINVAL is let
  * through to be refused there. */
-static void read_address(const struct seccomp_data *d, struct sandbox_connect_event *ev)
+static void read_address(const struct seccomp_data *d, struct supervisor_connect_event *ev)
 {
 	uint64_t where;
 	int64_t len;
 	ssize_t n;
 
-	ev->addr_status = SANDBOX_CONNECT_ADDR_OK;
+	ev->addr_status = SUPERVISOR_CONNECT_ADDR_OK;
 	locate_address(d, ev, &where, &len);
-	if (ev->addr_status != SANDBOX_CONNECT_ADDR_OK)
+	if (ev->addr_status != SUPERVISOR_CONNECT_ADDR_OK)
 		return;
 	if (len < (int64_t)sizeof(sa_family_t) || len > (int64_t)sizeof(struct sockaddr_storage)) {
-		ev->addr_status = SANDBOX_CONNECT_ADDR_BAD_LEN;
+		ev->addr_status = SUPERVISOR_CONNECT_ADDR_BAD_LEN;
 		return;
 	}
-	n = sandbox_read_memory(ev->tid, where, &ev->sa, (size_t)len);
+	n = supervisor_read_memory(ev->tid, where, &ev->sa, (size_t)len);
 	if (n != (ssize_t)len) {
 		/* Partial: the kernel's copy of the whole length would fault. */
 		memset(&ev->sa, 0, sizeof(ev->sa));
-		ev->addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
+		ev->addr_status = SUPERVISOR_CONNECT_ADDR_UNREADABLE;
 		ev->addr_err = n < 0 ? (int)-n : EFAULT;
 		return;
 	}
@@ -320,41 +320,41 @@ static void read_address(const struct seccomp_data *d, struct sandbox_connect_ev
 	ev->family = ev->sa.ss_family;
 	if (ev->family == AF_INET) {
 		if (len < (int64_t)sizeof(struct sockaddr_in)) {
-			ev->addr_status = SANDBOX_CONNECT_ADDR_BAD_LEN;
+			ev->addr_status = SUPERVISOR_CONNECT_ADDR_BAD_LEN;
 			return;
 		}
 		ev->port = ntohs(((const struct sockaddr_in *)&ev->sa)->sin_port);
 	} else if (ev->family == AF_INET6) {
 		/* SIN6_LEN_RFC2133: sin6_scope_id is optional. */
 		if (len < (int64_t)offsetof(struct sockaddr_in6, sin6_scope_id)) {
-			ev->addr_status = SANDBOX_CONNECT_ADDR_BAD_LEN;
+			ev->addr_status = SUPERVISOR_CONNECT_ADDR_BAD_LEN;
 			return;
 		}
 		ev->port = ntohs(((const struct sockaddr_in6 *)&ev->sa)->sin6_port);
 	}
 }
 
-static enum sandbox_connect_call call_of(const struct seccomp_data *d)
+static enum supervisor_connect_call call_of(const struct seccomp_data *d)
 {
 	if (d->arch != AUDIT_ARCH_X86_64)
-		return SANDBOX_CONNECT_CALL_OTHER; /* the filter kills these first */
+		return SUPERVISOR_CONNECT_CALL_OTHER; /* the filter kills these first */
 	switch (d->nr) {
 	case SYS_connect:
-		return SANDBOX_CONNECT_CALL_CONNECT;
+		return SUPERVISOR_CONNECT_CALL_CONNECT;
 	case SYS_sendto:
-		return SANDBOX_CONNECT_CALL_SENDTO;
+		return SUPERVISOR_CONNECT_CALL_SENDTO;
 	case SYS_sendmsg:
-		return SANDBOX_CONNECT_CALL_SENDMSG;
+		return SUPERVISOR_CONNECT_CALL_SENDMSG;
 	case SYS_sendmmsg:
-		return SANDBOX_CONNECT_CALL_SENDMMSG;
+		return SUPERVISOR_CONNECT_CALL_SENDMMSG;
 	default:
-		return SANDBOX_CONNECT_CALL_OTHER;
+		return SUPERVISOR_CONNECT_CALL_OTHER;
 	}
 }
 
 /* Sends the answer for id; 0, -ENOENT (the call is gone) or -errno.
  * result: what an ON_BEHALF call returns (0 or -errno). */
-static int answer(int fd, uint64_t id, enum sandbox_connect_verdict v, int result)
+static int answer(int fd, uint64_t id, enum supervisor_connect_verdict v, int result)
 {
 	union resp_buf rb;
 
@@ -362,9 +362,9 @@ static int answer(int fd, uint64_t id, enum sandbox_connect_verdict v, int resul
 	 * (checked before the receive), so any field it adds reads as 0. */
 	memset(&rb, 0, sizeof(rb));
 	rb.r.id = id;
-	if (v == SANDBOX_CONNECT_REFUSE) {
+	if (v == SUPERVISOR_CONNECT_REFUSE) {
 		rb.r.error = -ECONNREFUSED;
-	} else if (v == SANDBOX_CONNECT_ON_BEHALF) {
+	} else if (v == SUPERVISOR_CONNECT_ON_BEHALF) {
 		rb.r.error = result; /* 0: the call returns 0 (val) */
 	} else {
 		/* CONTINUE needs error == val == 0 (seccomp_unotify(2)). */
@@ -401,7 +401,7 @@ static int read_socket_type(pid_t pid, int sockfd)
 
 /* The caller is gone (or was interrupted): its pid may already name another
  * process, so nothing read through it counts. */
-static void withdraw(struct sandbox_connect_event *ev)
+static void withdraw(struct supervisor_connect_event *ev)
 {
 	ev->withdrawn = true;
 	ev->pid = 0;
@@ -411,14 +411,14 @@ static void withdraw(struct sandbox_connect_event *ev)
 	ev->sa_len = 0;
 	ev->family = AF_UNSPEC;
 	ev->port = 0;
-	ev->addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
+	ev->addr_status = SUPERVISOR_CONNECT_ADDR_UNREADABLE;
 	ev->addr_err = ESRCH;
 	ev->sock_type = 0;
 }
 
 /* The supervisor's own connect(2) of a copy of the caller's socket (the same
  * open file description) to the address it read: 0 or -errno. */
-static int connect_on_behalf(int pidfd, const struct sandbox_connect_event *ev)
+static int connect_on_behalf(int pidfd, const struct supervisor_connect_event *ev)
 {
 	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, ev->sockfd, 0);
 	if (fd < 0)
@@ -430,7 +430,7 @@ static int connect_on_behalf(int pidfd, const struct sandbox_connect_event *ev)
 }
 
 static int handle(int listener_fd, const struct policy_port_set *allowed, bool local,
-		  struct sandbox_connect_event *ev)
+		  struct supervisor_connect_event *ev)
 {
 	struct seccomp_notif_sizes sizes;
 	struct pollfd p = { .fd = listener_fd, .events = POLLIN };
@@ -443,7 +443,7 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 	if (listener_fd < 0)
 		return -EBADF; /* poll(2) would skip it and say "nothing pending" */
 	memset(ev, 0, sizeof(*ev));
-	ev->verdict = SANDBOX_CONNECT_CONTINUE;
+	ev->verdict = SUPERVISOR_CONNECT_CONTINUE;
 
 	/* SECCOMP_IOCTL_NOTIF_RECV blocks when nothing is pending; an event
 	 * loop's read callback also runs on POLLHUP (no process left under
@@ -482,12 +482,12 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 
 	if (ev->tid <= 0) {
 		/* 0: the caller is not visible in our pid namespace. */
-		ev->addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
+		ev->addr_status = SUPERVISOR_CONNECT_ADDR_UNREADABLE;
 		ev->addr_err = ESRCH;
 	} else {
 		read_address(&nb.n.data, ev);
 		read_identity(ev->tid, ev);
-		if (ev->addr_status == SANDBOX_CONNECT_ADDR_OK &&
+		if (ev->addr_status == SUPERVISOR_CONNECT_ADDR_OK &&
 		    (ev->family == AF_INET || ev->family == AF_INET6))
 			ev->sock_type = read_socket_type(ev->pid, ev->sockfd);
 	}
@@ -497,8 +497,8 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 
 	int result = 0;
 	if (local) {
-		ev->verdict = sandbox_connect_decide_local(ev, allowed);
-		if (ev->verdict == SANDBOX_CONNECT_ON_BEHALF) {
+		ev->verdict = supervisor_connect_decide_local(ev, allowed);
+		if (ev->verdict == SUPERVISOR_CONNECT_ON_BEHALF) {
 			/* Only for the calls porta makes itself (not every
 			 * Unix-socket connect): the pidfd, then the validity
 			 * check again, so that it names the caller and not a
@@ -512,26 +512,26 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 				close(pidfd);
 		}
 	} else {
-		ev->verdict = sandbox_connect_decide(ev, allowed);
+		ev->verdict = supervisor_connect_decide(ev, allowed);
 	}
 	r = answer(listener_fd, id, ev->verdict, result);
 	if (r == -ENOENT) {
 		/* Gone between the check and the answer: the same rule, nothing
-		 * read through its pid is kept (sandbox_connect_event). */
+		 * read through its pid is kept (supervisor_connect_event). */
 		withdraw(ev);
 		return 0;
 	}
 	return r;
 }
 
-int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
-				 struct sandbox_connect_event *ev)
+int supervisor_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
+				 struct supervisor_connect_event *ev)
 {
 	return handle(listener_fd, allowed, false, ev);
 }
 
-int sandbox_connect_watch_handle_local(int listener_fd, const struct policy_port_set *proxy_ports,
-				       struct sandbox_connect_event *ev)
+int supervisor_connect_watch_handle_local(int listener_fd, const struct policy_port_set *proxy_ports,
+				       struct supervisor_connect_event *ev)
 {
 	return handle(listener_fd, proxy_ports, true, ev);
 }

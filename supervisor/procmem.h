@@ -4,8 +4,8 @@
  * address a notified call names, the --why tracer (sandbox/why.c) the paths
  * and addresses of traced calls; both read through this one function.
  */
-#ifndef PORTA_SANDBOX_PROCMEM_H
-#define PORTA_SANDBOX_PROCMEM_H
+#ifndef PORTA_SUPERVISOR_PROCMEM_H
+#define PORTA_SUPERVISOR_PROCMEM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +15,6 @@
  * or /proc/TID/mem where the kernel lacks CONFIG_CROSS_MEMORY_ATTACH (both
  * ask for PTRACE_MODE_ATTACH, proc(5)).  Returns the bytes copied (fewer at
  * an unmapped page) or -errno. */
-ssize_t sandbox_read_memory(pid_t tid, uint64_t addr, void *buf, size_t len);
+ssize_t supervisor_read_memory(pid_t tid, uint64_t addr, void *buf, size_t len);
 
-#endif /* PORTA_SANDBOX_PROCMEM_H */
+#endif /* PORTA_SUPERVISOR_PROCMEM_H */

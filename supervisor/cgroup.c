@@ -1,6 +1,6 @@
-/* sandbox/cgroup.c: the effectful half of sandbox/cgroup.h — gathering the
- * host's cgroup facts, creating porta-<pid>, init joining it, reporting and
- * removing it.
+/* supervisor/cgroup.c: creating porta-<pid> for the ceilings, handing init
+ * the fds it joins through, reporting and removing it (what the host offers
+ * is host/cgroup.c's).
  *
  * Placement without a race: the supervisor opens each new cgroup's
  * cgroup.procs before clone and init writes "0" to the inherited fd before
@@ -24,8 +24,8 @@
 
 #include "common/cleanup.h"
 #include "common/log.h"
-#include "sandbox/cgroup.h"
-#include "sandbox/internal.h"
+#include "host/cgroup.h"
+#include "supervisor/cgroup.h"
 
 /* rmdir of a cgroup whose last task has just been reaped can see EBUSY for a
  * moment (the css goes offline asynchronously): retry for at most this long. */
@@ -33,177 +33,22 @@
 #define RMDIR_PAUSE_NS (10 * 1000 * 1000)
 
 struct cg_dir {
-	char path[SANDBOX_CG_PATH_MAX]; /* .../porta-<pid> */
+	char path[HOST_CG_PATH_MAX]; /* .../porta-<pid> */
 	int version;
-	bool ctrl[SANDBOX_CG_NCTRL];
+	bool ctrl[HOST_CG_NCTRL];
 	int procs_fd; /* cgroup.procs, O_WRONLY; -1 once closed */
 };
 
-struct sandbox_cgroup {
-	struct cg_dir dirs[SANDBOX_CG_NCTRL];
+struct supervisor_cgroup {
+	struct cg_dir dirs[HOST_CG_NCTRL];
 	size_t n;
 	uint64_t memory_mib; /* 0 when not limited here */
 	uint64_t max_procs;  /* 0 when not limited here */
 };
 
-unsigned sandbox_cg_needed(const struct policy_options *o)
-{
-	unsigned need = 0;
-
-	if (o->max_memory_mib.set)
-		need |= 1u << SANDBOX_CG_MEMORY;
-	if (o->max_procs.set && geteuid() == 0)
-		need |= 1u << SANDBOX_CG_PIDS;
-	return need;
-}
-
-/* Reads a small file into buf (NUL-terminated, trailing newline dropped);
- * "" when it cannot be read. */
-static void read_small(const char *path, char *buf, size_t cap)
-{
-	_cleanup_fd_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, cap - 1) : -1;
-
-	buf[n > 0 ? n : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
-static bool writable(const char *dir)
-{
-	return faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) == 0;
-}
-
-int sandbox_cg_gather(struct sandbox_cg_facts *f)
-{
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	char v2path[SANDBOX_CG_PATH_MAX] = "", v1path[SANDBOX_CG_NCTRL][SANDBOX_CG_PATH_MAX] = { "" };
-	struct sandbox_cg_member mem;
-	struct sandbox_cg_mount mnt;
-
-	memset(f, 0, sizeof(*f));
-	f->uid = (unsigned)geteuid();
-
-	_cleanup_fclose_ FILE *cg = fopen("/proc/self/cgroup", "re");
-	if (!cg)
-		return -errno;
-	while ((len = getline(&line, &cap, cg)) > 0) {
-		if (line[len - 1] == '\n')
-			len--;
-		switch (sandbox_cg_parse_member(line, (size_t)len, &mem)) {
-		case SANDBOX_CG_MEMBER_V2:
-			snprintf(v2path, sizeof(v2path), "%s", mem.path);
-			break;
-		case SANDBOX_CG_MEMBER_V1:
-			for (int c = 0; c < SANDBOX_CG_NCTRL; c++)
-				if (mem.has[c])
-					snprintf(v1path[c], sizeof(v1path[c]), "%s", mem.path);
-			break;
-		case SANDBOX_CG_MEMBER_MALFORMED:
-			break;
-		}
-	}
-
-	_cleanup_fclose_ FILE *mi = fopen("/proc/self/mountinfo", "re");
-	if (!mi)
-		return -errno;
-	while ((len = getline(&line, &cap, mi)) > 0) {
-		if (line[len - 1] == '\n')
-			len--;
-		switch (sandbox_cg_parse_mountinfo(line, (size_t)len, &mnt)) {
-		case SANDBOX_CG_MOUNT_V2:
-			if (!f->v2_mounted)
-				snprintf(f->v2_mount, sizeof(f->v2_mount), "%s", mnt.dir);
-			f->v2_mounted = true;
-			/* The first mount through which porta's cgroup is visible. */
-			if (!f->v2_dir[0] && v2path[0] &&
-			    sandbox_cg_dir(mnt.dir, mnt.root, v2path, f->v2_dir, sizeof(f->v2_dir))) {
-				snprintf(f->v2_mount, sizeof(f->v2_mount), "%s", mnt.dir);
-				f->v2_is_root = strcmp(v2path, "/") == 0;
-			}
-			break;
-		case SANDBOX_CG_MOUNT_V1:
-			for (int c = 0; c < SANDBOX_CG_NCTRL; c++) {
-				if (!mnt.has[c])
-					continue;
-				if (!f->v1[c].mounted)
-					snprintf(f->v1[c].mount, sizeof(f->v1[c].mount), "%s", mnt.dir);
-				f->v1[c].mounted = true;
-				if (!f->v1[c].dir[0] && v1path[c][0] &&
-				    sandbox_cg_dir(mnt.dir, mnt.root, v1path[c], f->v1[c].dir,
-						   sizeof(f->v1[c].dir)))
-					snprintf(f->v1[c].mount, sizeof(f->v1[c].mount), "%s", mnt.dir);
-			}
-			break;
-		default:
-			break;
-		}
-	}
-
-	if (f->v2_dir[0]) {
-		char path[SANDBOX_CG_PATH_MAX + 32];
-		snprintf(path, sizeof(path), "%s/cgroup.controllers", f->v2_dir);
-		read_small(path, f->v2_controllers, sizeof(f->v2_controllers));
-		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", f->v2_dir);
-		read_small(path, f->v2_subtree, sizeof(f->v2_subtree));
-		f->v2_writable = writable(f->v2_dir);
-	}
-	for (int c = 0; c < SANDBOX_CG_NCTRL; c++)
-		if (f->v1[c].dir[0])
-			f->v1[c].writable = writable(f->v1[c].dir);
-	return 0;
-}
-
-/* The refusal for the controller that has no cgroup, as one sentence. */
-static void refusal(enum sandbox_cg_ctrl failed, const char *why, char *out, size_t cap)
-{
-	if (failed == SANDBOX_CG_MEMORY)
-		snprintf(out, cap,
-			 "--max-memory-mb needs the memory controller in a cgroup porta can create: %s; "
-			 "ask for a delegated cgroup (systemd-run --user -p Delegate=yes) or drop the "
-			 "option",
-			 why);
-	else
-		snprintf(out, cap,
-			 "--max-procs needs, for root, the pids controller in a cgroup porta can create "
-			 "(the kernel exempts uid 0 from RLIMIT_NPROC): %s; run porta as another user, "
-			 "give it a delegated cgroup, or drop the option",
-			 why);
-}
-
-bool sandbox_ceilings_refusal(const struct policy_options *o, char *why, size_t cap)
-{
-	unsigned need = sandbox_cg_needed(o);
-	struct sandbox_cg_facts *f;
-	struct sandbox_cg_choice *ch;
-	enum sandbox_cg_ctrl failed = SANDBOX_CG_MEMORY;
-	char reason[1024];
-	bool refused = false;
-
-	if (!need)
-		return false;
-	f = calloc(1, sizeof(*f));
-	ch = calloc(1, sizeof(*ch));
-	if (!f || !ch) {
-		snprintf(why, cap, "out of memory while looking for a cgroup");
-		refused = true;
-	} else if (sandbox_cg_gather(f) < 0) {
-		snprintf(why, cap, "cannot read /proc/self/cgroup or /proc/self/mountinfo to find a "
-				   "cgroup for the ceilings");
-		refused = true;
-	} else if (sandbox_cg_choose(f, need, ch, &failed, reason, sizeof(reason)) != SANDBOX_CG_OK) {
-		refusal(failed, reason, why, cap);
-		refused = true;
-	}
-	free(ch);
-	free(f);
-	return refused;
-}
-
 static int write_str(const char *dir, const char *file, const char *value)
 {
-	char path[SANDBOX_CG_PATH_MAX + 64];
+	char path[HOST_CG_PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	_cleanup_fd_ int fd = open(path, O_WRONLY | O_CLOEXEC);
 	size_t len = strlen(value);
@@ -236,13 +81,13 @@ static int remove_dir(const char *path)
 }
 
 /* Sets the limits of d; 0 or -errno with e filled. */
-static int set_limits(const struct sandbox_cgroup *cg, const struct cg_dir *d,
+static int set_limits(const struct supervisor_cgroup *cg, const struct cg_dir *d,
 		      struct porta_error *e)
 {
-	char path[SANDBOX_CG_PATH_MAX + 64];
+	char path[HOST_CG_PATH_MAX + 64];
 	int r;
 
-	if (d->ctrl[SANDBOX_CG_MEMORY]) {
+	if (d->ctrl[HOST_CG_MEMORY]) {
 		uint64_t bytes = cg->memory_mib << 20;
 		const char *limit = d->version == 2 ? "memory.max" : "memory.limit_in_bytes";
 		if ((r = write_u64(d->path, limit, bytes))) {
@@ -262,7 +107,7 @@ static int set_limits(const struct sandbox_cgroup *cg, const struct cg_dir *d,
 			return porta_fail(e, "--max-memory-mb: write", path, -r, NULL);
 		}
 	}
-	if (d->ctrl[SANDBOX_CG_PIDS]) {
+	if (d->ctrl[HOST_CG_PIDS]) {
 		/* init (pid 1 of the sandbox) is in the cgroup too, hence + 1;
 		 * pids.max counts tasks, threads included, as RLIMIT_NPROC does. */
 		if ((r = write_u64(d->path, "pids.max", cg->max_procs + 1))) {
@@ -273,7 +118,7 @@ static int set_limits(const struct sandbox_cgroup *cg, const struct cg_dir *d,
 	return 0;
 }
 
-static void destroy(struct sandbox_cgroup *cg, bool warn)
+static void destroy(struct supervisor_cgroup *cg, bool warn)
 {
 	for (size_t i = 0; i < cg->n; i++) {
 		struct cg_dir *d = &cg->dirs[i];
@@ -288,14 +133,14 @@ static void destroy(struct sandbox_cgroup *cg, bool warn)
 	free(cg);
 }
 
-int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup **out,
+int supervisor_cgroup_create(const struct policy_options *o, struct supervisor_cgroup **out,
 			  struct porta_error *e)
 {
-	unsigned need = sandbox_cg_needed(o);
-	_cleanup_free_ struct sandbox_cg_facts *f = NULL;
-	_cleanup_free_ struct sandbox_cg_choice *ch = NULL;
-	struct sandbox_cgroup *cg = NULL;
-	enum sandbox_cg_ctrl failed = SANDBOX_CG_MEMORY;
+	unsigned need = host_cg_needed(o);
+	_cleanup_free_ struct host_cg_facts *f = NULL;
+	_cleanup_free_ struct host_cg_choice *ch = NULL;
+	struct supervisor_cgroup *cg = NULL;
+	enum host_cg_ctrl failed = HOST_CG_MEMORY;
 	char reason[1024], text[1536];
 	int r;
 
@@ -309,25 +154,25 @@ int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup 
 		free(cg);
 		return porta_fail(e, "cgroup", NULL, ENOMEM, NULL);
 	}
-	if ((r = sandbox_cg_gather(f))) {
+	if ((r = host_cg_gather(f))) {
 		free(cg);
 		return porta_fail(e, "read", "/proc/self/cgroup", -r, NULL);
 	}
-	if (sandbox_cg_choose(f, need, ch, &failed, reason, sizeof(reason)) != SANDBOX_CG_OK) {
+	if (host_cg_choose(f, need, ch, &failed, reason, sizeof(reason)) != HOST_CG_OK) {
 		free(cg);
-		refusal(failed, reason, text, sizeof(text));
+		host_cg_refusal(failed, reason, text, sizeof(text));
 		return porta_fail(e, "refusing the ceilings", NULL, 0, "%s", text);
 	}
 	cg->memory_mib = o->max_memory_mib.set ? o->max_memory_mib.value : 0;
-	cg->max_procs = (need & (1u << SANDBOX_CG_PIDS)) ? o->max_procs.value : 0;
+	cg->max_procs = (need & (1u << HOST_CG_PIDS)) ? o->max_procs.value : 0;
 
 	/* v2: the controller must be enabled for porta's cgroup's children
 	 * (cgroup.subtree_control) before a child can use it. */
-	for (int c = 0; c < SANDBOX_CG_NCTRL; c++) {
+	for (int c = 0; c < HOST_CG_NCTRL; c++) {
 		if (!ch->enable[c])
 			continue;
-		char plus[32], path[SANDBOX_CG_PATH_MAX + 32];
-		snprintf(plus, sizeof(plus), "+%s", sandbox_cg_ctrl_name((enum sandbox_cg_ctrl)c));
+		char plus[32], path[HOST_CG_PATH_MAX + 32];
+		snprintf(plus, sizeof(plus), "+%s", host_cg_ctrl_name((enum host_cg_ctrl)c));
 		if ((r = write_str(ch->parent[c], "cgroup.subtree_control", plus))) {
 			snprintf(path, sizeof(path), "%s/cgroup.subtree_control", ch->parent[c]);
 			free(cg);
@@ -336,10 +181,10 @@ int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup 
 	}
 	/* One directory per distinct parent: a v2 hierarchy, or a v1 hierarchy
 	 * mounted with both controllers, holds both in one cgroup. */
-	for (int c = 0; c < SANDBOX_CG_NCTRL; c++) {
+	for (int c = 0; c < HOST_CG_NCTRL; c++) {
 		if (!ch->version[c])
 			continue;
-		char dir[SANDBOX_CG_PATH_MAX];
+		char dir[HOST_CG_PATH_MAX];
 		int n = snprintf(dir, sizeof(dir), "%s/porta-%ld", ch->parent[c], (long)getpid());
 		if (n < 0 || (size_t)n >= sizeof(dir)) {
 			free(cg);
@@ -369,7 +214,7 @@ int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup 
 				return porta_fail(e, "create the cgroup", d->path, err, NULL);
 			}
 		}
-		char procs[SANDBOX_CG_PATH_MAX + 32];
+		char procs[HOST_CG_PATH_MAX + 32];
 		snprintf(procs, sizeof(procs), "%s/cgroup.procs", d->path);
 		if ((r = set_limits(cg, d, e)) ||
 		    (d->procs_fd = open(procs, O_WRONLY | O_CLOEXEC)) < 0) {
@@ -384,47 +229,36 @@ int sandbox_cgroup_create(const struct policy_options *o, struct sandbox_cgroup 
 	return 0;
 }
 
-int sandbox_cgroup_join(struct sandbox_cgroup *cg, struct porta_error *e)
+size_t supervisor_cgroup_procs_fds(const struct supervisor_cgroup *cg, int *fds, size_t cap)
 {
-	if (!cg)
-		return 0;
-	for (size_t i = 0; i < cg->n; i++) {
-		struct cg_dir *d = &cg->dirs[i];
-		/* "0" is the writing process itself (cgroups(7)). */
-		ssize_t w = write(d->procs_fd, "0", 1);
-		int err = errno;
-		close(d->procs_fd);
-		d->procs_fd = -1;
-		if (w != 1) {
-			char procs[SANDBOX_CG_PATH_MAX + 32];
-			snprintf(procs, sizeof(procs), "%s/cgroup.procs", d->path);
-			return porta_fail(e, "join the cgroup: write", procs, w < 0 ? err : EIO, NULL);
-		}
-	}
-	return 0;
+	size_t n = 0;
+
+	for (size_t i = 0; cg && i < cg->n && n < cap; i++)
+		fds[n++] = cg->dirs[i].procs_fd;
+	return n;
 }
 
 /* A counter of the file dir/file, or 0. */
 static uint64_t counter(const char *dir, const char *file, const char *key)
 {
-	char path[SANDBOX_CG_PATH_MAX + 64], buf[1024];
+	char path[HOST_CG_PATH_MAX + 64], buf[1024];
 	uint64_t v = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	_cleanup_fd_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (n > 0 && !sandbox_cg_counter(buf, (size_t)n, key, &v))
+	if (n > 0 && !host_cg_counter(buf, (size_t)n, key, &v))
 		v = 0;
 	return v;
 }
 
-void sandbox_cgroup_finish(struct sandbox_cgroup *cg)
+void supervisor_cgroup_finish(struct supervisor_cgroup *cg)
 {
 	if (!cg)
 		return;
 	for (size_t i = 0; i < cg->n; i++) {
 		const struct cg_dir *d = &cg->dirs[i];
-		if (d->ctrl[SANDBOX_CG_MEMORY]) {
+		if (d->ctrl[HOST_CG_MEMORY]) {
 			uint64_t kills = d->version == 2 ? counter(d->path, "memory.events", "oom_kill")
 							 : counter(d->path, "memory.oom_control", "oom_kill");
 			if (kills)
@@ -434,7 +268,7 @@ void sandbox_cgroup_finish(struct sandbox_cgroup *cg)
 					(unsigned long long)cg->memory_mib, (unsigned long long)kills,
 					kills == 1 ? "" : "es");
 		}
-		if (d->ctrl[SANDBOX_CG_PIDS]) {
+		if (d->ctrl[HOST_CG_PIDS]) {
 			uint64_t refused = counter(d->path, "pids.events", "max");
 			if (refused)
 				log_msg(LOG_LEVEL_WARN,
@@ -446,13 +280,13 @@ void sandbox_cgroup_finish(struct sandbox_cgroup *cg)
 	destroy(cg, true);
 }
 
-int sandbox_cgroup_without_init(struct sandbox_cgroup *cg, struct porta_error *e)
+int supervisor_cgroup_without_init(struct supervisor_cgroup *cg, struct porta_error *e)
 {
-	char path[SANDBOX_CG_PATH_MAX + 16];
+	char path[HOST_CG_PATH_MAX + 16];
 
 	for (size_t i = 0; cg && i < cg->n; i++) {
 		struct cg_dir *d = &cg->dirs[i];
-		if (!d->ctrl[SANDBOX_CG_PIDS] || !cg->max_procs)
+		if (!d->ctrl[HOST_CG_PIDS] || !cg->max_procs)
 			continue;
 		int r = write_u64(d->path, "pids.max", cg->max_procs);
 		if (r) {

@@ -1,4 +1,4 @@
-/* tests/unit/sandbox/test_connect_watch.c: the connect(2) notification from
+/* tests/unit/supervisor/test_watch.c: the connect(2) notification from
  * both ends, inside a user and network namespace of each test's own.
  *
  * Each kernel test forks a target that joins the test's namespaces (made by
@@ -10,7 +10,7 @@
  * TEST_ADDR (made in the test's network namespace; ephemeral ports; every
  * address is local there, as in porta's, and loopback is exempt from the
  * refusal, so a public-looking address is what exercises it), answers with
- * sandbox_connect_watch_handle() and counts what reached each socket.  A
+ * supervisor_connect_watch_handle() and counts what reached each socket.  A
  * "canary" is a socket on a port the policy refuses: it must see nothing,
  * and each test first shows the canary is reachable without the filter (from
  * a child in the same namespace), so the zero means something.
@@ -42,8 +42,8 @@
 #include "common/cleanup.h"
 #include "common/kernel.h"
 #include "policy/portset.h"
-#include "sandbox/connect_watch.h"
-#include "sandbox/internal.h"
+#include "supervisor/watch.h"
+#include "sandbox/netns.h"
 #include "sandbox/fdpass.h"
 #include "sandbox/seccomp.h"
 
@@ -56,9 +56,9 @@
 /* Pure parts                                                             */
 /* ===================================================================== */
 
-static struct sandbox_connect_event ip4_event(uint16_t port)
+static struct supervisor_connect_event ip4_event(uint16_t port)
 {
-	struct sandbox_connect_event ev = { .addr_status = SANDBOX_CONNECT_ADDR_OK,
+	struct supervisor_connect_event ev = { .addr_status = SUPERVISOR_CONNECT_ADDR_OK,
 					    .family = AF_INET, .port = port };
 	struct sockaddr_in *s = (struct sockaddr_in *)&ev.sa;
 
@@ -72,36 +72,36 @@ static struct sandbox_connect_event ip4_event(uint16_t port)
 Test(connect_decide, only_an_ip_port_outside_the_set_is_refused)
 {
 	struct policy_port_set allowed = { { 0 } };
-	struct sandbox_connect_event ev;
+	struct supervisor_connect_event ev;
 
 	policy_port_set_add(&allowed, 443);
 	ev = ip4_event(443);
-	cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_CONTINUE);
+	cr_assert_eq(supervisor_connect_decide(&ev, &allowed), SUPERVISOR_CONNECT_CONTINUE);
 	ev = ip4_event(80);
-	cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(supervisor_connect_decide(&ev, &allowed), SUPERVISOR_CONNECT_REFUSE);
 	ev = ip4_event(0);
-	cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(supervisor_connect_decide(&ev, &allowed), SUPERVISOR_CONNECT_REFUSE);
 	ev.family = AF_INET6;
 	ev.port = 80;
-	cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(supervisor_connect_decide(&ev, &allowed), SUPERVISOR_CONNECT_REFUSE);
 	ev.port = 443;
-	cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_CONTINUE);
+	cr_assert_eq(supervisor_connect_decide(&ev, &allowed), SUPERVISOR_CONNECT_CONTINUE);
 
 	/* Not refused here, whatever the port field says. */
 	static const int families[] = { AF_UNIX, AF_NETLINK, AF_UNSPEC, AF_PACKET, 12345 };
 	for (size_t i = 0; i < ARRAY_LEN(families); i++) {
 		ev = ip4_event(80);
 		ev.family = families[i];
-		cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_CONTINUE,
+		cr_assert_eq(supervisor_connect_decide(&ev, &allowed), SUPERVISOR_CONNECT_CONTINUE,
 			     "family %d", families[i]);
 	}
-	static const enum sandbox_connect_addr statuses[] = {
-		SANDBOX_CONNECT_ADDR_NONE, SANDBOX_CONNECT_ADDR_BAD_LEN, SANDBOX_CONNECT_ADDR_UNREADABLE
+	static const enum supervisor_connect_addr statuses[] = {
+		SUPERVISOR_CONNECT_ADDR_NONE, SUPERVISOR_CONNECT_ADDR_BAD_LEN, SUPERVISOR_CONNECT_ADDR_UNREADABLE
 	};
 	for (size_t i = 0; i < ARRAY_LEN(statuses); i++) {
 		ev = ip4_event(80);
 		ev.addr_status = statuses[i];
-		cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_CONTINUE);
+		cr_assert_eq(supervisor_connect_decide(&ev, &allowed), SUPERVISOR_CONNECT_CONTINUE);
 	}
 }
 
@@ -111,30 +111,30 @@ Test(connect_decide, only_an_ip_port_outside_the_set_is_refused)
 Test(connect_decide, udp_only_to_port_53)
 {
 	struct policy_port_set allowed = { { 0 } };
-	struct sandbox_connect_event ev;
+	struct supervisor_connect_event ev;
 
 	policy_port_set_add(&allowed, 443);
 	policy_port_set_add(&allowed, 53);
 	ev = ip4_event(443);
 	ev.sock_type = SOCK_DGRAM;
-	cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(supervisor_connect_decide(&ev, &allowed), SUPERVISOR_CONNECT_REFUSE);
 	ev.port = 53;
-	cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_CONTINUE);
+	cr_assert_eq(supervisor_connect_decide(&ev, &allowed), SUPERVISOR_CONNECT_CONTINUE);
 	ev = ip4_event(443);
 	ev.sock_type = SOCK_STREAM;
-	cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_CONTINUE);
+	cr_assert_eq(supervisor_connect_decide(&ev, &allowed), SUPERVISOR_CONNECT_CONTINUE);
 	ev.sock_type = 0; /* unknown: the port decides */
-	cr_assert_eq(sandbox_connect_decide(&ev, &allowed), SANDBOX_CONNECT_CONTINUE);
+	cr_assert_eq(supervisor_connect_decide(&ev, &allowed), SUPERVISOR_CONNECT_CONTINUE);
 }
 
 Test(connect_decide, destinations_format_for_the_audit)
 {
-	struct sandbox_connect_event ev = ip4_event(443);
+	struct supervisor_connect_event ev = ip4_event(443);
 	char out[64];
 
-	cr_assert(sandbox_connect_event_dst(&ev, out, sizeof(out)));
+	cr_assert(supervisor_connect_event_dst(&ev, out, sizeof(out)));
 	cr_assert_str_eq(out, "192.0.2.1:443");
-	cr_assert_not(sandbox_connect_event_dst(&ev, out, 8), "too small");
+	cr_assert_not(supervisor_connect_event_dst(&ev, out, 8), "too small");
 	cr_assert_str_eq(out, "");
 
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ev.sa;
@@ -147,29 +147,29 @@ Test(connect_decide, destinations_format_for_the_audit)
 	s6->sin6_addr.s6_addr[15] = 1;
 	ev.family = AF_INET6;
 	ev.port = 8443;
-	cr_assert(sandbox_connect_event_dst(&ev, out, sizeof(out)));
+	cr_assert(supervisor_connect_event_dst(&ev, out, sizeof(out)));
 	cr_assert_str_eq(out, "[2001:db8::1]:8443");
 
 	ev.family = AF_UNIX;
-	cr_assert_not(sandbox_connect_event_dst(&ev, out, sizeof(out)));
+	cr_assert_not(supervisor_connect_event_dst(&ev, out, sizeof(out)));
 	ev = ip4_event(1);
-	ev.addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
-	cr_assert_not(sandbox_connect_event_dst(&ev, out, sizeof(out)));
-	cr_assert_str_eq(sandbox_connect_call_name(SANDBOX_CONNECT_CALL_CONNECT), "connect");
-	cr_assert_str_eq(sandbox_connect_call_name(SANDBOX_CONNECT_CALL_SENDMMSG), "sendmmsg");
-	cr_assert_str_eq(sandbox_connect_call_name((enum sandbox_connect_call)99), "other");
+	ev.addr_status = SUPERVISOR_CONNECT_ADDR_UNREADABLE;
+	cr_assert_not(supervisor_connect_event_dst(&ev, out, sizeof(out)));
+	cr_assert_str_eq(supervisor_connect_call_name(SUPERVISOR_CONNECT_CALL_CONNECT), "connect");
+	cr_assert_str_eq(supervisor_connect_call_name(SUPERVISOR_CONNECT_CALL_SENDMMSG), "sendmmsg");
+	cr_assert_str_eq(supervisor_connect_call_name((enum supervisor_connect_call)99), "other");
 }
 
-/* Degraded hosts (sandbox_connect_decide_local()): no network namespace,
+/* Degraded hosts (supervisor_connect_decide_local()): no network namespace,
  * so what the supervisor reads is the decision.  Only a stream connect(2)
  * to exactly 127.0.0.1 (or ::ffff:127.0.0.1) at a proxy port is made on the
  * caller's behalf; every other IP destination is refused. */
 #define PROXY_PORT 3128
 
-static struct sandbox_connect_event local4(uint32_t addr, uint16_t port)
+static struct supervisor_connect_event local4(uint32_t addr, uint16_t port)
 {
-	struct sandbox_connect_event ev = { .addr_status = SANDBOX_CONNECT_ADDR_OK,
-					    .call = SANDBOX_CONNECT_CALL_CONNECT,
+	struct supervisor_connect_event ev = { .addr_status = SUPERVISOR_CONNECT_ADDR_OK,
+					    .call = SUPERVISOR_CONNECT_CALL_CONNECT,
 					    .sock_type = SOCK_STREAM,
 					    .family = AF_INET, .port = port };
 	struct sockaddr_in *s = (struct sockaddr_in *)&ev.sa;
@@ -181,10 +181,10 @@ static struct sandbox_connect_event local4(uint32_t addr, uint16_t port)
 	return ev;
 }
 
-static struct sandbox_connect_event local6(const uint8_t addr[16], uint16_t port)
+static struct supervisor_connect_event local6(const uint8_t addr[16], uint16_t port)
 {
-	struct sandbox_connect_event ev = { .addr_status = SANDBOX_CONNECT_ADDR_OK,
-					    .call = SANDBOX_CONNECT_CALL_CONNECT,
+	struct supervisor_connect_event ev = { .addr_status = SUPERVISOR_CONNECT_ADDR_OK,
+					    .call = SUPERVISOR_CONNECT_CALL_CONNECT,
 					    .sock_type = SOCK_STREAM,
 					    .family = AF_INET6, .port = port };
 	struct sockaddr_in6 *s = (struct sockaddr_in6 *)&ev.sa;
@@ -200,114 +200,114 @@ static const uint8_t mapped_127_0_0_1[16] = { [10] = 0xff, [11] = 0xff, [12] = 1
 static const uint8_t mapped_127_0_0_2[16] = { [10] = 0xff, [11] = 0xff, [12] = 127, [15] = 2 };
 static const uint8_t v6_loopback[16] = { [15] = 1 };
 
-static enum sandbox_connect_verdict local(const struct sandbox_connect_event *ev)
+static enum supervisor_connect_verdict local(const struct supervisor_connect_event *ev)
 {
 	struct policy_port_set proxy = { { 0 } };
 
 	policy_port_set_add(&proxy, PROXY_PORT);
 	policy_port_set_add(&proxy, 1080);
-	return sandbox_connect_decide_local(ev, &proxy);
+	return supervisor_connect_decide_local(ev, &proxy);
 }
 
 Test(connect_decide_local, only_the_proxy_address_and_ports_are_dialled_on_behalf)
 {
-	struct sandbox_connect_event ev;
+	struct supervisor_connect_event ev;
 
 	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_ON_BEHALF);
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_ON_BEHALF);
 	ev = local4(INADDR_LOOPBACK, 1080);
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_ON_BEHALF, "every proxy port");
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_ON_BEHALF, "every proxy port");
 	ev = local6(mapped_127_0_0_1, PROXY_PORT);
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_ON_BEHALF, "::ffff:127.0.0.1");
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_ON_BEHALF, "::ffff:127.0.0.1");
 }
 
 Test(connect_decide_local, every_other_ip_destination_is_refused)
 {
-	struct sandbox_connect_event ev;
+	struct supervisor_connect_event ev;
 
 	ev = local4(0x7f000002, PROXY_PORT); /* 127.0.0.2: the host's, not the proxy */
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE);
 	ev = local6(mapped_127_0_0_2, PROXY_PORT);
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE);
 	ev = local6(v6_loopback, PROXY_PORT); /* ::1: the proxy does not listen there */
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE);
 	ev = local4(0x0a000001, PROXY_PORT); /* 10.0.0.1 */
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE);
 	ev = local4(0xc0000201, 443); /* 192.0.2.1:443 */
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE);
 	ev = local4(INADDR_LOOPBACK, 8080); /* a host service on loopback */
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE);
 	ev = local4(INADDR_LOOPBACK, 0);
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE);
 	ev = local4(INADDR_ANY, PROXY_PORT); /* 0.0.0.0 connects to the host */
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE);
 
 	/* The proxy's address and port, but not a stream connect(2). */
 	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
 	ev.sock_type = SOCK_DGRAM;
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "a datagram socket");
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE, "a datagram socket");
 	ev.sock_type = 0;
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "a socket type that could not be read");
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE, "a socket type that could not be read");
 	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
-	ev.call = SANDBOX_CONNECT_CALL_SENDTO;
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "sendto");
-	ev.call = SANDBOX_CONNECT_CALL_SENDMSG;
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "sendmsg with MSG_FASTOPEN");
-	ev.call = SANDBOX_CONNECT_CALL_SENDMMSG;
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	ev.call = SUPERVISOR_CONNECT_CALL_SENDTO;
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE, "sendto");
+	ev.call = SUPERVISOR_CONNECT_CALL_SENDMSG;
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE, "sendmsg with MSG_FASTOPEN");
+	ev.call = SUPERVISOR_CONNECT_CALL_SENDMMSG;
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE);
 
 	/* No proxy ports at all: nothing is dialled. */
 	struct policy_port_set none = { { 0 } };
 	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
-	cr_assert_eq(sandbox_connect_decide_local(&ev, &none), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(supervisor_connect_decide_local(&ev, &none), SUPERVISOR_CONNECT_REFUSE);
 }
 
 Test(connect_decide_local, addresses_not_read_whole)
 {
-	struct sandbox_connect_event ev;
+	struct supervisor_connect_event ev;
 
 	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
-	ev.addr_status = SANDBOX_CONNECT_ADDR_UNREADABLE;
+	ev.addr_status = SUPERVISOR_CONNECT_ADDR_UNREADABLE;
 	ev.addr_err = EFAULT;
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "unreadable: the family is unknown");
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE, "unreadable: the family is unknown");
 	ev.family = AF_UNSPEC;
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE);
 
 	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
-	ev.addr_status = SANDBOX_CONNECT_ADDR_BAD_LEN;
+	ev.addr_status = SUPERVISOR_CONNECT_ADDR_BAD_LEN;
 	ev.sa_len = 4;
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "AF_INET cut short");
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE, "AF_INET cut short");
 	ev.family = AF_INET6;
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "AF_INET6 cut short");
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE, "AF_INET6 cut short");
 	ev.family = AF_UNSPEC;
 	ev.sa_len = 1;
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_REFUSE, "not even the family");
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_REFUSE, "not even the family");
 
 	ev = local4(INADDR_LOOPBACK, PROXY_PORT);
-	ev.addr_status = SANDBOX_CONNECT_ADDR_NONE;
-	ev.call = SANDBOX_CONNECT_CALL_SENDMSG;
+	ev.addr_status = SUPERVISOR_CONNECT_ADDR_NONE;
+	ev.call = SUPERVISOR_CONNECT_CALL_SENDMSG;
 	ev.family = AF_UNSPEC;
 	ev.port = 0;
-	cr_assert_eq(local(&ev), SANDBOX_CONNECT_CONTINUE, "no address: a connected socket's own");
+	cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_CONTINUE, "no address: a connected socket's own");
 }
 
 Test(connect_decide_local, other_families_continue)
 {
 	static const int families[] = { AF_UNIX, AF_NETLINK };
-	struct sandbox_connect_event ev;
+	struct supervisor_connect_event ev;
 
 	for (size_t i = 0; i < ARRAY_LEN(families); i++) {
 		ev = local4(INADDR_LOOPBACK, PROXY_PORT);
 		ev.family = families[i];
 		ev.sa.ss_family = (sa_family_t)families[i];
 		ev.port = 0;
-		cr_assert_eq(local(&ev), SANDBOX_CONNECT_CONTINUE, "family %d", families[i]);
+		cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_CONTINUE, "family %d", families[i]);
 		ev.sock_type = SOCK_DGRAM;
-		ev.call = SANDBOX_CONNECT_CALL_SENDTO;
-		cr_assert_eq(local(&ev), SANDBOX_CONNECT_CONTINUE, "family %d", families[i]);
+		ev.call = SUPERVISOR_CONNECT_CALL_SENDTO;
+		cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_CONTINUE, "family %d", families[i]);
 		/* A length the kernel refuses itself (EINVAL) for this family. */
-		ev.addr_status = SANDBOX_CONNECT_ADDR_BAD_LEN;
-		cr_assert_eq(local(&ev), SANDBOX_CONNECT_CONTINUE, "family %d", families[i]);
+		ev.addr_status = SUPERVISOR_CONNECT_ADDR_BAD_LEN;
+		cr_assert_eq(local(&ev), SUPERVISOR_CONNECT_CONTINUE, "family %d", families[i]);
 	}
 }
 
@@ -780,7 +780,7 @@ struct serve {
 	int udp[MAX_SOCKS];
 	size_t datagrams[MAX_SOCKS];
 	size_t n_udp;
-	struct sandbox_connect_event ev[MAX_EVENTS];
+	struct supervisor_connect_event ev[MAX_EVENTS];
 	size_t n_ev;
 	struct result res[MAX_RESULTS];
 	size_t n_res;
@@ -817,9 +817,9 @@ static void serve(struct target *t, struct serve *s)
 		cr_assert_geq(r, 0);
 
 		if (p[0].revents) {
-			struct sandbox_connect_event ev;
+			struct supervisor_connect_event ev;
 			double t0 = now_ns();
-			int rc = sandbox_connect_watch_handle(t->listener, &s->allowed, &ev);
+			int rc = supervisor_connect_watch_handle(t->listener, &s->allowed, &ev);
 			double t1 = now_ns();
 			if (rc == 0) {
 				s->handle_ns += t1 - t0;
@@ -860,16 +860,16 @@ static void serve(struct target *t, struct serve *s)
 		  "target status %#x", s->status);
 }
 
-static void assert_event(const struct serve *s, size_t i, pid_t pid, enum sandbox_connect_call call,
-			 int family, uint16_t port, enum sandbox_connect_verdict v)
+static void assert_event(const struct serve *s, size_t i, pid_t pid, enum supervisor_connect_call call,
+			 int family, uint16_t port, enum supervisor_connect_verdict v)
 {
 	cr_assert_lt(i, s->n_ev, "event %zu missing (%zu events)", i, s->n_ev);
-	const struct sandbox_connect_event *ev = &s->ev[i];
+	const struct supervisor_connect_event *ev = &s->ev[i];
 	cr_assert_not(ev->withdrawn, "event %zu", i);
 	cr_assert_eq(ev->pid, pid, "event %zu: pid %d", i, ev->pid);
 	cr_assert_eq(ev->ns_pid, pid, "event %zu: same pid namespace here", i);
 	cr_assert_str_eq(ev->comm, TARGET_COMM, "event %zu", i);
-	cr_assert_eq(ev->call, call, "event %zu: call %s", i, sandbox_connect_call_name(ev->call));
+	cr_assert_eq(ev->call, call, "event %zu: call %s", i, supervisor_connect_call_name(ev->call));
 	cr_assert_eq(ev->family, family, "event %zu: family %d", i, ev->family);
 	cr_assert_eq(ev->port, port, "event %zu: port %u, want %u", i, ev->port, port);
 	cr_assert_eq(ev->verdict, v, "event %zu: verdict %d", i, ev->verdict);
@@ -952,19 +952,19 @@ Test(connect_watch, allowed_port_connects_denied_port_refused_before_any_listene
 	cr_assert_eq(s.accepts[0], 1, "the allowed listener accepted %zu", s.accepts[0]);
 	cr_assert_eq(s.accepts[1], 0, "the canary accepted %zu", s.accepts[1]);
 	cr_assert_eq(s.n_ev, 4);
-	assert_event(&s, 0, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_INET, p.allowed, SANDBOX_CONNECT_CONTINUE);
-	assert_event(&s, 1, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_INET, p.denied, SANDBOX_CONNECT_REFUSE);
-	assert_event(&s, 2, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_INET6, p.denied, SANDBOX_CONNECT_REFUSE);
-	assert_event(&s, 3, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_INET, p.denied, SANDBOX_CONNECT_REFUSE);
+	assert_event(&s, 0, t.pid, SUPERVISOR_CONNECT_CALL_CONNECT, AF_INET, p.allowed, SUPERVISOR_CONNECT_CONTINUE);
+	assert_event(&s, 1, t.pid, SUPERVISOR_CONNECT_CALL_CONNECT, AF_INET, p.denied, SUPERVISOR_CONNECT_REFUSE);
+	assert_event(&s, 2, t.pid, SUPERVISOR_CONNECT_CALL_CONNECT, AF_INET6, p.denied, SUPERVISOR_CONNECT_REFUSE);
+	assert_event(&s, 3, t.pid, SUPERVISOR_CONNECT_CALL_CONNECT, AF_INET, p.denied, SUPERVISOR_CONNECT_REFUSE);
 	cr_assert_eq(s.ev[0].tid, t.pid, "single-threaded: tid is pid");
 	cr_assert_neq(s.ev[3].tid, t.pid, "the second thread's own id");
 	cr_assert_eq(s.ev[0].sockfd, s.ev[1].sockfd, "same fd number reused");
 
 	char dst[64], want[64];
-	cr_assert(sandbox_connect_event_dst(&s.ev[1], dst, sizeof(dst)));
+	cr_assert(supervisor_connect_event_dst(&s.ev[1], dst, sizeof(dst)));
 	snprintf(want, sizeof(want), "203.0.113.7:%u", p.denied);
 	cr_assert_str_eq(dst, want);
-	cr_assert(sandbox_connect_event_dst(&s.ev[2], dst, sizeof(dst)));
+	cr_assert(supervisor_connect_event_dst(&s.ev[2], dst, sizeof(dst)));
 	snprintf(want, sizeof(want), "[::ffff:203.0.113.7]:%u", p.denied);
 	cr_assert_str_eq(dst, want);
 	cr_log_info("handler: %.1f us per notification", s.handle_ns / (double)s.n_ev / 1e3);
@@ -1013,18 +1013,18 @@ Test(connect_watch, target_in_its_own_user_and_pid_namespace)
 	cr_assert_eq(s.accepts[1], 0);
 	cr_assert_eq(s.n_ev, 2);
 	for (size_t i = 0; i < 2; i++) {
-		const struct sandbox_connect_event *ev = &s.ev[i];
+		const struct supervisor_connect_event *ev = &s.ev[i];
 		cr_assert_gt(ev->pid, 1);
 		cr_assert_neq(ev->pid, t.pid, "the grandchild, not the child");
 		cr_assert_eq(ev->tid, ev->pid);
 		cr_assert_eq(ev->ns_pid, 1);
 		cr_assert_str_eq(ev->comm, TARGET_COMM);
-		cr_assert_eq(ev->addr_status, SANDBOX_CONNECT_ADDR_OK);
+		cr_assert_eq(ev->addr_status, SUPERVISOR_CONNECT_ADDR_OK);
 	}
 	cr_assert_eq(s.ev[0].port, p.allowed);
-	cr_assert_eq(s.ev[0].verdict, SANDBOX_CONNECT_CONTINUE);
+	cr_assert_eq(s.ev[0].verdict, SUPERVISOR_CONNECT_CONTINUE);
 	cr_assert_eq(s.ev[1].port, p.denied);
-	cr_assert_eq(s.ev[1].verdict, SANDBOX_CONNECT_REFUSE);
+	cr_assert_eq(s.ev[1].verdict, SUPERVISOR_CONNECT_REFUSE);
 	close(s.tcp[0]);
 	close(s.tcp[1]);
 }
@@ -1127,19 +1127,19 @@ Test(connect_watch, loopback_is_the_sandboxs_own_and_continues_on_any_port)
 	assert_result(&s, 5, ECONNREFUSED);
 	cr_assert_eq(s.res[5].detail, 0, "nothing reached TEST_ADDR at the same port");
 	cr_assert_eq(s.n_ev, 4, "%zu events", s.n_ev);
-	assert_event(&s, 0, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_INET, p, SANDBOX_CONNECT_CONTINUE);
-	assert_event(&s, 1, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_INET6, q, SANDBOX_CONNECT_CONTINUE);
-	assert_event(&s, 2, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_INET6, p, SANDBOX_CONNECT_CONTINUE);
-	assert_event(&s, 3, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_INET, p, SANDBOX_CONNECT_REFUSE);
+	assert_event(&s, 0, t.pid, SUPERVISOR_CONNECT_CALL_CONNECT, AF_INET, p, SUPERVISOR_CONNECT_CONTINUE);
+	assert_event(&s, 1, t.pid, SUPERVISOR_CONNECT_CALL_CONNECT, AF_INET6, q, SUPERVISOR_CONNECT_CONTINUE);
+	assert_event(&s, 2, t.pid, SUPERVISOR_CONNECT_CALL_CONNECT, AF_INET6, p, SUPERVISOR_CONNECT_CONTINUE);
+	assert_event(&s, 3, t.pid, SUPERVISOR_CONNECT_CALL_CONNECT, AF_INET, p, SUPERVISOR_CONNECT_REFUSE);
 
 	char dst[64], want[64];
-	cr_assert(sandbox_connect_event_dst(&s.ev[0], dst, sizeof(dst)));
+	cr_assert(supervisor_connect_event_dst(&s.ev[0], dst, sizeof(dst)));
 	snprintf(want, sizeof(want), "127.0.0.1:%u", p);
 	cr_assert_str_eq(dst, want);
-	cr_assert(sandbox_connect_event_dst(&s.ev[1], dst, sizeof(dst)));
+	cr_assert(supervisor_connect_event_dst(&s.ev[1], dst, sizeof(dst)));
 	snprintf(want, sizeof(want), "[::1]:%u", q);
 	cr_assert_str_eq(dst, want);
-	cr_assert(sandbox_connect_event_dst(&s.ev[2], dst, sizeof(dst)));
+	cr_assert(supervisor_connect_event_dst(&s.ev[2], dst, sizeof(dst)));
 	snprintf(want, sizeof(want), "[::ffff:127.0.0.1]:%u", p);
 	cr_assert_str_eq(dst, want);
 }
@@ -1186,9 +1186,9 @@ Test(connect_watch, unix_unspec_and_netlink_continue)
 	assert_result(&s, 2, 0);
 	cr_assert_eq(s.accepts[0], 1);
 	cr_assert_eq(s.n_ev, 3);
-	assert_event(&s, 0, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_UNIX, 0, SANDBOX_CONNECT_CONTINUE);
-	assert_event(&s, 1, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_UNSPEC, 0, SANDBOX_CONNECT_CONTINUE);
-	assert_event(&s, 2, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_NETLINK, 0, SANDBOX_CONNECT_CONTINUE);
+	assert_event(&s, 0, t.pid, SUPERVISOR_CONNECT_CALL_CONNECT, AF_UNIX, 0, SUPERVISOR_CONNECT_CONTINUE);
+	assert_event(&s, 1, t.pid, SUPERVISOR_CONNECT_CALL_CONNECT, AF_UNSPEC, 0, SUPERVISOR_CONNECT_CONTINUE);
+	assert_event(&s, 2, t.pid, SUPERVISOR_CONNECT_CALL_CONNECT, AF_NETLINK, 0, SUPERVISOR_CONNECT_CONTINUE);
 	cr_assert_eq(memcmp(&s.ev[0].sa, &un, s.ev[0].sa_len), 0, "the path as the program wrote it");
 	close(l);
 }
@@ -1231,22 +1231,22 @@ Test(connect_watch, malformed_calls_keep_the_kernels_errno)
 
 	static const struct {
 		int err;
-		enum sandbox_connect_addr st;
+		enum supervisor_connect_addr st;
 		int addr_err;
 	} want[] = {
-		{ EFAULT, SANDBOX_CONNECT_ADDR_UNREADABLE, EFAULT },
-		{ EINVAL, SANDBOX_CONNECT_ADDR_BAD_LEN, 0 },
-		{ EINVAL, SANDBOX_CONNECT_ADDR_BAD_LEN, 0 },
-		{ EINVAL, SANDBOX_CONNECT_ADDR_BAD_LEN, 0 },
-		{ EINVAL, SANDBOX_CONNECT_ADDR_BAD_LEN, 0 },
-		{ EFAULT, SANDBOX_CONNECT_ADDR_UNREADABLE, EFAULT },
+		{ EFAULT, SUPERVISOR_CONNECT_ADDR_UNREADABLE, EFAULT },
+		{ EINVAL, SUPERVISOR_CONNECT_ADDR_BAD_LEN, 0 },
+		{ EINVAL, SUPERVISOR_CONNECT_ADDR_BAD_LEN, 0 },
+		{ EINVAL, SUPERVISOR_CONNECT_ADDR_BAD_LEN, 0 },
+		{ EINVAL, SUPERVISOR_CONNECT_ADDR_BAD_LEN, 0 },
+		{ EFAULT, SUPERVISOR_CONNECT_ADDR_UNREADABLE, EFAULT },
 	};
 	cr_assert_eq(s.n_ev, ARRAY_LEN(want));
 	for (size_t i = 0; i < ARRAY_LEN(want); i++) {
 		assert_result(&s, i, want[i].err);
 		cr_assert_eq(s.ev[i].addr_status, want[i].st, "call %zu: status %d", i, s.ev[i].addr_status);
 		cr_assert_eq(s.ev[i].addr_err, want[i].addr_err, "call %zu", i);
-		cr_assert_eq(s.ev[i].verdict, SANDBOX_CONNECT_CONTINUE, "call %zu", i);
+		cr_assert_eq(s.ev[i].verdict, SUPERVISOR_CONNECT_CONTINUE, "call %zu", i);
 		cr_assert_str_eq(s.ev[i].comm, TARGET_COMM);
 	}
 	cr_assert_eq(s.accepts[0], 0);
@@ -1322,12 +1322,12 @@ Test(connect_watch, sends_with_a_destination_are_watched)
 	assert_result(&s, 5, ECONNREFUSED);
 	assert_result(&s, 6, 0);
 	cr_assert_eq(s.n_ev, 6, "%zu events", s.n_ev);
-	assert_event(&s, 0, t.pid, SANDBOX_CONNECT_CALL_SENDTO, AF_INET, p.udp_allowed, SANDBOX_CONNECT_CONTINUE);
-	assert_event(&s, 1, t.pid, SANDBOX_CONNECT_CALL_SENDTO, AF_INET, p.udp_denied, SANDBOX_CONNECT_REFUSE);
-	assert_event(&s, 2, t.pid, SANDBOX_CONNECT_CALL_CONNECT, AF_INET, p.udp_allowed, SANDBOX_CONNECT_CONTINUE);
-	assert_event(&s, 3, t.pid, SANDBOX_CONNECT_CALL_SENDTO, AF_INET, p.denied, SANDBOX_CONNECT_REFUSE);
-	assert_event(&s, 4, t.pid, SANDBOX_CONNECT_CALL_SENDMSG, AF_INET, p.denied, SANDBOX_CONNECT_REFUSE);
-	assert_event(&s, 5, t.pid, SANDBOX_CONNECT_CALL_SENDMMSG, AF_INET, p.denied, SANDBOX_CONNECT_REFUSE);
+	assert_event(&s, 0, t.pid, SUPERVISOR_CONNECT_CALL_SENDTO, AF_INET, p.udp_allowed, SUPERVISOR_CONNECT_CONTINUE);
+	assert_event(&s, 1, t.pid, SUPERVISOR_CONNECT_CALL_SENDTO, AF_INET, p.udp_denied, SUPERVISOR_CONNECT_REFUSE);
+	assert_event(&s, 2, t.pid, SUPERVISOR_CONNECT_CALL_CONNECT, AF_INET, p.udp_allowed, SUPERVISOR_CONNECT_CONTINUE);
+	assert_event(&s, 3, t.pid, SUPERVISOR_CONNECT_CALL_SENDTO, AF_INET, p.denied, SUPERVISOR_CONNECT_REFUSE);
+	assert_event(&s, 4, t.pid, SUPERVISOR_CONNECT_CALL_SENDMSG, AF_INET, p.denied, SUPERVISOR_CONNECT_REFUSE);
+	assert_event(&s, 5, t.pid, SUPERVISOR_CONNECT_CALL_SENDMMSG, AF_INET, p.denied, SUPERVISOR_CONNECT_REFUSE);
 	cr_assert_eq(s.datagrams[0], 2, "allowed: the sendto and the send");
 	cr_assert_eq(s.accepts[0], 0, "TCP canary: no Fast Open connect arrived");
 	cr_assert_eq(s.datagrams[1], 1, "UDP canary: only the unobserved sendmsg");
@@ -1392,16 +1392,16 @@ Test(connect_watch, install_entry_points_refuse_the_wrong_variant)
 Test(connect_watch, handler_errors_without_a_notification)
 {
 	struct policy_port_set allowed = { { 0 } };
-	struct sandbox_connect_event ev;
+	struct supervisor_connect_event ev;
 	int p[2];
 
-	cr_assert_eq(sandbox_connect_watch_handle(-1, &allowed, &ev), -EBADF);
-	cr_assert_eq(sandbox_connect_watch_handle(0, NULL, &ev), -EINVAL);
-	cr_assert_eq(sandbox_connect_watch_handle(0, &allowed, NULL), -EINVAL);
+	cr_assert_eq(supervisor_connect_watch_handle(-1, &allowed, &ev), -EBADF);
+	cr_assert_eq(supervisor_connect_watch_handle(0, NULL, &ev), -EINVAL);
+	cr_assert_eq(supervisor_connect_watch_handle(0, &allowed, NULL), -EINVAL);
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
-	cr_assert_eq(sandbox_connect_watch_handle(p[0], &allowed, &ev), -EAGAIN, "nothing readable");
+	cr_assert_eq(supervisor_connect_watch_handle(p[0], &allowed, &ev), -EAGAIN, "nothing readable");
 	cr_assert_eq(write(p[1], "x", 1), 1);
-	cr_assert_eq(sandbox_connect_watch_handle(p[0], &allowed, &ev), -ENOTTY, "not a listener");
+	cr_assert_eq(supervisor_connect_watch_handle(p[0], &allowed, &ev), -ENOTTY, "not a listener");
 	close(p[1]);
 	close(p[0]);
 }
@@ -1431,7 +1431,7 @@ static void wait_notified(int listener)
 Test(connect_watch, target_killed_before_the_receive)
 {
 	struct policy_port_set allowed = { { 0 } };
-	struct sandbox_connect_event ev;
+	struct supervisor_connect_event ev;
 	struct ports p = { .target_cpu = -1 };
 	int status, rc;
 	int l = tcp_listener(&p.allowed);
@@ -1441,9 +1441,9 @@ Test(connect_watch, target_killed_before_the_receive)
 	wait_notified(t.listener);
 	cr_assert_eq(kill(t.pid, SIGKILL), 0);
 	cr_assert_eq(waitpid(t.pid, &status, 0), t.pid);
-	rc = sandbox_connect_watch_handle(t.listener, &allowed, &ev);
+	rc = supervisor_connect_watch_handle(t.listener, &allowed, &ev);
 	cr_assert(rc == -ENOENT || rc == -EPIPE, "%s", strerror(-rc));
-	cr_assert_eq(sandbox_connect_watch_handle(t.listener, &allowed, &ev), -EPIPE,
+	cr_assert_eq(supervisor_connect_watch_handle(t.listener, &allowed, &ev), -EPIPE,
 		     "no user left: the loop stops watching");
 	cr_assert_eq(drain_accepts(l), 0);
 	close(t.listener);
@@ -1485,7 +1485,7 @@ Test(connect_watch, target_killed_while_being_handled_never_wedges)
 
 	policy_port_set_add(&allowed, p.allowed);
 	for (unsigned round = 0; round < 200; round++) {
-		struct sandbox_connect_event ev;
+		struct supervisor_connect_event ev;
 		struct target t = start_target(body_connect_forever, &p);
 		struct killer k = { .pid = t.pid, .delay_ns = (double)(round % 50) * 1000.0 };
 		pthread_t th;
@@ -1495,7 +1495,7 @@ Test(connect_watch, target_killed_while_being_handled_never_wedges)
 		cr_assert_eq(pthread_create(&th, NULL, kill_later, &k), 0);
 		wait_notified(t.listener);
 		atomic_store(&k.go, true);
-		int rc = sandbox_connect_watch_handle(t.listener, &allowed, &ev);
+		int rc = supervisor_connect_watch_handle(t.listener, &allowed, &ev);
 		pthread_join(th, NULL);
 		cr_assert_eq(waitpid(t.pid, &status, 0), t.pid);
 		cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
@@ -1511,7 +1511,7 @@ Test(connect_watch, target_killed_while_being_handled_never_wedges)
 			cr_assert(rc == -ENOENT || rc == -EPIPE, "round %u: %s", round, strerror(-rc));
 			vanished++;
 		}
-		cr_assert_eq(sandbox_connect_watch_handle(t.listener, &allowed, &ev), -EPIPE);
+		cr_assert_eq(supervisor_connect_watch_handle(t.listener, &allowed, &ev), -EPIPE);
 		close(t.listener);
 		close(t.results);
 		drain_accepts(l);
@@ -1631,11 +1631,11 @@ Test(connect_watch, toctou_can_redirect_a_continue_but_never_a_refusal)
 	cr_assert_eq(s.n_ev, TOCTOU_ROUNDS);
 	cr_assert_eq(s.n_res, TOCTOU_ROUNDS);
 	for (size_t i = 0; i < TOCTOU_ROUNDS; i++) {
-		const struct sandbox_connect_event *ev = &s.ev[i];
+		const struct supervisor_connect_event *ev = &s.ev[i];
 		const struct result *r = &s.res[i];
 
 		cr_assert_not(ev->withdrawn);
-		if (ev->verdict == SANDBOX_CONNECT_REFUSE) {
+		if (ev->verdict == SUPERVISOR_CONNECT_REFUSE) {
 			/* What the handler saw was the refused port; whatever
 			 * the flipper wrote afterwards, the call never ran. */
 			refused++;

@@ -17,8 +17,10 @@
 #include <unistd.h>
 
 #include "common/kernel.h"
-#include "sandbox/cgroup.h"
-#include "sandbox/internal.h"
+#include "host/cgroup.h"
+#include "host/host.h"
+#include "sandbox/landlock.h"
+#include "sandbox/sandbox.h"
 
 struct primitive {
 	const char *name;
@@ -67,19 +69,19 @@ static long read_long(const char *path)
 	return v;
 }
 
-bool sandbox_userns_available(void)
+bool host_userns_available(void)
 {
 	return in_child(probe_userns);
 }
 
-int sandbox_check(FILE *out, bool json)
+int host_check(FILE *out, bool json)
 {
 	struct primitive p[12];
 	size_t n = 0;
 	int abi = sandbox_landlock_abi();
 	long max_userns = read_long("/proc/sys/user/max_user_namespaces");
 
-	bool userns = sandbox_userns_available();
+	bool userns = host_userns_available();
 	p[n] = (struct primitive){ "user namespaces", userns, false, "", NULL };
 	snprintf(p[n].detail, sizeof(p[n].detail), "%s (max_user_namespaces=%ld)",
 		 userns ? "unprivileged creation allowed" : "creation refused", max_userns);
@@ -126,25 +128,25 @@ int sandbox_check(FILE *out, bool json)
 	p[n++].missing_means = "network policy mode cannot name the process behind each connection; "
 			       "without user namespaces too, proxy mode is refused";
 
-	/* The ceilings' cgroups (sandbox/cgroup.h): where porta would make
+	/* The ceilings' cgroups (host/cgroup.h): where porta would make
 	 * one for each controller, or why it cannot. */
-	struct sandbox_cg_facts *facts = calloc(1, sizeof(*facts));
-	struct sandbox_cg_choice *choice = calloc(1, sizeof(*choice));
-	bool gathered = facts && choice && sandbox_cg_gather(facts) == 0;
+	struct host_cg_facts *facts = calloc(1, sizeof(*facts));
+	struct host_cg_choice *choice = calloc(1, sizeof(*choice));
+	bool gathered = facts && choice && host_cg_gather(facts) == 0;
 	static const struct {
-		enum sandbox_cg_ctrl ctrl;
+		enum host_cg_ctrl ctrl;
 		const char *name, *missing_means;
 	} cgs[] = {
-		{ SANDBOX_CG_MEMORY, "cgroup with the memory controller",
+		{ HOST_CG_MEMORY, "cgroup with the memory controller",
 		  "--max-memory-mb is refused (exit 125)" },
-		{ SANDBOX_CG_PIDS, "cgroup with the pids controller",
+		{ HOST_CG_PIDS, "cgroup with the pids controller",
 		  "--max-procs is refused for root (exit 125), whom the kernel exempts from "
 		  "RLIMIT_NPROC; other users keep RLIMIT_NPROC" },
 	};
 	for (size_t i = 0; i < sizeof(cgs) / sizeof(cgs[0]); i++) {
 		char why[768];
-		bool ok = gathered && sandbox_cg_choose(facts, 1u << cgs[i].ctrl, choice, NULL, why,
-							sizeof(why)) == SANDBOX_CG_OK;
+		bool ok = gathered && host_cg_choose(facts, 1u << cgs[i].ctrl, choice, NULL, why,
+							sizeof(why)) == HOST_CG_OK;
 		p[n] = (struct primitive){ cgs[i].name, ok, false, "", cgs[i].missing_means };
 		if (!gathered)
 			snprintf(p[n].detail, sizeof(p[n].detail),

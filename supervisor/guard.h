@@ -22,27 +22,27 @@
  * the command does goes unwatched), polls its fd from the event loop, checks
  * once more after the sandbox's last process is gone, and destroys it.
  */
-#ifndef PORTA_SANDBOX_GUARD_H
-#define PORTA_SANDBOX_GUARD_H
+#ifndef PORTA_SUPERVISOR_GUARD_H
+#define PORTA_SUPERVISOR_GUARD_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "policy/plan.h"
-#include "sandbox/sandbox.h"
+#include "common/error.h"
 
-struct sandbox_guard;
+struct supervisor_guard;
 
 /* Watches plan's absent protected names and protected links that lie inside
  * writable mounts (policy_plan_in_writable_mount()).  Sets *out to the new
- * guard (caller owns; sandbox_guard_destroy), or to NULL when there is
+ * guard (caller owns; supervisor_guard_destroy), or to NULL when there is
  * nothing to watch.  Returns 0, or -errno when porta cannot watch them (the
  * caller refuses the run: nothing is weakened silently); e then names why. */
-int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **out,
+int supervisor_guard_create(const struct policy_plan *plan, struct supervisor_guard **out,
 			 struct porta_error *e);
 
 /* The inotify fd to poll for reading (owned by the guard). */
-int sandbox_guard_fd(const struct sandbox_guard *g);
+int supervisor_guard_fd(const struct supervisor_guard *g);
 
 /* Reads what is pending on the fd and, when it touches a guarded name (or
  * the queue overflowed, or always when recheck is set), checks every guarded
@@ -50,12 +50,12 @@ int sandbox_guard_fd(const struct sandbox_guard *g);
  * Returns how many new violations were found, or -errno when the guard can
  * no longer watch (too many directories, the kernel's inotify limits): the
  * caller stops the run either way.  Supervisor's loop only. */
-int sandbox_guard_check(struct sandbox_guard *g, bool recheck);
+int supervisor_guard_check(struct supervisor_guard *g, bool recheck);
 
 /* How many violations the guard has found so far. */
-size_t sandbox_guard_violations(const struct sandbox_guard *g);
+size_t supervisor_guard_violations(const struct supervisor_guard *g);
 
 /* Closes the fd and frees everything.  destroy(NULL) is a no-op. */
-void sandbox_guard_destroy(struct sandbox_guard *g);
+void supervisor_guard_destroy(struct supervisor_guard *g);
 
-#endif /* PORTA_SANDBOX_GUARD_H */
+#endif /* PORTA_SUPERVISOR_GUARD_H */

@@ -27,10 +27,13 @@
 #include "common/trace.h"
 #include "dns/resolvconf.h"
 #include "dns/upstream.h"
+#include "policy/landlock.h"
 #include "policy/paths.h"
 #include "policy/preset.h"
 #include "policy/textparse.h"
-#include "sandbox/internal.h"
+#include "host/host.h"
+#include "sandbox/netinit.h"
+#include "sandbox/sandbox.h"
 
 /* State while resolving: the writable roots, for "inside a writable mount". */
 struct resolver {
@@ -1273,7 +1276,7 @@ static int add_network(struct resolver *r)
 	return 0;
 }
 
-int sandbox_resolve(const struct policy_options *opts, char *const argv[],
+int host_resolve(const struct policy_options *opts, char *const argv[],
 		    char *const envp[], struct policy_plan **out, struct porta_error *e)
 {
 	struct resolver r = { .o = opts, .e = e };

@@ -5,7 +5,7 @@
  * POLICY_SECCOMP_NOTIFY_CONNECT, whose listener fd it sends to the supervisor
  * (sandbox_seccomp_install_listener(), sandbox_fdpass_send()).  The
  * supervisor's event loop watches that fd for reading and calls
- * sandbox_connect_watch_handle() once per readiness: it receives one
+ * supervisor_connect_watch_handle() once per readiness: it receives one
  * notification, reads the destination from the caller's memory, learns the
  * caller's pid and command name, and answers at once:
  *   - an AF_INET/AF_INET6 destination whose port is not in the allowed set:
@@ -31,8 +31,8 @@
  * outside it.  Every value read through the caller's pid is checked
  * afterwards with SECCOMP_IOCTL_NOTIF_ID_VALID (the pid may have been reused).
  */
-#ifndef PORTA_SANDBOX_CONNECT_WATCH_H
-#define PORTA_SANDBOX_CONNECT_WATCH_H
+#ifndef PORTA_SUPERVISOR_WATCH_H
+#define PORTA_SUPERVISOR_WATCH_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,38 +43,38 @@
 #include "policy/portset.h"
 
 /* The notified call. */
-enum sandbox_connect_call {
-	SANDBOX_CONNECT_CALL_CONNECT,
-	SANDBOX_CONNECT_CALL_SENDTO,   /* with a destination */
-	SANDBOX_CONNECT_CALL_SENDMSG,  /* with MSG_FASTOPEN */
-	SANDBOX_CONNECT_CALL_SENDMMSG, /* with MSG_FASTOPEN; the first message's address */
-	SANDBOX_CONNECT_CALL_OTHER,    /* not one the filter notifies: let through */
+enum supervisor_connect_call {
+	SUPERVISOR_CONNECT_CALL_CONNECT,
+	SUPERVISOR_CONNECT_CALL_SENDTO,   /* with a destination */
+	SUPERVISOR_CONNECT_CALL_SENDMSG,  /* with MSG_FASTOPEN */
+	SUPERVISOR_CONNECT_CALL_SENDMMSG, /* with MSG_FASTOPEN; the first message's address */
+	SUPERVISOR_CONNECT_CALL_OTHER,    /* not one the filter notifies: let through */
 };
 
 /* What became of reading the destination. */
-enum sandbox_connect_addr {
-	SANDBOX_CONNECT_ADDR_OK,         /* sa[0..sa_len) read; family (and port) set */
-	SANDBOX_CONNECT_ADDR_NONE,       /* the call names no address (msg_name NULL) */
-	SANDBOX_CONNECT_ADDR_BAD_LEN,    /* a length the kernel refuses itself (negative,
+enum supervisor_connect_addr {
+	SUPERVISOR_CONNECT_ADDR_OK,         /* sa[0..sa_len) read; family (and port) set */
+	SUPERVISOR_CONNECT_ADDR_NONE,       /* the call names no address (msg_name NULL) */
+	SUPERVISOR_CONNECT_ADDR_BAD_LEN,    /* a length the kernel refuses itself (negative,
 					  * 0, over sizeof(struct sockaddr_storage), or
 					  * short for the family): EINVAL follows */
-	SANDBOX_CONNECT_ADDR_UNREADABLE, /* the caller's memory could not be read:
+	SUPERVISOR_CONNECT_ADDR_UNREADABLE, /* the caller's memory could not be read:
 					  * addr_err (EFAULT: the kernel fails the call
 					  * the same way; EPERM/EACCES: no access) */
 };
 
 /* What the supervisor answered. */
-enum sandbox_connect_verdict {
-	SANDBOX_CONNECT_CONTINUE, /* the kernel runs the call; the netns decides */
-	SANDBOX_CONNECT_REFUSE,   /* the call returned -1/ECONNREFUSED without running */
-	SANDBOX_CONNECT_ON_BEHALF, /* degraded hosts: the supervisor connected the
+enum supervisor_connect_verdict {
+	SUPERVISOR_CONNECT_CONTINUE, /* the kernel runs the call; the netns decides */
+	SUPERVISOR_CONNECT_REFUSE,   /* the call returned -1/ECONNREFUSED without running */
+	SUPERVISOR_CONNECT_ON_BEHALF, /* degraded hosts: the supervisor connected the
 				    * caller's socket itself to the address it read
 				    * and answered with that call's result */
 };
 
 /* One notification, as seen by the supervisor.  Every string and address is
  * program-controlled: escape before printing (log_escape()). */
-struct sandbox_connect_event {
+struct supervisor_connect_event {
 	uint64_t id;        /* the notification's cookie */
 	pid_t tid;          /* calling thread, in the supervisor's pid namespace */
 	pid_t pid;          /* its process (thread group), same namespace; 0 when
@@ -84,17 +84,17 @@ struct sandbox_connect_event {
 			     * last field), 0 when /proc did not say */
 	char comm[16];      /* the thread's command name (/proc/TID/comm, raw bytes,
 			     * NUL-terminated), "" when unknown */
-	enum sandbox_connect_call call;
+	enum supervisor_connect_call call;
 	int sockfd;         /* the socket, as a number in the caller's fd table */
 	int sock_type;      /* SOCK_STREAM, SOCK_DGRAM, ... read through pidfd_getfd(2);
 			     * 0 when it could not be read */
-	enum sandbox_connect_addr addr_status;
-	int addr_err;       /* errno for SANDBOX_CONNECT_ADDR_UNREADABLE, else 0 */
+	enum supervisor_connect_addr addr_status;
+	int addr_err;       /* errno for SUPERVISOR_CONNECT_ADDR_UNREADABLE, else 0 */
 	struct sockaddr_storage sa; /* the bytes read; zero past sa_len */
 	socklen_t sa_len;
 	int family;         /* sa's family when at least its 2 bytes were read, else AF_UNSPEC */
 	uint16_t port;      /* host order; AF_INET/AF_INET6 with ADDR_OK, else 0 */
-	enum sandbox_connect_verdict verdict; /* what was sent */
+	enum supervisor_connect_verdict verdict; /* what was sent */
 	bool withdrawn;     /* the call went away before the answer landed (the
 			     * caller was killed, or a signal interrupted it; an
 			     * interrupted call that restarts notifies again): the
@@ -102,19 +102,19 @@ struct sandbox_connect_event {
 			     * should be recorded */
 };
 
-/* The fast refusal, as a pure function: SANDBOX_CONNECT_REFUSE when ev's
- * destination was read whole (SANDBOX_CONNECT_ADDR_OK), is AF_INET or
+/* The fast refusal, as a pure function: SUPERVISOR_CONNECT_REFUSE when ev's
+ * destination was read whole (SUPERVISOR_CONNECT_ADDR_OK), is AF_INET or
  * AF_INET6 and not loopback (the sandbox's own), and either its port is not
  * in *allowed or the socket is UDP to a port other than 53 (porta forwards
  * no UDP but DNS: such a datagram would reach nothing);
- * SANDBOX_CONNECT_CONTINUE in every other case.  Never returns an allow: CONTINUE only means "not
+ * SUPERVISOR_CONNECT_CONTINUE in every other case.  Never returns an allow: CONTINUE only means "not
  * refused here".  Pure. */
-enum sandbox_connect_verdict sandbox_connect_decide(const struct sandbox_connect_event *ev,
+enum supervisor_connect_verdict supervisor_connect_decide(const struct supervisor_connect_event *ev,
 						    const struct policy_port_set *allowed);
 
 /* Handles one notification on listener_fd (the seccomp listener; the caller
  * keeps ownership) and sends exactly one answer for it: ECONNREFUSED or
- * CONTINUE as sandbox_connect_decide() says.  Fills *ev (zeroed first).
+ * CONTINUE as supervisor_connect_decide() says.  Fills *ev (zeroed first).
  * Never blocks: it polls listener_fd first, so a read callback woken by
  * POLLHUP (every sandboxed process gone) returns instead of waiting.
  * Supervisor side, one thread per listener (the event loop's).  Returns:
@@ -132,8 +132,8 @@ enum sandbox_connect_verdict sandbox_connect_decide(const struct sandbox_connect
  * On any error other than -EAGAIN and -ENOENT the caller should stop watching
  * and close the listener: closing it answers every waiting call, and every
  * later one, with ENOSYS, so no sandboxed process is ever left hanging. */
-int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
-				 struct sandbox_connect_event *ev);
+int supervisor_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
+				 struct supervisor_connect_event *ev);
 
 /* Hosts without user namespaces (policy/degrade.h), network policy mode:
  * there is no network namespace, so the supervisor's reading IS the
@@ -141,27 +141,27 @@ int sandbox_connect_watch_handle(int listener_fd, const struct policy_port_set *
  * thread may have rewritten.  So: an AF_INET/AF_INET6 connect(2) to
  * 127.0.0.1 (the proxy's address, also as ::ffff:127.0.0.1) at one of
  * proxy_ports on a stream socket is
- * SANDBOX_CONNECT_ON_BEHALF (the supervisor connects a copy of the caller's
+ * SUPERVISOR_CONNECT_ON_BEHALF (the supervisor connects a copy of the caller's
  * socket to the address it read, pidfd_getfd(2), so no later rewrite
  * matters); any other IP destination, and any call whose address could not
- * be read whole (its family unknown), is SANDBOX_CONNECT_REFUSE; calls that
+ * be read whole (its family unknown), is SUPERVISOR_CONNECT_REFUSE; calls that
  * name no address or another family (AF_UNIX, AF_NETLINK) CONTINUE.  Pure. */
-enum sandbox_connect_verdict sandbox_connect_decide_local(const struct sandbox_connect_event *ev,
+enum supervisor_connect_verdict supervisor_connect_decide_local(const struct supervisor_connect_event *ev,
 							  const struct policy_port_set *proxy_ports);
 
-/* sandbox_connect_watch_handle() with sandbox_connect_decide_local(): the
- * same contract, and for SANDBOX_CONNECT_ON_BEHALF the answer carries the
+/* supervisor_connect_watch_handle() with supervisor_connect_decide_local(): the
+ * same contract, and for SUPERVISOR_CONNECT_ON_BEHALF the answer carries the
  * result of the supervisor's own connect(2) (0, or -errno such as
  * EINPROGRESS for a non-blocking socket). */
-int sandbox_connect_watch_handle_local(int listener_fd, const struct policy_port_set *proxy_ports,
-				       struct sandbox_connect_event *ev);
+int supervisor_connect_watch_handle_local(int listener_fd, const struct policy_port_set *proxy_ports,
+				       struct supervisor_connect_event *ev);
 
 /* Writes ev's destination as "192.0.2.1:443" or "[2001:db8::1]:443" (the
  * audit record's `dst`) into out[cap].  Returns false and writes "" when ev
  * has no IP destination read whole.  Pure. */
-bool sandbox_connect_event_dst(const struct sandbox_connect_event *ev, char *out, size_t cap);
+bool supervisor_connect_event_dst(const struct supervisor_connect_event *ev, char *out, size_t cap);
 
 /* "connect", "sendto", "sendmsg", "sendmmsg" or "other".  Pure. */
-const char *sandbox_connect_call_name(enum sandbox_connect_call c);
+const char *supervisor_connect_call_name(enum supervisor_connect_call c);
 
-#endif /* PORTA_SANDBOX_CONNECT_WATCH_H */
+#endif /* PORTA_SUPERVISOR_WATCH_H */

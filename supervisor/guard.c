@@ -1,5 +1,5 @@
 /* sandbox/guard.c: see guard.h. */
-#include "sandbox/guard.h"
+#include "supervisor/guard.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +15,7 @@
 #include "common/cleanup.h"
 #include "common/log.h"
 #include "policy/paths.h"
-#include "sandbox/internal.h"
+#include "common/error.h"
 
 /* A guard that must add more watches than this stops the run: only a
  * command that keeps making and moving away directories on the way to a
@@ -50,7 +50,7 @@ struct guarded {
 	bool fired; /* MOUNTED: said once */
 };
 
-struct sandbox_guard {
+struct supervisor_guard {
 	int fd;
 	struct guarded *v;
 	size_t n;
@@ -65,17 +65,17 @@ struct sandbox_guard {
 	const char *root_fd_path;
 };
 
-int sandbox_guard_fd(const struct sandbox_guard *g)
+int supervisor_guard_fd(const struct supervisor_guard *g)
 {
 	return g->fd;
 }
 
-size_t sandbox_guard_violations(const struct sandbox_guard *g)
+size_t supervisor_guard_violations(const struct supervisor_guard *g)
 {
 	return g ? g->violations : 0;
 }
 
-static void forget_seen(struct sandbox_guard *g)
+static void forget_seen(struct supervisor_guard *g)
 {
 	for (size_t i = 0; i < g->n_seen; i++)
 		free(g->seen[i]);
@@ -88,7 +88,7 @@ static void forget_seen(struct sandbox_guard *g)
 
 /* The writable mount root above e, open (O_PATH) once per pass: the names
  * share one or two.  Returns a new fd the caller closes, or -1. */
-static int open_root(struct sandbox_guard *g, const struct guarded *e)
+static int open_root(struct supervisor_guard *g, const struct guarded *e)
 {
 	if (g->root_fd < 0 || g->root_fd_len != e->root_len ||
 	    memcmp(g->root_fd_path, e->path, e->root_len) != 0) {
@@ -106,7 +106,7 @@ static int open_root(struct sandbox_guard *g, const struct guarded *e)
 	return g->root_fd < 0 ? -1 : fcntl(g->root_fd, F_DUPFD_CLOEXEC, 0);
 }
 
-void sandbox_guard_destroy(struct sandbox_guard *g)
+void supervisor_guard_destroy(struct supervisor_guard *g)
 {
 	if (!g)
 		return;
@@ -139,7 +139,7 @@ static size_t root_len(const struct policy_plan *plan, const char *path)
 	return best;
 }
 
-static struct guarded *push(struct sandbox_guard *g, enum guard_kind kind, const char *path)
+static struct guarded *push(struct supervisor_guard *g, enum guard_kind kind, const char *path)
 {
 	struct guarded *nv = realloc(g->v, (g->n + 1) * sizeof(*nv));
 	if (!nv)
@@ -153,7 +153,7 @@ static struct guarded *push(struct sandbox_guard *g, enum guard_kind kind, const
 	return e;
 }
 
-static int add(struct sandbox_guard *g, const struct policy_plan *plan, const char *path,
+static int add(struct supervisor_guard *g, const struct policy_plan *plan, const char *path,
 	       const struct policy_link *l)
 {
 	size_t rl = root_len(plan, path);
@@ -182,7 +182,7 @@ static int add(struct sandbox_guard *g, const struct policy_plan *plan, const ch
  * protections; not the sandbox's own filesystems, the strict home, the mount
  * roots (their Landlock rule stays on the old directory) or what is bound
  * back. */
-static int add_mounted(struct sandbox_guard *g, const struct policy_mount_step *m)
+static int add_mounted(struct supervisor_guard *g, const struct policy_mount_step *m)
 {
 	struct stat st;
 	bool cover = m->kind == POLICY_MOUNT_COVER_FILE || m->kind == POLICY_MOUNT_COVER_DIR;
@@ -218,7 +218,7 @@ static int add_mounted(struct sandbox_guard *g, const struct policy_mount_step *
 	return 0;
 }
 
-static int count_watch(struct sandbox_guard *g, int wd)
+static int count_watch(struct supervisor_guard *g, int wd)
 {
 	if (wd < 0)
 		return -errno;
@@ -232,7 +232,7 @@ static int count_watch(struct sandbox_guard *g, int wd)
 /* Watches the directory open at dirfd, which is path[0..len) (by its inode:
  * the fd's magic link, so a rename of the path since changes nothing), once
  * per pass.  0 or -errno. */
-static int watch(struct sandbox_guard *g, int dirfd, const char *path, size_t len, uint32_t extra)
+static int watch(struct supervisor_guard *g, int dirfd, const char *path, size_t len, uint32_t extra)
 {
 	char p[64];
 
@@ -252,7 +252,7 @@ static int watch(struct sandbox_guard *g, int dirfd, const char *path, size_t le
 /* Moves dir/name aside (same directory, so a rename, never a copy) and, for
  * a link, puts the original link back.  Says so on stderr.  `shown` is the
  * path in words. */
-static void refuse(struct sandbox_guard *g, int dirfd, const char *name, const char *shown,
+static void refuse(struct supervisor_guard *g, int dirfd, const char *name, const char *shown,
 		   const struct guarded *e, const char *what)
 {
 	char aside[NAME_MAX + 1], esc[2 * PATH_MAX], esc2[2 * NAME_MAX + 8];
@@ -300,7 +300,7 @@ static void refuse(struct sandbox_guard *g, int dirfd, const char *name, const c
  * outside can have replaced it (inside, a mount point cannot be renamed or
  * removed), and the sandbox's mount went with it.  Said once; the caller
  * stops the run. */
-static int check_mounted(struct sandbox_guard *g, struct guarded *e)
+static int check_mounted(struct supervisor_guard *g, struct guarded *e)
 {
 	struct stat st;
 	char esc[2 * PATH_MAX];
@@ -328,7 +328,7 @@ static int check_mounted(struct sandbox_guard *g, struct guarded *e)
  * each step works on the directory it opened), watching every directory on
  * the way before looking into it, so that a name made after the look is an
  * event.  Returns 1 on a violation, 0, or -errno when it cannot watch. */
-static int check_one(struct sandbox_guard *g, struct guarded *e)
+static int check_one(struct supervisor_guard *g, struct guarded *e)
 {
 	char comp[NAME_MAX + 1];
 	const char *p = e->path + e->root_len;
@@ -405,7 +405,7 @@ static int check_one(struct sandbox_guard *g, struct guarded *e)
 /* Every guarded name, again: each appearance is refused, so a name made
  * again after a refusal is refused again.  The names an event touched come
  * first, so that what appeared is moved aside before the rest is looked at. */
-static int check_all(struct sandbox_guard *g)
+static int check_all(struct supervisor_guard *g)
 {
 	int found = 0;
 
@@ -431,7 +431,7 @@ static int check_all(struct sandbox_guard *g)
 /* Marks the guarded names that have name as a component below their mount:
  * only those can have appeared; a build's many other files cost a compare
  * each.  Returns whether any was marked. */
-static bool mark_on_the_way(struct sandbox_guard *g, const char *name)
+static bool mark_on_the_way(struct supervisor_guard *g, const char *name)
 {
 	size_t len = strlen(name);
 	bool any = false;
@@ -449,7 +449,7 @@ static bool mark_on_the_way(struct sandbox_guard *g, const char *name)
 	return any;
 }
 
-int sandbox_guard_check(struct sandbox_guard *g, bool recheck)
+int supervisor_guard_check(struct supervisor_guard *g, bool recheck)
 {
 	/* inotify(7): a buffer aligned for struct inotify_event. */
 	char buf[8192] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -485,10 +485,10 @@ static bool known_dir(const struct policy_plan *plan, const char *dir)
 	return false;
 }
 
-int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **out,
+int supervisor_guard_create(const struct policy_plan *plan, struct supervisor_guard **out,
 			 struct porta_error *e)
 {
-	struct sandbox_guard *g = calloc(1, sizeof(*g));
+	struct supervisor_guard *g = calloc(1, sizeof(*g));
 	int rc = 0;
 
 	*out = NULL;
@@ -503,17 +503,17 @@ int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **
 	for (size_t i = 0; i < plan->n_mounts && rc == 0; i++)
 		rc = add_mounted(g, &plan->mounts[i]);
 	if (rc) {
-		sandbox_guard_destroy(g);
+		supervisor_guard_destroy(g);
 		return porta_fail(e, "protected names", NULL, -rc, NULL);
 	}
 	if (g->n == 0) {
-		sandbox_guard_destroy(g);
+		supervisor_guard_destroy(g);
 		return 0;
 	}
 	g->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 	if (g->fd < 0) {
 		int err = errno;
-		sandbox_guard_destroy(g);
+		supervisor_guard_destroy(g);
 		return porta_fail(e, "watch the absent protected names (inotify)", NULL, err,
 				    err == EMFILE ? "the user's inotify instances are used up: "
 						    "fs.inotify.max_user_instances"
@@ -571,7 +571,7 @@ int sandbox_guard_create(const struct policy_plan *plan, struct sandbox_guard **
 	for (size_t k = 0; k < n_tried; k++)
 		free(tried[k]);
 	if (rc < 0) {
-		sandbox_guard_destroy(g);
+		supervisor_guard_destroy(g);
 		return porta_fail(e, "watch the absent protected names (inotify)", NULL, -rc,
 				    -rc == ENOSPC ? "too many watches: fs.inotify.max_user_watches"
 						  : NULL);

@@ -1,0 +1,303 @@
+/* sandbox/child.c: init and the payload (see child.h).
+ *
+ * Both run on a copy of the supervisor's memory (clone with fork semantics),
+ * which already holds the plan, the Landlock ruleset fd and the seccomp
+ * program, so nothing is parsed or compiled after the clone
+ * (docs/design.md, Performance).
+ */
+#include "sandbox/child.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/kernel.h"
+#include "common/log.h"
+#include "common/trace.h"
+#include "sandbox/control.h"
+#include "sandbox/degraded.h"
+#include "sandbox/fdpass.h"
+#include "sandbox/internal.h"
+#include "sandbox/netns.h"
+#include "sandbox/netinit.h"
+#include "sandbox/seccomp.h"
+#include "sandbox/why.h"
+
+void sandbox_ctl_send(int fd, enum sandbox_ctl type, int value, const struct porta_error *e)
+{
+	struct sandbox_ctl_msg m = { .value = value };
+
+	if (e)
+		m.error = *e;
+	/* A peer that is gone has nothing left to learn (no SIGPIPE either). */
+	(void)sandbox_fdpass_send(fd, type, &m, sizeof(m), NULL, 0);
+}
+
+/* Reports a set-up failure from init or the payload and ends the process. */
+static __attribute__((noreturn)) void child_die(int ctl, const struct porta_error *e)
+{
+	sandbox_ctl_send(ctl, SANDBOX_CTL_SETUP_ERROR, 0, e);
+	_exit(125);
+}
+
+static int write_file(const char *path, const char *data)
+{
+	_cleanup_fd_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+	size_t len = strlen(data);
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, data, len) != (ssize_t)len)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+/* Identity maps for the caller's uid and gid (user_namespaces(7)): a process
+ * in a new user namespace may map its own creator's ids, once setgroups is
+ * denied; writing them here saves a round trip with the supervisor. */
+static int map_ids(uid_t uid, gid_t gid, struct porta_error *e)
+{
+	char map[64];
+	int r;
+
+	if ((r = write_file("/proc/self/setgroups", "deny")))
+		return porta_fail(e, "write", "/proc/self/setgroups", -r, NULL);
+	snprintf(map, sizeof(map), "%u %u 1\n", uid, uid);
+	if ((r = write_file("/proc/self/uid_map", map)))
+		return porta_fail(e, "write", "/proc/self/uid_map", -r, NULL);
+	snprintf(map, sizeof(map), "%u %u 1\n", gid, gid);
+	if ((r = write_file("/proc/self/gid_map", map)))
+		return porta_fail(e, "write", "/proc/self/gid_map", -r, NULL);
+	return 0;
+}
+
+/* execvp(3)'s search, but over the sandbox's own PATH rather than porta's. */
+static int exec_command(char *const argv[], char *const envp[])
+{
+	const char *path = "/usr/local/bin:/usr/bin:/bin";
+	int first_err = ENOENT;
+
+	if (strchr(argv[0], '/')) {
+		execve(argv[0], argv, envp);
+		return errno;
+	}
+	for (size_t i = 0; envp[i]; i++) {
+		if (strncmp(envp[i], "PATH=", 5) == 0)
+			path = envp[i] + 5;
+	}
+	size_t alen = strlen(argv[0]);
+	while (path) {
+		const char *colon = strchr(path, ':');
+		size_t dlen = colon ? (size_t)(colon - path) : strlen(path);
+		char full[4096];
+		if (dlen + alen + 2 <= sizeof(full)) {
+			/* An empty PATH entry means the current directory. */
+			int n = dlen ? snprintf(full, sizeof(full), "%.*s/%s", (int)dlen, path, argv[0])
+				     : snprintf(full, sizeof(full), "%s", argv[0]);
+			(void)n;
+			execve(full, argv, envp);
+			int err = errno;
+			if (err != ENOENT && err != ENOTDIR && err != ESTALE) {
+				if (err != EACCES)
+					return err;
+				first_err = EACCES;
+			}
+		}
+		path = colon ? colon + 1 : NULL;
+	}
+	return first_err;
+}
+
+
+static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c)
+{
+	struct porta_error e;
+	int r;
+
+	trace_mark("payload started");
+	if (c->degraded) {
+		/* No PID namespace to end it with porta: it dies with porta
+		 * (what it starts does not; a stated loss). */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != c->supervisor)
+			_exit(125);
+		/* No init: the payload joins the ceilings' cgroups itself,
+		 * before it can start anything. */
+		if (sandbox_cgroup_join(c->cg_fds, c->n_cg_fds, &e))
+			child_die(c->ctl, &e);
+		/* --why: traced before anything of the command runs. */
+		if (c->why_gate >= 0 && sandbox_why_init_wait(c->why_gate) < 0) {
+			porta_fail(&e, "--why", NULL, 0, "porta could not trace the command");
+			child_die(c->ctl, &e);
+		}
+	}
+	sigprocmask(SIG_SETMASK, &c->old_mask, NULL);
+	signal(SIGPIPE, SIG_DFL); /* as porta's caller had it, not as the proxy needs it */
+	if (chdir(c->plan->cwd) < 0) {
+		log_msg(LOG_LEVEL_WARN, "the working directory %s is not visible in the sandbox; starting in /",
+			c->plan->cwd);
+		if (chdir("/") < 0)
+			child_die(c->ctl, &(struct porta_error){ .step = "chdir /", .err = errno });
+	}
+	if (sandbox_limits_apply(c->plan->opts, &e) ||
+	    ((!c->degraded || sandbox_caps_held()) && sandbox_caps_drop(&e)))
+		child_die(c->ctl, &e);
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
+		porta_fail(&e, "no_new_privs", NULL, errno, NULL);
+		child_die(c->ctl, &e);
+	}
+	if ((r = sandbox_landlock_enforce(c->ruleset_fd, c->masks.restrict_flags))) {
+		porta_fail(&e, "Landlock restrict_self", NULL, -r, NULL);
+		child_die(c->ctl, &e);
+	}
+	close(c->ruleset_fd);
+	/* Whatever porta's caller left open (fds 3 and up) ends at execve. */
+	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
+		porta_fail(&e, "close_range", NULL, errno, NULL);
+		child_die(c->ctl, &e);
+	}
+	char *const *envp = c->degraded ? c->degraded_envp : c->plan->envp;
+	/* --why: the tracing filter goes under porta's own, which then decides
+	 * first (stacked filters: the most restrictive verdict wins). */
+	if (c->plan->opts->why && (r = sandbox_why_payload_install())) {
+		porta_fail(&e, "seccomp (--why)", NULL, -r, NULL);
+		child_die(c->ctl, &e);
+	}
+	if (c->plan->opts->net_mode == POLICY_NET_POLICY) {
+		envp = sandbox_net_payload_env(envp, &c->net_ports);
+		if (!envp) {
+			porta_fail(&e, "environment", NULL, ENOMEM, NULL);
+			child_die(c->ctl, &e);
+		}
+	}
+	if (c->degraded) {
+		if (sandbox_degraded_payload_seccomp(c->plan, c->ctl, &e))
+			child_die(c->ctl, &e);
+	} else if (c->plan->opts->net_mode == POLICY_NET_POLICY) {
+		/* The seccomp program that notifies connect(), its listener
+		 * sent to the supervisor; the last step before execve. */
+		if (sandbox_net_payload_watch(c->ctl, &e))
+			child_die(c->ctl, &e);
+	} else if ((r = sandbox_seccomp_install(POLICY_SECCOMP_BASE))) {
+		porta_fail(&e, "seccomp", NULL, -r, NULL);
+		child_die(c->ctl, &e);
+	}
+	trace_mark("payload confined, exec");
+	int err = exec_command(c->argv, envp);
+	int code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
+	porta_fail(&e, "execute", c->argv[0], err, NULL);
+	sandbox_ctl_send(c->ctl, SANDBOX_CTL_EXEC_ERROR, code, &e);
+	_exit(code);
+}
+
+static __attribute__((noreturn)) void init_main(const struct sandbox_child *c)
+{
+	struct porta_error e;
+	int r;
+
+	/* Into the ceilings' cgroups before anything else, so that every
+	 * process of the sandbox is born inside them (supervisor/cgroup.h). */
+	if (sandbox_cgroup_join(c->cg_fds, c->n_cg_fds, &e))
+		child_die(c->ctl, &e);
+	/* The sandbox dies with porta: init's death kills every process of
+	 * the PID namespace (pid_namespaces(7)). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		_exit(125);
+	struct pollfd alive = { .fd = c->ctl, .events = 0 };
+	if (poll(&alive, 1, 0) == 1 && (alive.revents & (POLLHUP | POLLERR)))
+		_exit(125); /* porta died before PDEATHSIG was armed */
+
+	trace_mark("init started");
+	if (map_ids(c->uid, c->gid, &e))
+		child_die(c->ctl, &e);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+		porta_fail(&e, "make / private", NULL, errno, NULL);
+		child_die(c->ctl, &e);
+	}
+	struct sandbox_child cc = *c; /* the payload inherits the proxy ports through it */
+	if (c->plan->opts->net_mode == POLICY_NET_NONE && (r = sandbox_netns_lo_up())) {
+		porta_fail(&e, "bring up lo", NULL, -r, NULL);
+		child_die(c->ctl, &e);
+	}
+	if (c->plan->opts->net_mode == POLICY_NET_POLICY &&
+	    sandbox_net_init(c->plan, c->ctl, &cc.net_ports, &e))
+		child_die(c->ctl, &e);
+	trace_mark("ids mapped, network ready");
+	if (sandbox_mounts_apply(c->plan, &e) ||
+	    sandbox_landlock_add_after_mounts(c->plan, c->ruleset_fd, &c->masks, &e))
+		child_die(c->ctl, &e);
+	trace_mark("mounts done");
+	/* --why: every process of the command must be born traced. */
+	if (c->why_gate >= 0 && sandbox_why_init_wait(c->why_gate) < 0) {
+		porta_fail(&e, "--why", NULL, 0, "porta could not trace the sandbox");
+		child_die(c->ctl, &e);
+	}
+
+	pid_t payload = fork();
+	if (payload < 0) {
+		porta_fail(&e, "fork the command", NULL, errno, NULL);
+		child_die(c->ctl, &e);
+	}
+	if (payload == 0)
+		payload_main(&cc);
+	close(c->ruleset_fd);
+
+	/* SIGCHLD stays blocked (inherited) and is read through a signalfd. */
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		porta_fail(&e, "signalfd", NULL, errno, NULL);
+		child_die(c->ctl, &e);
+	}
+	for (;;) {
+		struct pollfd pfd[2] = { { c->ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			_exit(125);
+		if (pfd[0].revents) {
+			struct sandbox_ctl_msg m;
+			struct sandbox_fdpass_msg fm;
+			int n = sandbox_fdpass_recv(c->ctl, MSG_DONTWAIT, &m, sizeof(m), 0, &fm);
+			if (n == -EPIPE)
+				_exit(125); /* porta is gone: take the sandbox down */
+			if (n == 0 && fm.type == SANDBOX_CTL_SIGNAL && fm.len == sizeof(m))
+				kill(payload, m.value);
+		}
+		if (pfd[1].revents) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) > 0)
+				;
+			int status;
+			pid_t p;
+			/* Reap every orphan re-parented to us; the payload's
+			 * status is the run's, and its end is the sandbox's. */
+			while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
+				if (p == payload) {
+					trace_mark("init reaped the payload");
+					sandbox_ctl_send(c->ctl, SANDBOX_CTL_STATUS, status, NULL);
+					_exit(0);
+				}
+			}
+		}
+	}
+}
+
+
+void sandbox_child_main(const struct sandbox_child *c)
+{
+	if (c->degraded)
+		payload_main(c);
+	init_main(c);
+}

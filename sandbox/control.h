@@ -1,0 +1,39 @@
+/* sandbox/control.h: the control channel between the supervisor and the
+ * sandbox's processes, and every message it carries.
+ *
+ * ARCHITECTURE: one AF_UNIX SOCK_SEQPACKET pair made before clone; the
+ * supervisor keeps one end, init (or, on a degraded host, the payload) the
+ * other.  Each message is one sandbox_fdpass message (type, payload, fds),
+ * so boundaries are kept and passed fds can never be silently dropped.  The
+ * types are one enum, here: set-up failures travel as struct porta_error so
+ * the supervisor prints one precise message; the run's end as the payload's
+ * wait status; network policy mode's listeners as fds.
+ */
+#ifndef PORTA_SANDBOX_CONTROL_H
+#define PORTA_SANDBOX_CONTROL_H
+
+#include <stdint.h>
+
+#include "common/error.h"
+
+enum sandbox_ctl {
+	SANDBOX_CTL_SETUP_ERROR = 1, /* init or payload -> supervisor: error */
+	SANDBOX_CTL_EXEC_ERROR,      /* payload -> supervisor: value = exit code, error */
+	SANDBOX_CTL_STATUS,          /* init -> supervisor: value = the payload's wait status */
+	SANDBOX_CTL_SIGNAL,          /* supervisor -> init: value = signal to forward */
+	SANDBOX_CTL_NET_LISTENERS,   /* init -> supervisor: fds + struct sandbox_net_listener[] */
+	SANDBOX_CTL_NET_DONE,        /* init -> supervisor: every listener was sent */
+	SANDBOX_CTL_NET_WATCH,       /* payload -> supervisor: the seccomp listener fd */
+};
+
+/* The payload of the non-network messages. */
+struct sandbox_ctl_msg {
+	int32_t value;
+	struct porta_error error;
+};
+
+/* Sends one message (type, value, e may be NULL) on fd; a peer that is gone
+ * has nothing left to learn, so failures are ignored (and no SIGPIPE). */
+void sandbox_ctl_send(int fd, enum sandbox_ctl type, int value, const struct porta_error *e);
+
+#endif /* PORTA_SANDBOX_CONTROL_H */

@@ -1,0 +1,191 @@
+/* sandbox/netinit.c: see netinit.h. */
+#include "sandbox/netinit.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/log.h"
+#include "sandbox/control.h"
+#include "sandbox/fdpass.h"
+#include "sandbox/internal.h"
+#include "sandbox/netns.h"
+#include "sandbox/seccomp.h"
+
+/* A listening TCP socket on [::]:port, dual-stack (IPv4 arrives mapped), or
+ * on 127.0.0.1 with port 0 when loopback_only (the proxy front ends). */
+int sandbox_net_tcp_listener(uint16_t port, bool loopback_only, uint16_t *bound)
+{
+	int one = 1, zero = 0;
+	_cleanup_fd_ int fd = -1;
+
+	if (loopback_only) {
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t len = sizeof(sa);
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+		    getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
+			return -errno;
+		*bound = ntohs(sa.sin_port);
+	} else {
+		struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(port),
+					   .sin6_addr = IN6ADDR_ANY_INIT };
+		fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0 || setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)) < 0 ||
+		    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+		    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			return -errno;
+		*bound = port;
+	}
+	if (listen(fd, 1024) < 0)
+		return -errno;
+	return steal_fd(&fd);
+}
+
+/* UDP [::]:53, dual-stack: every resolver address the program names lands
+ * here (AnyIP); the responder answers from the address asked. */
+static int udp_dns(void)
+{
+	int zero = 0;
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(53),
+				   .sin6_addr = IN6ADDR_ANY_INIT };
+	_cleanup_fd_ int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0 || setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)) < 0 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	return steal_fd(&fd);
+}
+
+/* Sends what is batched (at most SANDBOX_FDPASS_MAX_FDS) and closes init's
+ * copies whatever happens: the supervisor owns them from here. */
+static int flush_batch(int ctl, struct sandbox_net_listener *what, int *fds, size_t *n)
+{
+	int rc = 0;
+
+	if (*n && ctl >= 0)
+		rc = sandbox_fdpass_send(ctl, SANDBOX_CTL_NET_LISTENERS, what, *n * sizeof(*what),
+					 fds, *n);
+	for (size_t i = 0; i < *n; i++)
+		close(fds[i]);
+	*n = 0;
+	return rc;
+}
+
+int sandbox_net_init(const struct policy_plan *plan, int ctl, struct sandbox_net_ports *ports,
+		     struct porta_error *e)
+{
+	struct sandbox_net_listener what[SANDBOX_FDPASS_MAX_FDS];
+	int fds[SANDBOX_FDPASS_MAX_FDS];
+	size_t n = 0;
+	int r;
+
+	if ((r = sandbox_netns_lo_up()))
+		return porta_fail(e, "bring up lo", NULL, -r, NULL);
+	if ((r = sandbox_netns_anyip()))
+		return porta_fail(e, "route every address to lo", NULL, -r, NULL);
+
+	/* Transparent ports first, then DNS (UDP, TCP), then the proxies. */
+	size_t total = plan->n_listen_ports + 4;
+	for (size_t i = 0; i < total; i++) {
+		size_t extra = i < plan->n_listen_ports ? 0 : i - plan->n_listen_ports + 1;
+		enum sandbox_net_kind kind = extra == 0 ? SANDBOX_NET_TRANSPARENT
+					     : extra == 1 ? SANDBOX_NET_DNS_UDP
+					     : extra == 2 ? SANDBOX_NET_DNS_TCP
+					     : extra == 3 ? SANDBOX_NET_HTTP_PROXY
+							  : SANDBOX_NET_SOCKS_PROXY;
+		uint16_t want = extra == 0 ? plan->listen_ports[i] : extra <= 2 ? 53 : 0;
+		uint16_t bound = want;
+		int fd = kind == SANDBOX_NET_DNS_UDP ? udp_dns()
+						     : sandbox_net_tcp_listener(want, want == 0, &bound);
+		if (fd < 0) {
+			char port[16];
+			flush_batch(-1, what, fds, &n); /* closes what is batched */
+			snprintf(port, sizeof(port), "%u", (unsigned)want);
+			return porta_fail(e, want ? "listen on port" : "listen on a loopback port",
+					    want ? port : NULL, -fd, NULL);
+		}
+		if (kind == SANDBOX_NET_HTTP_PROXY)
+			ports->http = bound;
+		else if (kind == SANDBOX_NET_SOCKS_PROXY)
+			ports->socks = bound;
+		what[n] = (struct sandbox_net_listener){ (uint16_t)kind, bound };
+		fds[n++] = fd;
+		if (n == SANDBOX_FDPASS_MAX_FDS && (r = flush_batch(ctl, what, fds, &n)))
+			return porta_fail(e, "pass listeners to porta", NULL, -r, NULL);
+	}
+	if ((r = flush_batch(ctl, what, fds, &n)) ||
+	    (r = sandbox_fdpass_send(ctl, SANDBOX_CTL_NET_DONE, NULL, 0, NULL, 0)))
+		return porta_fail(e, "pass listeners to porta", NULL, -r, NULL);
+	return 0;
+}
+
+/* ---- payload ---------------------------------------------------------- */
+
+char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_ports *ports)
+{
+	static const char *const names[] = { "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY",
+					     "http_proxy", "https_proxy", "all_proxy", "no_proxy" };
+	size_t n = 0;
+
+	while (envp[n])
+		n++;
+	char **out = calloc(n + ARRAY_LEN(names) + 1, sizeof(char *));
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool replaced = false;
+		for (size_t k = 0; k < ARRAY_LEN(names); k++) {
+			size_t l = strlen(names[k]);
+			replaced |= strncmp(envp[i], names[k], l) == 0 && envp[i][l] == '=';
+		}
+		if (!replaced)
+			out[o++] = envp[i];
+	}
+	for (size_t k = 0; k < ARRAY_LEN(names); k++) {
+		char buf[96];
+		const char *lower = names[k];
+		bool all = strcasecmp(lower, "ALL_PROXY") == 0, no = strcasecmp(lower, "NO_PROXY") == 0;
+		if (no)
+			snprintf(buf, sizeof(buf), "%s=localhost,127.0.0.1,::1", names[k]);
+		else if (all)
+			snprintf(buf, sizeof(buf), "%s=socks5h://127.0.0.1:%u", names[k],
+				 (unsigned)ports->socks);
+		else
+			snprintf(buf, sizeof(buf), "%s=http://127.0.0.1:%u", names[k],
+				 (unsigned)ports->http);
+		out[o] = strdup(buf);
+		if (!out[o++])
+			return NULL;
+	}
+	out[o] = NULL;
+	return out;
+}
+
+int sandbox_net_payload_watch(int ctl, struct porta_error *e)
+{
+	int lfd = -1;
+	int r = sandbox_seccomp_install_listener(POLICY_SECCOMP_NOTIFY_CONNECT, &lfd);
+
+	if (r == -EBUSY) {
+		/* porta itself runs under another supervisor's listener (one
+		 * per thread): keep the enforcement, lose only the observation. */
+		log_msg(LOG_LEVEL_WARN, "connect() cannot be watched here (a seccomp listener is "
+					"already in use): refusals of closed ports are not named");
+		r = sandbox_seccomp_install(POLICY_SECCOMP_BASE);
+		return r ? porta_fail(e, "seccomp", NULL, -r, NULL) : 0;
+	}
+	if (r)
+		return porta_fail(e, "seccomp", NULL, -r, NULL);
+	r = sandbox_fdpass_send(ctl, SANDBOX_CTL_NET_WATCH, NULL, 0, &lfd, 1);
+	close(lfd);
+	return r ? porta_fail(e, "pass the connect watch to porta", NULL, -r, NULL) : 0;
+}

@@ -1,0 +1,76 @@
+/* sandbox/netinit.h: network policy mode inside the sandbox: init's listeners,
+ * the payload's environment and connect watch.
+ *
+ * ARCHITECTURE (DESIGN.md, Set-up order step 3, Network):
+ *   init       brings lo up, makes every address local (AnyIP), creates the
+ *              listeners while it still holds capabilities (ports < 1024):
+ *              one dual-stack TCP listener per port a rule names, DNS on UDP
+ *              and TCP port 53, the HTTP and SOCKS5 proxy front ends on
+ *              loopback; sends them all to the supervisor and closes its
+ *              copies.
+ *   payload    announces the proxies in its environment, installs the seccomp
+ *              program that notifies connect(), and sends that listener to
+ *              the supervisor before execve.
+ *   supervisor takes the fds off the control channel and serves them on its
+ *              event loop: the DNS responder, the proxy, the connect watch,
+ *              every decision recorded in one audit stream.
+ * Only the first two are here (the supervisor's side is supervisor/net.h);
+ * nothing here decides a connection (policy/, netproxy/ and dns/ do).
+ */
+#ifndef PORTA_SANDBOX_NETINIT_H
+#define PORTA_SANDBOX_NETINIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "policy/plan.h"
+#include "common/error.h"
+
+/* Transparent listeners at most, one per port the rules name (issue 3). */
+#define SANDBOX_MAX_LISTENERS 1024
+
+
+enum sandbox_net_kind {
+	SANDBOX_NET_TRANSPARENT = 1,
+	SANDBOX_NET_DNS_UDP,
+	SANDBOX_NET_DNS_TCP,
+	SANDBOX_NET_HTTP_PROXY,
+	SANDBOX_NET_SOCKS_PROXY,
+};
+
+struct sandbox_net_listener {
+	uint16_t kind; /* enum sandbox_net_kind */
+	uint16_t port;
+};
+
+/* The loopback ports of the proxy front ends, chosen by the kernel in init
+ * and inherited by the payload through fork. */
+struct sandbox_net_ports {
+	uint16_t http;
+	uint16_t socks;
+};
+
+/* In init, in the new network namespace, with capabilities: lo, AnyIP
+ * routes, every listener, sent over ctl.  0 or -errno (e filled). */
+int sandbox_net_init(const struct policy_plan *plan, int ctl, struct sandbox_net_ports *ports,
+		     struct porta_error *e);
+
+/* A listening TCP socket (CLOEXEC, non-blocking) on [::]:port, dual-stack,
+ * or, with loopback_only, on 127.0.0.1 at a port the kernel chooses
+ * (written to *bound): init's transparent listeners and proxy front ends,
+ * and on a degraded host the supervisor's proxies.  The fd or -errno. */
+int sandbox_net_tcp_listener(uint16_t port, bool loopback_only, uint16_t *bound);
+
+/* In the payload: a new NULL-terminated environment, envp plus HTTP_PROXY,
+ * HTTPS_PROXY, ALL_PROXY, their lowercase forms and NO_PROXY (loopback
+ * only).  The array and strings are malloc'd and never freed (execve
+ * follows).  NULL on ENOMEM. */
+char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_ports *ports);
+
+/* In the payload, after no_new_privs and Landlock and instead of the base
+ * seccomp program: installs POLICY_SECCOMP_NOTIFY_CONNECT and sends its
+ * listener to the supervisor.  0 or -errno (e filled). */
+int sandbox_net_payload_watch(int ctl, struct porta_error *e);
+
+#endif /* PORTA_SANDBOX_NETINIT_H */

@@ -1,0 +1,295 @@
+/* supervisor/net.c: see net.h. */
+#include "supervisor/net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common/cleanup.h"
+#include "common/log.h"
+#include "dns/namemap.h"
+#include "dns/responder.h"
+#include "dns/upstream.h"
+#include "netproxy/proxy.h"
+#include "policy/portset.h"
+#include "sandbox/control.h"
+#include "supervisor/watch.h"
+#include "supervisor/why.h"
+
+struct supervisor_net {
+	struct event_base *base;
+	const struct policy_plan *plan;
+	FILE *audit;
+	bool quiet;
+	struct proxy_listener transparent[SANDBOX_MAX_LISTENERS];
+	size_t n_transparent;
+	int dns_udp, dns_tcp, http, socks;
+	struct policy_port_set allowed; /* ports the connect watch lets through */
+	struct dnsd_namemap *map;
+	struct dnsd_upstream *upstream;
+	struct dnsd_responder *responder;
+	struct proxy *proxy;
+	int watch_fd;
+	struct event *ev_watch;
+	bool local; /* degraded host: the proxies on the host's loopback, no netns */
+};
+
+struct supervisor_net *supervisor_net_create(struct event_base *base,
+					     const struct policy_plan *plan, FILE *audit,
+					     bool quiet)
+{
+	struct supervisor_net *ns = calloc(1, sizeof(*ns));
+
+	if (!ns)
+		return NULL;
+	ns->base = base;
+	ns->plan = plan;
+	ns->audit = audit;
+	ns->quiet = quiet;
+	ns->dns_udp = ns->dns_tcp = ns->http = ns->socks = ns->watch_fd = -1;
+	policy_port_set_clear(&ns->allowed);
+	return ns;
+}
+
+static void on_dns_event(const struct dnsd_event *ev, void *arg)
+{
+	struct supervisor_net *ns = arg;
+	char dst[POLICY_ADDR_STRLEN + 16], addr[POLICY_ADDR_STRLEN];
+
+	if (!ns->proxy)
+		return;
+	if (ev->server_known) {
+		policy_addr_format(&ev->server, addr);
+		snprintf(dst, sizeof(dst), ev->server.family == POLICY_ADDR_V6 ? "[%s]:%u" : "%s:%u",
+			 addr, (unsigned)ev->server_port);
+	}
+	struct proxy_audit_rec rec = {
+		.kind = "dns",
+		.dst = ev->server_known ? dst : NULL,
+		/* the name decided on (canonical) when there was one, else the
+		 * bytes as asked (escaped by the proxy) */
+		.host = ev->name ? ev->name : ev->qname,
+		.host_len = ev->name ? strlen(ev->name) : ev->qname_len,
+		.rule = ev->rule,
+		.verdict = ev->verdict == DNSD_VERDICT_ALLOW ? "allow"
+			   : ev->verdict == DNSD_VERDICT_DENY ? "deny"
+								 : "error",
+		.reason = ev->reason,
+		.port = 443,
+	};
+	proxy_record(ns->proxy, &rec);
+}
+
+static void on_watch(evutil_socket_t fd, short what, void *arg)
+{
+	struct supervisor_net *ns = arg;
+	struct supervisor_connect_event ev;
+
+	(void)what;
+	for (;;) {
+		int r = ns->local ? supervisor_connect_watch_handle_local(fd, &ns->allowed, &ev)
+				  : supervisor_connect_watch_handle(fd, &ns->allowed, &ev);
+		if (r == -EAGAIN)
+			return;
+		if (r == -ENOENT)
+			continue;
+		if (r < 0) {
+			/* Closing the listener answers every waiting and later
+			 * call (ENOSYS): no process of the command can hang. */
+			event_del(ns->ev_watch);
+			close(ns->watch_fd);
+			ns->watch_fd = -1;
+			return;
+		}
+		if (ev.withdrawn || ev.verdict != SUPERVISOR_CONNECT_REFUSE || !ns->proxy)
+			continue;
+		char dst[80];
+		supervisor_connect_event_dst(&ev, dst, sizeof(dst));
+		bool udp = ev.sock_type == SOCK_DGRAM;
+		struct proxy_audit_rec rec = {
+			.kind = "connect",
+			.pid = ev.ns_pid,
+			.comm = ev.comm,
+			.dst = dst,
+			.verdict = "deny",
+			/* no option forwards UDP but DNS: no hint for it; on a
+			 * degraded host only the proxy is reachable */
+			.reason = ns->local ? "not-through-proxy"
+				  : udp     ? "udp-not-forwarded"
+					    : "port-not-open",
+			.port = udp || ns->local ? 0 : ev.port,
+		};
+		proxy_record(ns->proxy, &rec);
+	}
+}
+
+static int start_serving(struct supervisor_net *ns, struct porta_error *e)
+{
+	const struct policy_plan *plan = ns->plan;
+	int r;
+
+	ns->map = dnsd_namemap_create(0);
+	if (!ns->map)
+		return porta_fail(e, "network policy", NULL, ENOMEM, NULL);
+	struct dnsd_upstream_config ucfg = {
+		.server = { .addr = plan->dns_upstream, .port = plan->dns_upstream_port },
+	};
+	if ((r = dnsd_upstream_create(ns->base, &ucfg, &ns->upstream)))
+		return porta_fail(e, "DNS upstream", NULL, -r, NULL);
+	struct dnsd_responder_config dcfg = {
+		.base = ns->base,
+		.udp_fd = ns->dns_udp,
+		.tcp_fd = ns->dns_tcp,
+		.rules = plan->net_rules,
+		.n_rules = plan->n_net_rules,
+		.host_addrs = plan->host_addrs,
+		.n_host_addrs = plan->n_host_addrs,
+		.upstream = ucfg.server,
+		.map = ns->map,
+		.on_event = on_dns_event,
+		.event_arg = ns,
+	};
+	/* A degraded host has no DNS responder: names reach porta only
+	 * through the proxy. */
+	if (!ns->local && (r = dnsd_responder_create(&dcfg, &ns->responder)))
+		return porta_fail(e, "DNS responder", NULL, -r, NULL);
+	ns->dns_udp = ns->dns_tcp = -1; /* the responder's now */
+	struct proxy_config pcfg = {
+		.base = ns->base,
+		.rules = plan->net_rules,
+		.n_rules = plan->n_net_rules,
+		.host_addrs = plan->host_addrs,
+		.n_host_addrs = plan->n_host_addrs,
+		.map = ns->map,
+		.upstream = ns->upstream,
+		.transparent = ns->transparent,
+		.n_transparent = ns->n_transparent,
+		.http_fd = ns->http,
+		.socks_fd = ns->socks,
+		.audit = ns->audit,
+		.quiet = ns->quiet,
+		.proxy_only = ns->local,
+	};
+	if ((r = proxy_create(&pcfg, &ns->proxy)))
+		return porta_fail(e, "network proxy", NULL, -r, NULL);
+	ns->n_transparent = 0; /* the proxy's now */
+	ns->http = ns->socks = -1;
+	return 0;
+}
+
+int supervisor_net_take(struct supervisor_net *ns, const struct sandbox_fdpass_msg *m,
+			const void *data, struct porta_error *e)
+{
+	size_t used = 0;
+	int rc = 0;
+
+	switch (m->type) {
+	case SANDBOX_CTL_NET_LISTENERS: {
+		const struct sandbox_net_listener *what = data;
+		if (m->len != m->n_fds * sizeof(*what)) {
+			rc = porta_fail(e, "listeners from init", NULL, EBADMSG, NULL);
+			break;
+		}
+		for (; used < m->n_fds; used++) {
+			int fd = m->fds[used];
+			switch (what[used].kind) {
+			case SANDBOX_NET_TRANSPARENT:
+				if (ns->n_transparent >= SANDBOX_MAX_LISTENERS) {
+					rc = porta_fail(e, "listeners from init", NULL, E2BIG, NULL);
+					goto out;
+				}
+				ns->transparent[ns->n_transparent++] =
+					(struct proxy_listener){ fd, what[used].port };
+				break;
+			case SANDBOX_NET_DNS_UDP: ns->dns_udp = fd; break;
+			case SANDBOX_NET_DNS_TCP: ns->dns_tcp = fd; break;
+			case SANDBOX_NET_HTTP_PROXY: ns->http = fd; break;
+			case SANDBOX_NET_SOCKS_PROXY: ns->socks = fd; break;
+			default:
+				rc = porta_fail(e, "listeners from init", NULL, EBADMSG, NULL);
+				goto out;
+			}
+			policy_port_set_add(&ns->allowed, what[used].port);
+		}
+		break;
+	}
+	case SANDBOX_CTL_NET_DONE:
+		rc = start_serving(ns, e);
+		break;
+	case SANDBOX_CTL_NET_WATCH:
+		if (m->n_fds != 1 || ns->watch_fd >= 0) {
+			rc = porta_fail(e, "connect watch from the command", NULL, EBADMSG, NULL);
+			break;
+		}
+		ns->watch_fd = m->fds[0];
+		used = 1;
+		ns->ev_watch = event_new(ns->base, ns->watch_fd, EV_READ | EV_PERSIST, on_watch, ns);
+		if (!ns->ev_watch || event_add(ns->ev_watch, NULL) < 0)
+			rc = porta_fail(e, "connect watch", NULL, ENOMEM, NULL);
+		break;
+	default:
+		rc = porta_fail(e, "control channel", NULL, EBADMSG, NULL);
+		break;
+	}
+out:
+	/* fds not taken over are closed: none may leak, none stays open to
+	 * keep a listener alive behind porta's back. */
+	for (size_t i = used; i < m->n_fds; i++)
+		close(m->fds[i]);
+	return rc;
+}
+
+int supervisor_net_listen_local(struct supervisor_net *ns, struct sandbox_net_ports *ports,
+				struct porta_error *e)
+{
+	int fd;
+
+	ns->local = true;
+	if ((fd = sandbox_net_tcp_listener(0, true, &ports->http)) < 0)
+		return porta_fail(e, "listen on a loopback port", NULL, -fd, "the HTTP proxy");
+	ns->http = fd;
+	if ((fd = sandbox_net_tcp_listener(0, true, &ports->socks)) < 0)
+		return porta_fail(e, "listen on a loopback port", NULL, -fd, "the SOCKS5 proxy");
+	ns->socks = fd;
+	policy_port_set_add(&ns->allowed, ports->http);
+	policy_port_set_add(&ns->allowed, ports->socks);
+	return start_serving(ns, e);
+}
+
+void supervisor_net_why(const struct supervisor_net *ns, struct supervisor_why *w)
+{
+	const char *dst, *reason, *hint;
+
+	for (size_t i = 0; ns && w && proxy_refused_at(ns->proxy, i, &dst, &reason, &hint); i++)
+		supervisor_why_add_net(w, dst, reason, hint);
+}
+
+void supervisor_net_destroy(struct supervisor_net *ns)
+{
+	if (!ns)
+		return;
+	if (ns->proxy)
+		proxy_summary(ns->proxy, stderr);
+	if (ns->ev_watch)
+		event_free(ns->ev_watch);
+	if (ns->watch_fd >= 0)
+		close(ns->watch_fd);
+	proxy_destroy(ns->proxy);
+	dnsd_responder_destroy(ns->responder);
+	dnsd_upstream_destroy(ns->upstream);
+	dnsd_namemap_destroy(ns->map);
+	for (size_t i = 0; i < ns->n_transparent; i++)
+		close(ns->transparent[i].fd);
+	int *fds[] = { &ns->dns_udp, &ns->dns_tcp, &ns->http, &ns->socks };
+	for (size_t i = 0; i < ARRAY_LEN(fds); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+	}
+	free(ns);
+}

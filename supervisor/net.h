@@ -1,0 +1,55 @@
+/* supervisor/net.h: network policy mode as the supervisor serves it: the
+ * listeners init made, the DNS responder, the proxy and the connect watch on
+ * the event loop, every decision recorded.
+ *
+ * ARCHITECTURE: init creates the listeners and the payload its connect
+ * watch (sandbox/netinit.h); they arrive here over the control channel.
+ */
+#ifndef PORTA_SUPERVISOR_NET_H
+#define PORTA_SUPERVISOR_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/error.h"
+#include "policy/plan.h"
+#include "sandbox/fdpass.h"
+#include "sandbox/netinit.h"
+
+struct event_base;
+
+struct supervisor_net;
+
+/* Prepares to serve plan's network policy on base; audit may be NULL.
+ * Returns NULL on ENOMEM. */
+struct supervisor_net *supervisor_net_create(struct event_base *base,
+					     const struct policy_plan *plan, FILE *audit,
+					     bool quiet);
+
+/* Takes one control message of this module (type >= 16): its fds become the
+ * netsup's (closed on any error).  On SANDBOX_CTL_NET_DONE the responder and
+ * the proxy start.  0 or -errno (e filled): the run must end. */
+int supervisor_net_take(struct supervisor_net *ns, const struct sandbox_fdpass_msg *m,
+			const void *data, struct porta_error *e);
+
+struct supervisor_why;
+
+/* --why: hands every refused destination (with the option that would allow
+ * it) to w.  Call before supervisor_net_destroy(). */
+void supervisor_net_why(const struct supervisor_net *ns, struct supervisor_why *w);
+
+/* Stops serving, prints the end-of-run summary of refusals (unless quiet),
+ * frees everything.  destroy(NULL) is a no-op. */
+/* A host without user namespaces (policy/degrade.h): the supervisor itself
+ * listens for the HTTP and SOCKS5 proxies on the host's 127.0.0.1 (ports
+ * chosen by the kernel, stored in *ports), serves the proxy without a DNS
+ * responder, and from then on judges notified connects with
+ * supervisor_connect_watch_handle_local(): only the proxy ports are reachable.
+ * 0 or -errno (e filled). */
+int supervisor_net_listen_local(struct supervisor_net *ns, struct sandbox_net_ports *ports,
+				struct porta_error *e);
+
+void supervisor_net_destroy(struct supervisor_net *ns);
+
+#endif /* PORTA_SUPERVISOR_NET_H */

@@ -1,0 +1,52 @@
+/* supervisor/supervisor.h: one run as the parent process sees it.
+ *
+ * ARCHITECTURE (docs/design.md, Processes):
+ *
+ *   porta (supervisor)   supervisor_run(): prepares everything that can fail
+ *     |                  (the Landlock ruleset, the control channel, the
+ *     |                  ceilings' cgroups, the guard), clones (or, where
+ *     |                  user namespaces are refused, forks: degraded.h),
+ *     |                  then runs the event loop: control messages, signals
+ *     |                  to forward, the --timeout timer, the guard, network
+ *     |                  policy mode's proxy, DNS and connect watch (net.h),
+ *     |                  --why's tracer (why.h), init's exit.
+ *     +- init (pid 1)    sandbox/child.h
+ *          +- payload
+ *
+ * This is the only module that wires the sandbox (sandbox/), the host
+ * (host/), the proxy (netproxy/) and the DNS responder (dns/) together.
+ */
+#ifndef PORTA_SUPERVISOR_SUPERVISOR_H
+#define PORTA_SUPERVISOR_SUPERVISOR_H
+
+#include "common/error.h"
+#include "policy/plan.h"
+
+/* The outcome of a run. */
+enum supervisor_outcome {
+	SUPERVISOR_EXITED,       /* the command exited: code */
+	SUPERVISOR_SIGNALED,     /* the command was killed by signal: code */
+	SUPERVISOR_TIMED_OUT,    /* --timeout reached; the whole sandbox was killed */
+	SUPERVISOR_SETUP_FAILED, /* before the command started; error filled */
+	SUPERVISOR_EXEC_FAILED,  /* execve failed: code is 126 or 127, error filled */
+	SUPERVISOR_STOPPED,      /* porta ended the run: a protected name appeared, or a
+				  * path it mounted over was replaced outside (the guard
+				  * said which on stderr); code is 137 */
+};
+
+struct supervisor_result {
+	enum supervisor_outcome outcome;
+	int code;
+	struct porta_error error;
+};
+
+/* Runs the plan's command confined and waits for it.  Blocks SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGCHLD in the caller and
+ * leaves them blocked (a pending one must not end porta before it reports);
+ * forwards all but SIGCHLD to the command.  argv: the command (NULL-
+ * terminated).  Returns 0 with *r filled (even when the command failed), or
+ * -errno when porta itself could not run it (r->error filled). */
+int supervisor_run(const struct policy_plan *plan, char *const argv[],
+		   struct supervisor_result *r);
+
+#endif /* PORTA_SUPERVISOR_SUPERVISOR_H */
