@@ -246,30 +246,62 @@ out:
 	return rc;
 }
 
-int supervisor_run(const struct policy_plan *plan, char *const argv[], struct supervisor_result *r)
+/* ---- one run, step by step ---------------------------------------------
+ *
+ * supervisor_run() reads as the story of a run: each step below makes one
+ * thing, records it in struct run, and returns 0 or -errno with r->error
+ * filled; run_teardown() undoes whatever was made, in reverse. */
+
+/* Everything one run owns, so every step and the teardown see it. */
+struct run {
+	const struct policy_plan *plan;
+	const struct policy_options *o;
+	struct supervisor_result *r;
+	struct supervisor s;
+	struct sandbox_child c; /* what the clone hands to init (sandbox/child.h) */
+	struct supervisor_degraded dg;
+	struct supervisor_cgroup *cg;
+	FILE *audit;
+	int ruleset, sfd, ctl, child_ctl, gate_r, gate_w;
+	pid_t pid;
+};
+
+static void close_fd(int *fd)
 {
-	const struct policy_options *o = plan->opts;
-	struct sandbox_child c = { .plan = plan, .argv = argv, .uid = getuid(), .gid = getgid(),
-			       .supervisor = getpid(), .why_gate = -1 };
-	struct supervisor_degraded dg = { 0 };
-	struct supervisor_cgroup *cg = NULL;
-	struct supervisor s = { .ctl = -1 };
-	FILE *audit = NULL;
-	_cleanup_fd_ int ruleset = -1, sfd = -1, ctl = -1, child_ctl = -1, gate_r = -1, gate_w = -1;
-	int sv[2], rc;
+	if (*fd >= 0)
+		close(steal_fd(fd));
+}
 
-	memset(r, 0, sizeof(*r));
-	if ((rc = sandbox_landlock_prepare(plan, &ruleset, &c.masks, &r->error)))
-		return rc;
-	trace_mark("Landlock ruleset built");
+/* The Landlock ruleset, built in full before anything else can fail late. */
+static int prepare_landlock(struct run *u)
+{
+	int rc = sandbox_landlock_prepare(u->plan, &u->ruleset, &u->c.masks, &u->r->error);
+
+	if (rc == 0)
+		trace_mark("Landlock ruleset built");
+	return rc;
+}
+
+/* The control channel: init's reports (sandbox/control.h) come back on it. */
+static int open_control_channel(struct run *u)
+{
+	int sv[2];
+
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-		return porta_fail(&r->error, "control channel", NULL, errno, NULL);
-	ctl = sv[0];
-	child_ctl = sv[1];
+		return porta_fail(&u->r->error, "control channel", NULL, errno, NULL);
+	u->ctl = sv[0];
+	u->child_ctl = sv[1];
+	u->s.ctl = u->ctl;
+	return 0;
+}
 
-	/* Blocked before clone so no signal is lost between clone and the
-	 * event loop; read through a signalfd afterwards. */
+/* Blocked before clone so no signal is lost between clone and the event
+ * loop; read through a signalfd afterwards.  They stay blocked after the
+ * run (supervisor.h). */
+static int block_signals(struct run *u)
+{
 	sigset_t mask;
+
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
@@ -278,99 +310,138 @@ int supervisor_run(const struct policy_plan *plan, char *const argv[], struct su
 	sigaddset(&mask, SIGUSR1);
 	sigaddset(&mask, SIGUSR2);
 	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, &c.old_mask);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		rc = porta_fail(&r->error, "signalfd", NULL, errno, NULL);
-		goto out;
-	}
+	sigprocmask(SIG_BLOCK, &mask, &u->c.old_mask);
+	u->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (u->sfd < 0)
+		return porta_fail(&u->r->error, "signalfd", NULL, errno, NULL);
+	return 0;
+}
 
-	s.ctl = ctl;
-	s.base = new_base();
-	if (!s.base) {
-		rc = porta_fail(&r->error, "event loop", NULL, ENOMEM, NULL);
-		goto out;
-	}
-	if (o->net_mode == POLICY_NET_POLICY) {
-		/* The audit file is porta's, opened before anything runs (its
-		 * path was checked to lie outside every writable mount). */
-		if (o->audit_path && !(audit = fopen(o->audit_path, "ae"))) {
-			rc = porta_fail(&r->error, "--audit", o->audit_path, errno, NULL);
-			goto out;
-		}
-		s.net = supervisor_net_create(s.base, plan, audit, o->quiet);
-		if (!s.net) {
-			rc = porta_fail(&r->error, "network policy", NULL, ENOMEM, NULL);
-			goto out;
-		}
-	}
+static int create_event_loop(struct run *u)
+{
+	u->s.base = new_base();
+	if (!u->s.base)
+		return porta_fail(&u->r->error, "event loop", NULL, ENOMEM, NULL);
+	return 0;
+}
 
-	if (o->why) {
-		int gate[2];
-		s.why = supervisor_why_create(plan);
-		if (!s.why || pipe2(gate, O_CLOEXEC) < 0) {
-			rc = porta_fail(&r->error, "--why", NULL, s.why ? errno : ENOMEM, NULL);
-			goto out;
-		}
-		gate_r = gate[0];
-		gate_w = gate[1];
-	}
-	/* Watched before anything of the command runs (sandbox/guard.h). */
-	if ((rc = supervisor_guard_create(plan, &s.guard, &r->error)))
-		goto out;
-	/* The last thing made before clone: every path from here on passes
-	 * through out:, which removes it once init is gone. */
-	if ((rc = supervisor_cgroup_create(o, &cg, &r->error)))
-		goto out;
-	c.n_cg_fds = supervisor_cgroup_procs_fds(cg, c.cg_fds, ARRAY_LEN(c.cg_fds));
+/* Network policy mode: the audit file, the proxy, the DNS responder and
+ * the connect watch's supervisor side (net.h). */
+static int start_network(struct run *u)
+{
+	const struct policy_options *o = u->o;
 
+	if (o->net_mode != POLICY_NET_POLICY)
+		return 0;
+	/* The audit file is porta's, opened before anything runs (its path
+	 * was checked to lie outside every writable mount). */
+	if (o->audit_path && !(u->audit = fopen(o->audit_path, "ae")))
+		return porta_fail(&u->r->error, "--audit", o->audit_path, errno, NULL);
+	u->s.net = supervisor_net_create(u->s.base, u->plan, u->audit, o->quiet);
+	if (!u->s.net)
+		return porta_fail(&u->r->error, "network policy", NULL, ENOMEM, NULL);
+	return 0;
+}
+
+/* --why: the tracer, and the gate init waits on until it is traced. */
+static int prepare_why(struct run *u)
+{
+	int gate[2];
+
+	if (!u->o->why)
+		return 0;
+	u->s.why = supervisor_why_create(u->plan);
+	if (!u->s.why || pipe2(gate, O_CLOEXEC) < 0)
+		return porta_fail(&u->r->error, "--why", NULL, u->s.why ? errno : ENOMEM, NULL);
+	u->gate_r = gate[0];
+	u->gate_w = gate[1];
+	return 0;
+}
+
+/* The protected names, watched before anything of the command runs
+ * (guard.h). */
+static int watch_protected_names(struct run *u)
+{
+	return supervisor_guard_create(u->plan, &u->s.guard, &u->r->error);
+}
+
+/* The ceilings' cgroups: the last thing made before clone, since every
+ * path from here on passes through the teardown, which removes them once
+ * init is gone. */
+static int create_cgroup(struct run *u)
+{
+	int rc = supervisor_cgroup_create(u->o, &u->cg, &u->r->error);
+
+	if (rc == 0)
+		u->c.n_cg_fds = supervisor_cgroup_procs_fds(u->cg, u->c.cg_fds,
+							    ARRAY_LEN(u->c.cg_fds));
+	return rc;
+}
+
+/* No user namespace here: Landlock and seccomp alone, the payload porta's
+ * own child (degraded.h).  Forks; the caller goes on as after a clone. */
+static int fork_degraded(struct run *u)
+{
+	int rc;
+
+	trace_mark("user namespaces refused: degraded");
+	close_fd(&u->ruleset);
+	if ((rc = supervisor_degraded_prepare(u->plan, u->s.net, &u->c.net_ports, &u->dg,
+					      &u->ruleset, &u->c.masks, &u->r->error)))
+		return rc;
+	u->c.degraded = true;
+	u->c.degraded_envp = u->dg.envp;
+	u->s.degraded = true;
+	/* Without mounts nothing protected is pinned: the names stay the
+	 * stated loss of a degraded host (policy/degrade.c). */
+	supervisor_guard_destroy(steal_ptr(&u->s.guard));
+	if ((rc = supervisor_cgroup_without_init(u->cg, &u->r->error)))
+		return rc;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return porta_fail(&u->r->error, "become the subreaper of the command", NULL, errno,
+				  NULL);
+	u->pid = fork();
+	return 0;
+}
+
+/* The clone into new user, mount, PID, IPC, UTS (and, unless the network is
+ * open, network) namespaces.  The child never returns from here: it goes on
+ * in sandbox_child_main() as init. */
+static int clone_sandbox(struct run *u)
+{
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC |
 			      CLONE_NEWUTS | SIGCHLD;
-	if (o->net_mode != POLICY_NET_OPEN)
+	int rc;
+
+	if (u->o->net_mode != POLICY_NET_OPEN)
 		flags |= CLONE_NEWNET;
-	pid_t pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
-	if (pid < 0 && supervisor_degraded_errno(errno)) {
-		/* No user namespace here: Landlock and seccomp alone, the
-		 * payload porta's own child (sandbox/degraded.h). */
-		trace_mark("user namespaces refused: degraded");
-		close(steal_fd(&ruleset));
-		if ((rc = supervisor_degraded_prepare(plan, s.net, &c.net_ports, &dg, &ruleset, &c.masks,
-						   &r->error)))
-			goto out;
-		c.degraded = true;
-		c.degraded_envp = dg.envp;
-		s.degraded = true;
-		/* Without mounts nothing protected is pinned: the names stay the
-		 * stated loss of a degraded host (policy/degrade.c). */
-		supervisor_guard_destroy(steal_ptr(&s.guard));
-		if ((rc = supervisor_cgroup_without_init(cg, &r->error)))
-			goto out;
-		if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0) {
-			rc = porta_fail(&r->error, "become the subreaper of the command", NULL, errno,
-					  NULL);
-			goto out;
-		}
-		pid = fork();
-	}
-	if (pid < 0) {
-		rc = porta_fail(&r->error, "clone", NULL, errno,
+	u->pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
+	if (u->pid < 0 && supervisor_degraded_errno(errno) && (rc = fork_degraded(u)))
+		return rc;
+	if (u->pid < 0)
+		return porta_fail(&u->r->error, "clone", NULL, errno,
 				  "creating user, mount and PID namespaces failed; see 'porta check'");
-		goto out;
-	}
-	if (pid == 0) {
-		close(ctl);
-		close(sfd);
-		c.ctl = child_ctl;
-		c.ruleset_fd = ruleset;
-		if (gate_w >= 0)
-			close(gate_w);
-		c.why_gate = gate_r;
-		sandbox_child_main(&c);
+	if (u->pid == 0) {
+		close(u->ctl);
+		close(u->sfd);
+		u->c.ctl = u->child_ctl;
+		u->c.ruleset_fd = u->ruleset;
+		if (u->gate_w >= 0)
+			close(u->gate_w);
+		u->c.why_gate = u->gate_r;
+		sandbox_child_main(&u->c);
 	}
 	trace_mark("cloned");
-	close(steal_fd(&child_ctl));
-	close(steal_fd(&ruleset));
-	if (s.net) {
+	return 0;
+}
+
+/* The parent's side after the clone: drop the child's ends, raise the
+ * supervisor's own fd limit for the relays, start tracing for --why. */
+static void after_clone(struct run *u)
+{
+	close_fd(&u->child_ctl);
+	close_fd(&u->ruleset);
+	if (u->s.net) {
 		signal(SIGPIPE, SIG_IGN); /* the relay's splice(2) to a reset peer */
 		/* Each relayed connection holds six of the supervisor's fds (two
 		 * sockets, a splice pipe each way): its own soft limit goes up
@@ -382,85 +453,130 @@ int supervisor_run(const struct policy_plan *plan, char *const argv[], struct su
 			(void)setrlimit(RLIMIT_NOFILE, &nf);
 		}
 	}
-	if (s.why) {
-		close(steal_fd(&gate_r));
-		int err = supervisor_why_seize(s.why, pid, gate_w);
-		close(steal_fd(&gate_w)); /* without its byte, init gives up */
+	if (u->s.why) {
+		close_fd(&u->gate_r);
+		int err = supervisor_why_seize(u->s.why, u->pid, u->gate_w);
+		close_fd(&u->gate_w); /* without its byte, init gives up */
 		if (err) {
 			struct porta_error e;
 			porta_fail(&e, "--why: trace the sandbox (ptrace)", NULL, -err, NULL);
-			setup_failed(&s, &e);
+			setup_failed(&u->s, &e);
 		}
 	}
+	u->s.init = u->pid;
+}
 
-	s.init = pid;
-	rc = supervise(&s, o, sfd);
-	/* Every process of the sandbox is gone, and every creation it made is
-	 * queued (inotify queues an event for each, or an overflow, which
-	 * checks everything): one last reading of the queue, which nothing can
-	 * race any more. */
-	if (s.guard && rc == 0 && supervisor_guard_check(s.guard, false) != 0)
-		s.stopped = true;
-	if (s.degraded) {
-		/* What the command left running ends with it. */
+/* After the loop: every process of the sandbox is gone, and every creation
+ * it made is queued (inotify queues an event for each, or an overflow,
+ * which checks everything): one last reading of the guard's queue, which
+ * nothing can race any more; degraded, what the command left running ends
+ * with it. */
+static void after_loop(struct run *u, int rc)
+{
+	struct supervisor *s = &u->s;
+
+	if (s->guard && rc == 0 && supervisor_guard_check(s->guard, false) != 0)
+		s->stopped = true;
+	if (s->degraded) {
 		supervisor_degraded_sweep();
-		if (s.init_done && !s.have_status) {
-			s.have_status = true;
-			s.payload_status = s.init_status;
+		if (s->init_done && !s->have_status) {
+			s->have_status = true;
+			s->payload_status = s->init_status;
 		}
 	}
+}
+
+/* What the run came to, from what the loop saw. */
+static void fill_result(const struct supervisor *s, struct supervisor_result *r)
+{
+	if (s->have_error) {
+		r->outcome = SUPERVISOR_SETUP_FAILED;
+		r->error = s->error;
+	} else if (s->stopped) {
+		r->outcome = SUPERVISOR_STOPPED;
+		r->code = 128 + SIGKILL;
+	} else if (s->timed_out) {
+		r->outcome = SUPERVISOR_TIMED_OUT;
+		r->code = 124;
+	} else if (s->exec_failed) {
+		r->outcome = SUPERVISOR_EXEC_FAILED;
+		r->code = s->exec_code;
+		r->error = s->error;
+	} else if (s->have_status && WIFEXITED(s->payload_status)) {
+		r->outcome = SUPERVISOR_EXITED;
+		r->code = WEXITSTATUS(s->payload_status);
+	} else if (s->have_status && WIFSIGNALED(s->payload_status)) {
+		r->outcome = SUPERVISOR_SIGNALED;
+		r->code = WTERMSIG(s->payload_status);
+	} else {
+		r->outcome = SUPERVISOR_SETUP_FAILED;
+		if (WIFSIGNALED(s->init_status))
+			porta_fail(&r->error, "sandbox init", NULL, 0,
+				   "ended by signal %d before the command finished",
+				   WTERMSIG(s->init_status));
+		else
+			porta_fail(&r->error, "sandbox init", NULL, 0,
+				   "exited %d before the command finished",
+				   WEXITSTATUS(s->init_status));
+	}
+}
+
+/* init has been reaped (or never ran): undoes what the steps made.  rc is
+ * the run's own status so far. */
+static void run_teardown(struct run *u, int rc)
+{
+	/* report a ceiling that was reached, remove the cgroups */
+	supervisor_cgroup_finish(u->cg);
+	/* Before the loop goes: the proxy's relays live on it.  Prints the
+	 * summary of refused destinations. */
+	supervisor_net_why(u->s.net, u->s.why);
+	supervisor_net_destroy(u->s.net);
+	if (u->s.why && rc == 0 && u->r->outcome != SUPERVISOR_SETUP_FAILED)
+		supervisor_why_report(u->s.why, u->plan->argc, u->plan->argv, stderr);
+	supervisor_why_destroy(u->s.why);
+	supervisor_guard_destroy(u->s.guard);
+	supervisor_degraded_cleanup(&u->dg);
+	if (u->audit)
+		fclose(u->audit);
+	if (u->s.base)
+		event_base_free(u->s.base);
+	close_fd(&u->ruleset);
+	close_fd(&u->sfd);
+	close_fd(&u->ctl);
+	close_fd(&u->child_ctl);
+	close_fd(&u->gate_r);
+	close_fd(&u->gate_w);
+	/* The forwarded signals stay blocked: one still pending (a second
+	 * Ctrl-C) must not end porta before it reports the command's status. */
+}
+
+int supervisor_run(const struct policy_plan *plan, char *const argv[], struct supervisor_result *r)
+{
+	struct run u = {
+		.plan = plan, .o = plan->opts, .r = r, .s = { .ctl = -1 },
+		.c = { .plan = plan, .argv = argv, .uid = getuid(), .gid = getgid(),
+		       .supervisor = getpid(), .why_gate = -1 },
+		.ruleset = -1, .sfd = -1, .ctl = -1, .child_ctl = -1, .gate_r = -1, .gate_w = -1,
+	};
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if ((rc = prepare_landlock(&u)) || (rc = open_control_channel(&u)) || (rc = block_signals(&u)) ||
+	    (rc = create_event_loop(&u)) || (rc = start_network(&u)) || (rc = prepare_why(&u)) ||
+	    (rc = watch_protected_names(&u)) || (rc = create_cgroup(&u)) ||
+	    (rc = clone_sandbox(&u)))
+		goto out;
+	after_clone(&u);
+	rc = supervise(&u.s, u.o, u.sfd);
+	after_loop(&u, rc);
 	if (rc) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		kill(u.pid, SIGKILL);
+		waitpid(u.pid, NULL, 0);
 		porta_fail(&r->error, "event loop", NULL, -rc, NULL);
 		goto out;
 	}
-	if (s.have_error) {
-		r->outcome = SUPERVISOR_SETUP_FAILED;
-		r->error = s.error;
-	} else if (s.stopped) {
-		r->outcome = SUPERVISOR_STOPPED;
-		r->code = 128 + SIGKILL;
-	} else if (s.timed_out) {
-		r->outcome = SUPERVISOR_TIMED_OUT;
-		r->code = 124;
-	} else if (s.exec_failed) {
-		r->outcome = SUPERVISOR_EXEC_FAILED;
-		r->code = s.exec_code;
-		r->error = s.error;
-	} else if (s.have_status && WIFEXITED(s.payload_status)) {
-		r->outcome = SUPERVISOR_EXITED;
-		r->code = WEXITSTATUS(s.payload_status);
-	} else if (s.have_status && WIFSIGNALED(s.payload_status)) {
-		r->outcome = SUPERVISOR_SIGNALED;
-		r->code = WTERMSIG(s.payload_status);
-	} else {
-		r->outcome = SUPERVISOR_SETUP_FAILED;
-		if (WIFSIGNALED(s.init_status))
-			porta_fail(&r->error, "sandbox init", NULL, 0, "ended by signal %d before the command finished",
-				     WTERMSIG(s.init_status));
-		else
-			porta_fail(&r->error, "sandbox init", NULL, 0, "exited %d before the command finished",
-				     WEXITSTATUS(s.init_status));
-	}
+	fill_result(&u.s, r);
 out:
-	/* init has been reaped (or never ran): report a ceiling that was
-	 * reached, remove the cgroups. */
-	supervisor_cgroup_finish(cg);
-	/* Before the loop goes: the proxy's relays live on it.  Prints the
-	 * summary of refused destinations. */
-	supervisor_net_why(s.net, s.why);
-	supervisor_net_destroy(s.net);
-	if (s.why && rc == 0 && r->outcome != SUPERVISOR_SETUP_FAILED)
-		supervisor_why_report(s.why, plan->argc, plan->argv, stderr);
-	supervisor_why_destroy(s.why);
-	supervisor_guard_destroy(s.guard);
-	supervisor_degraded_cleanup(&dg);
-	if (audit)
-		fclose(audit);
-	if (s.base)
-		event_base_free(s.base);
-	/* The forwarded signals stay blocked: one still pending (a second
-	 * Ctrl-C) must not end porta before it reports the command's status. */
+	run_teardown(&u, rc);
 	return rc;
 }
