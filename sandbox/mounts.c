@@ -214,166 +214,232 @@ static int make_rest_read_only(const struct policy_plan *plan, struct porta_erro
 	return rc;
 }
 
-int sandbox_mounts_apply(const struct policy_plan *plan, struct porta_error *e)
+/* ---- the plan's mount steps, one function each ---------------------------
+ *
+ * sandbox_mounts_apply() reads as the order of the steps: capture what is
+ * bound back, apply each step of the plan, seal the covers, make the rest
+ * read-only.  Each step returns 0 or -errno, and names what it was doing in
+ * *step and the path in *path for the error. */
+
+/* What the steps share: the captured paths to bind back, in plan order, and
+ * which covers stay writable until the paths beneath them are bound back. */
+struct mounting {
+	const struct policy_plan *plan;
+	int *rebind_fd;
+	size_t n_rebind, next_rebind;
+	bool *late_ro; /* per plan step: a cover to make read-only at the end */
+};
+
+static int mount_proc(const char *p)
 {
-	/* -v paths under /tmp are captured (O_PATH, in this namespace) before
-	 * the private tmpfs hides them, then bound back through /proc/self/fd. */
-	/* At most: every -v path once, every --allow-unix socket, the devices. */
-	int rebind_fd[POLICY_MAX_LIST * 2 + 16];
-	size_t n_rebind = 0;
-	int rc = 0;
+	return mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 ? -errno : 0;
+}
+
+static int mount_tmpfs(const char *p)
+{
+	if (strcmp(p, "/dev") == 0) {
+		/* Device nodes on it would be refused anyway (a tmpfs of a user
+		 * namespace is nodev): the devices are bind mounts of the
+		 * host's. */
+		if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") < 0)
+			return -errno;
+		return populate_dev();
+	}
+	/* /dev/shm is for shared memory, not programs: noexec closes one more
+	 * road to running unjudged files.  Its mount point may be in the
+	 * private /dev. */
+	if (strncmp(p, "/dev/", 5) == 0 && mkdir(p, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if (mount("tmpfs", p, "tmpfs",
+		  MS_NOSUID | MS_NODEV | (strcmp(p, "/dev/shm") == 0 ? MS_NOEXEC : 0),
+		  "mode=1777") < 0)
+		return -errno;
+	return 0;
+}
+
+/* The host's /dev/pts holds the user's other terminals: open one and its
+ * keystrokes can be read.  A new devpts instance (devpts.rst, "newinstance"
+ * is the default since 4.7) shows only the sandbox's own ptys; its ptmx
+ * replaces /dev/ptmx so new ptys land in it.  The command's own terminal
+ * stays reachable through its fds and /dev/tty. */
+static int mount_devpts(const char *p, const char **step, const char **path)
+{
+	char ptmx[PATH_MAX];
+	struct stat pst;
+	int r;
+
+	snprintf(ptmx, sizeof(ptmx), "%s/ptmx", p);
+	/* In the private /dev, the mount points are made here (never opened
+	 * where they exist: that would be a pty). */
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if (lstat("/dev/ptmx", &pst) < 0 && (r = make_mount_point("/dev/ptmx", false))) {
+		*path = "/dev/ptmx";
+		return r;
+	}
+	if (mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC,
+		  "newinstance,ptmxmode=0666,mode=620") < 0)
+		return -errno;
+	if (mount(ptmx, "/dev/ptmx", NULL, MS_BIND, NULL) < 0) {
+		*step = "bind the private ptmx on";
+		*path = "/dev/ptmx";
+		return -errno;
+	}
+	return 0;
+}
+
+/* A path captured before a private or closed directory hid it, bound back
+ * through /proc/self/fd. */
+static int bind_back(struct mounting *mg, const char *p)
+{
+	int fd = mg->rebind_fd[mg->next_rebind++];
+	struct stat st;
+	char src[64];
+	int r;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if ((r = make_mount_point(p, S_ISDIR(st.st_mode))))
+		return r;
+	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
+	return mount(src, p, NULL, MS_BIND | MS_REC, NULL) < 0 ? -errno : 0;
+}
+
+static int pin(const char *p)
+{
+	return mount(p, p, NULL, MS_BIND | MS_REC, NULL) < 0 ? -errno : 0;
+}
+
+static int make_read_only(const char *p)
+{
+	if (mount(p, p, NULL, MS_BIND | MS_REC, NULL) < 0)
+		return -errno;
+	return remount_ro(p);
+}
+
+/* Writable until the -v mounts beneath it are bound back (they need mount
+ * points), read-only before the payload starts (seal_covers()). */
+static int cover_dir(struct mounting *mg, size_t i, const char *p)
+{
+	bool beneath = rebind_beneath(mg->plan, i);
+
+	if (mount("tmpfs", p, "tmpfs", (beneath ? 0 : MS_RDONLY) | COVER_FLAGS, COVER_DATA) < 0)
+		return -errno;
+	mg->late_ro[i] = beneath;
+	return 0;
+}
+
+static int cover_file(const char *p)
+{
+	if (mount("/dev/null", p, NULL, MS_BIND, NULL) < 0)
+		return -errno;
+	return remount_ro(p);
+}
+
+/* One step of the plan. */
+static int apply_step(struct mounting *mg, size_t i, struct porta_error *e)
+{
+	const struct policy_mount_step *m = &mg->plan->mounts[i];
+	const char *p = m->path, *step = "mount";
+	int r = 0;
+
+	switch (m->kind) {
+	case POLICY_MOUNT_PROC:
+		step = "mount /proc";
+		r = mount_proc(p);
+		break;
+	case POLICY_MOUNT_TMPFS:
+		step = "mount private tmpfs on";
+		r = mount_tmpfs(p);
+		break;
+	case POLICY_MOUNT_DEVPTS:
+		step = "mount private devpts on";
+		r = mount_devpts(p, &step, &p);
+		break;
+	case POLICY_MOUNT_REBIND:
+		step = "bind back (beneath a private or closed directory)";
+		r = bind_back(mg, p);
+		break;
+	case POLICY_MOUNT_PIN:
+		step = "pin";
+		r = pin(p);
+		break;
+	case POLICY_MOUNT_READONLY:
+		step = "make read-only";
+		r = make_read_only(p);
+		break;
+	case POLICY_MOUNT_COVER_DIR:
+		step = "cover closed directory";
+		r = cover_dir(mg, i, p);
+		break;
+	case POLICY_MOUNT_COVER_FILE:
+		step = "cover closed file";
+		r = cover_file(p);
+		break;
+	}
+	/* A closed path that vanished since porta looked has nothing left to
+	 * read; one init cannot reach (EACCES: another user's 0700 directory,
+	 * whose owner is not mapped here) the payload, with the same uid and
+	 * no capabilities, cannot reach either. */
+	if ((r == -ENOENT || r == -EACCES) &&
+	    (m->kind == POLICY_MOUNT_COVER_DIR || m->kind == POLICY_MOUNT_COVER_FILE))
+		r = 0;
+	return r ? porta_fail(e, step, p, -r, NULL) : 0;
+}
+
+/* -v paths under /tmp (and beneath closed directories) are captured
+ * (O_PATH, in this namespace) before the private tmpfs or the cover hides
+ * them. */
+static int capture_rebinds(struct mounting *mg, struct porta_error *e)
+{
+	const struct policy_plan *plan = mg->plan;
 
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
 		if (m->kind != POLICY_MOUNT_REBIND)
 			continue;
-		if (n_rebind == ARRAY_LEN(rebind_fd)) {
-			rc = porta_fail(e, "bind back", m->path, E2BIG,
-					  "more paths to bind back than porta holds");
-			goto out;
-		}
-		rebind_fd[n_rebind] = open(m->path, O_PATH | O_CLOEXEC);
-		if (rebind_fd[n_rebind] < 0) {
-			rc = porta_fail(e, "capture a path to bind back", m->path, errno, NULL);
-			goto out;
-		}
-		n_rebind++;
+		int fd = open(m->path, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return porta_fail(e, "capture a path to bind back", m->path, errno, NULL);
+		mg->rebind_fd[mg->n_rebind++] = fd;
 	}
+	return 0;
+}
 
-	size_t next_rebind = 0, n_late_ro = 0;
-	const char *late_ro[8];
-	for (size_t i = 0; i < plan->n_mounts; i++) {
-		const struct policy_mount_step *m = &plan->mounts[i];
-		const char *p = m->path;
-		const char *step = "mount";
-		int r = 0;
+/* The covers the bound-back paths needed writable become read-only. */
+static int seal_covers(struct mounting *mg, struct porta_error *e)
+{
+	for (size_t i = 0; i < mg->plan->n_mounts; i++) {
+		const char *p = mg->plan->mounts[i].path;
+		if (mg->late_ro[i] &&
+		    mount(NULL, p, NULL, MS_REMOUNT | MS_RDONLY | COVER_FLAGS, COVER_DATA) < 0)
+			return porta_fail(e, "make the cover read-only:", p, errno, NULL);
+	}
+	return 0;
+}
 
-		switch (m->kind) {
-		case POLICY_MOUNT_PROC:
-			step = "mount /proc";
-			if (mount("proc", p, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
-				r = -errno;
-			break;
-		case POLICY_MOUNT_TMPFS:
-			step = "mount private tmpfs on";
-			if (strcmp(p, "/dev") == 0) {
-				/* Device nodes on it would be refused anyway (a
-				 * tmpfs of a user namespace is nodev): the devices
-				 * are bind mounts of the host's. */
-				if (mount("tmpfs", p, "tmpfs", MS_NOSUID | MS_NOEXEC, "mode=0755") < 0)
-					r = -errno;
-				else
-					r = populate_dev();
-				break;
-			}
-			/* /dev/shm is for shared memory, not programs: noexec
-			 * closes one more road to running unjudged files.  Its
-			 * mount point may be in the private /dev. */
-			if (strncmp(p, "/dev/", 5) == 0 && mkdir(p, 0755) < 0 && errno != EEXIST)
-				r = -errno;
-			else if (mount("tmpfs", p, "tmpfs",
-				       MS_NOSUID | MS_NODEV | (strcmp(p, "/dev/shm") == 0 ? MS_NOEXEC : 0),
-				       "mode=1777") < 0)
-				r = -errno;
-			break;
-		case POLICY_MOUNT_DEVPTS: {
-			/* The host's /dev/pts holds the user's other terminals:
-			 * open one and its keystrokes can be read.  A new devpts
-			 * instance (devpts.rst, "newinstance" is the default
-			 * since 4.7) shows only the sandbox's own ptys; its ptmx
-			 * replaces /dev/ptmx so new ptys land in it.  The
-			 * command's own terminal stays reachable through its fds
-			 * and /dev/tty. */
-			char ptmx[PATH_MAX];
-			step = "mount private devpts on";
-			snprintf(ptmx, sizeof(ptmx), "%s/ptmx", p);
-			/* In the private /dev, the mount points are made here
-			 * (never opened where they exist: that would be a pty). */
-			struct stat pst;
-			if (mkdir(p, 0755) < 0 && errno != EEXIST) {
-				r = -errno;
-			} else if (lstat("/dev/ptmx", &pst) < 0 &&
-				   (r = make_mount_point("/dev/ptmx", false))) {
-				p = "/dev/ptmx";
-			} else if (mount("devpts", p, "devpts", MS_NOSUID | MS_NOEXEC,
-				  "newinstance,ptmxmode=0666,mode=620") < 0) {
-				r = -errno;
-			} else if (mount(ptmx, "/dev/ptmx", NULL, MS_BIND, NULL) < 0) {
-				step = "bind the private ptmx on";
-				p = "/dev/ptmx";
-				r = -errno;
-			}
-			break;
-		}
-		case POLICY_MOUNT_REBIND: {
-			step = "bind back (beneath a private or closed directory)";
-			int fd = rebind_fd[next_rebind++];
-			struct stat st;
-			char src[64];
-			if (fstat(fd, &st) < 0) {
-				r = -errno;
-				break;
-			}
-			if ((r = make_mount_point(p, S_ISDIR(st.st_mode))))
-				break;
-			snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
-			if (mount(src, p, NULL, MS_BIND | MS_REC, NULL) < 0)
-				r = -errno;
-			break;
-		}
-		case POLICY_MOUNT_PIN:
-			step = "pin";
-			if (mount(p, p, NULL, MS_BIND | MS_REC, NULL) < 0)
-				r = -errno;
-			break;
-		case POLICY_MOUNT_READONLY:
-			step = "make read-only";
-			if (mount(p, p, NULL, MS_BIND | MS_REC, NULL) < 0)
-				r = -errno;
-			else
-				r = remount_ro(p);
-			break;
-		case POLICY_MOUNT_COVER_DIR:
-			step = "cover closed directory";
-			/* Writable until the -v mounts beneath it are bound back
-			 * (they need mount points), read-only before the payload
-			 * starts. */
-			if (mount("tmpfs", p, "tmpfs",
-				  (rebind_beneath(plan, i) ? 0 : MS_RDONLY) | COVER_FLAGS,
-				  COVER_DATA) < 0)
-				r = -errno;
-			else if (rebind_beneath(plan, i) && n_late_ro < ARRAY_LEN(late_ro))
-				late_ro[n_late_ro++] = p;
-			break;
-		case POLICY_MOUNT_COVER_FILE:
-			step = "cover closed file";
-			if (mount("/dev/null", p, NULL, MS_BIND, NULL) < 0)
-				r = -errno;
-			else
-				r = remount_ro(p);
-			break;
-		}
-		/* A closed path that vanished since porta looked has nothing
-		 * left to read; one init cannot reach (EACCES: another user's
-		 * 0700 directory, whose owner is not mapped here) the payload,
-		 * with the same uid and no capabilities, cannot reach either. */
-		if ((r == -ENOENT || r == -EACCES) &&
-		    (m->kind == POLICY_MOUNT_COVER_DIR || m->kind == POLICY_MOUNT_COVER_FILE))
-			r = 0;
-		if (r) {
-			rc = porta_fail(e, step, p, -r, NULL);
-			goto out;
-		}
+int sandbox_mounts_apply(const struct policy_plan *plan, struct porta_error *e)
+{
+	struct mounting mg = { .plan = plan };
+	int rc = 0;
+
+	mg.rebind_fd = calloc(plan->n_mounts + 1, sizeof(*mg.rebind_fd));
+	mg.late_ro = calloc(plan->n_mounts + 1, sizeof(*mg.late_ro));
+	if (!mg.rebind_fd || !mg.late_ro) {
+		rc = porta_fail(e, "apply the mounts", NULL, ENOMEM, NULL);
+		goto out;
 	}
-	for (size_t i = 0; i < n_late_ro; i++) {
-		if (mount(NULL, late_ro[i], NULL, MS_REMOUNT | MS_RDONLY | COVER_FLAGS, COVER_DATA) < 0) {
-			rc = porta_fail(e, "make the cover read-only:", late_ro[i], errno, NULL);
-			goto out;
-		}
-	}
-	rc = make_rest_read_only(plan, e);
+	rc = capture_rebinds(&mg, e);
+	for (size_t i = 0; rc == 0 && i < plan->n_mounts; i++)
+		rc = apply_step(&mg, i, e);
+	if (rc == 0)
+		rc = seal_covers(&mg, e);
+	if (rc == 0)
+		rc = make_rest_read_only(plan, e);
 out:
-	for (size_t i = 0; i < n_rebind; i++)
-		close(rebind_fd[i]);
+	for (size_t i = 0; i < mg.n_rebind; i++)
+		close(mg.rebind_fd[i]);
+	free(mg.rebind_fd);
+	free(mg.late_ro);
 	return rc;
 }
