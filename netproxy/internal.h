@@ -13,6 +13,10 @@
 #ifndef PORTA_NETPROXY_INTERNAL_H
 #define PORTA_NETPROXY_INTERNAL_H
 
+#ifndef PORTA_INSIDE_NETPROXY
+#error "netproxy/internal.h is netproxy/'s own (and its unit tests'): use its public header"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

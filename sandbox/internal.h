@@ -2,6 +2,10 @@
 #ifndef PORTA_SANDBOX_INTERNAL_H
 #define PORTA_SANDBOX_INTERNAL_H
 
+#ifndef PORTA_INSIDE_SANDBOX
+#error "sandbox/internal.h is sandbox/'s own (and its unit tests'): use its public header"
+#endif
+
 #include <stdint.h>
 #include <sys/types.h>
 
