@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/check-deps.py BUILD_DIR: porta's layering, checked.
+"""scripts/check-deps.py [--repo DIR] BUILD_DIR: porta's layering, checked.
 
 Fails (exit 1, one line per finding) when
   - a module depends on a module that is not below it in LAYERS (an include of
@@ -7,11 +7,12 @@ Fails (exit 1, one line per finding) when
   - two source files depend on each other, directly or around a longer
     cycle (a file is its .c and its .h together: x.c includes y.h, or x.c
     calls a function only y.c defines),
-  - a file includes another module's internal header (<mod>/internal.h is
+  - a file includes another module's internal header (<mod>/internal*.h is
     for <mod>/ and tests/unit/<mod>/ only).
 Includes are read from the sources; calls from the objects of BUILD_DIR
 (nm: what each object leaves undefined and what each defines), so a call
 through a header-less extern is seen too.  Exit 2 on a usage error.
+--repo DIR checks another tree laid out the same way (tests/layout uses it).
 The layers and the reasons for them are docs/design.md's "Modules".
 """
 import json
@@ -21,7 +22,7 @@ import shlex
 import subprocess
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 # Each module and the modules it may use.  Nothing may use a module above it.
 LAYERS = {
@@ -162,10 +163,15 @@ def cycles(graph):
 
 
 def main(argv):
-    if len(argv) != 2:
+    global REPO
+    args = argv[1:]
+    if len(args) == 3 and args[0] == "--repo":
+        REPO = os.path.realpath(args[1])
+        args = args[2:]
+    if len(args) != 1:
         print(__doc__.strip().splitlines()[0], file=sys.stderr)
         return 2
-    build = argv[1]
+    build = args[0]
     findings = []
     graph = {}
     why = {}
@@ -187,7 +193,7 @@ def main(argv):
 
     for src in sources() + test_sources():
         for inc in includes(src):
-            if os.path.basename(inc) != "internal.h":
+            if not os.path.basename(inc).startswith("internal"):
                 continue
             owner = inc.split("/", 1)[0]
             if src.startswith(owner + "/") or src.startswith(f"tests/unit/{owner}/"):
