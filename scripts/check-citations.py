@@ -48,7 +48,8 @@ URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s)>\]\"'`]+", re.I)
 INCLUDE = re.compile(r"^\s*#\s*include\b.*$", re.M)
 # A document name: NAME.md, or a man page NAME.1 (a letter first, so that
 # 127.0.0.1 and version numbers are not taken for one).
-DOC = re.compile(r"(?<![\w./~-])((?:[\w.~-]*/)*(?:[\w.-]+\.md|[A-Za-z][\w-]*\.1))(?![\w/-])")
+DOC = re.compile(r"(?<![\w./~-])([\w./~-]+\.(?:md|1))(?![\w/-])")
+DOC_NAME = re.compile(r"(?:[\w.-]+\.md|[A-Za-z][\w-]*\.1)")
 STYLE = re.compile(r"\bSTYLE\b(?=(?:[\s*#]|//)*(?:\d|:))")
 SHARED = re.compile(r"(?<![\w.-])\.\./shared\b[\w./-]*")
 WORK = re.compile(r"(?<![\w.~-])/work(?:/[\w.@+-]+)+/?|(?<![\w.~-])/work\b")
@@ -82,32 +83,20 @@ def wanted(root, path):
         return False
 
 
+C_TOKEN = re.compile(r"/\*.*?(?:\*/|\Z)|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"?|'(?:\\.|[^'\\\n])*'?",
+                     re.S)
+
+
 def c_comments(text):
     """The text of a C file with everything but comments blanked out (newlines
     kept, so line numbers hold).  String and character literals are skipped."""
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(text[i:j])
-            i = j
-        elif text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(text[i:j])
-            i = j
-        elif c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            out.append(re.sub(r"[^\n]", " ", text[i:j + 1]))
-            i = j + 1
-        else:
-            out.append(c if c == "\n" else " ")
-            i += 1
+    out, last = [], 0
+    for m in C_TOKEN.finditer(text):
+        out.append(re.sub(r"[^\n]", " ", text[last:m.start()]))
+        tok = m.group(0)
+        out.append(tok if tok[0] == "/" else re.sub(r"[^\n]", " ", tok))
+        last = m.end()
+    out.append(re.sub(r"[^\n]", " ", text[last:]))
     return "".join(out)
 
 
@@ -161,7 +150,8 @@ def scan_text(root, path, text):
     def line_of(pos):
         return text.count("\n", 0, pos) + 1
 
-    for m in DOC.finditer(text):
+    docs = [m for m in DOC.finditer(text) if DOC_NAME.fullmatch(m.group(1).rsplit("/", 1)[-1])]
+    for m in docs:
         cited = m.group(1)
         if os.path.isabs(cited) and not cited.startswith("/work/"):
             continue  # a run-time path (/tmp/x.md): not a document of ours
@@ -174,7 +164,7 @@ def scan_text(root, path, text):
                       else "STYLE"))
     for m in SHARED.finditer(text):
         found.append((line_of(m.start()), m.group(0)))
-    doc_spans = {(line_of(m.start(1)), m.group(1)) for m in DOC.finditer(text)}
+    doc_spans = {(line_of(m.start(1)), m.group(1)) for m in docs}
     for m in WORK.finditer(text):
         ln = line_of(m.start())
         # an absolute .md path under /work was reported above already
