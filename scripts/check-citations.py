@@ -21,7 +21,11 @@ What counts as a citation (a document, not a path the program uses):
   - "STYLE N" or "STYLE:" (the rules of a style guide kept outside the
     repository; ours is docs/style.md, cited as "docs/style.md §N");
   - "../shared" and any absolute path under /work/ (a machine's checkout,
-    not the repository).
+    not the repository);
+  - in source files (not in .md or .1, which may name other projects'
+    files), a source path whose first directory is a top-level directory of
+    the repository (sandbox/guard.h, tests/unit/x/test_y.c): it must exist,
+    so comments follow files that move.
 Not citations: URLs, #include lines, absolute paths outside /work (/proc,
 /sys, /dev, /tmp, /etc, /usr, /run are paths the code uses), build output.
 In .c and .h files only comments are read (string literals are data: a test
@@ -138,7 +142,18 @@ def in_repo(root, path, citing):
     return False
 
 
-def scan_text(root, path, text):
+SOURCE_EXT = r"(?:c|h|py|sh|cmake|txt)"
+
+
+def source_pattern(root, files):
+    tops = sorted({f.split("/", 1)[0] for f in files if "/" in f and not f.startswith(".")})
+    if not tops:
+        return None
+    return re.compile(r"(?<![\w./~-])((?:" + "|".join(map(re.escape, tops)) + r")/[\w./-]*\."
+                      + SOURCE_EXT + r")(?![\w/-])")
+
+
+def scan_text(root, path, text, source=None):
     """Findings (line, cited) in one file's text."""
     if path.endswith((".c", ".h")):
         text = c_comments(text)
@@ -164,6 +179,10 @@ def scan_text(root, path, text):
                       else "STYLE"))
     for m in SHARED.finditer(text):
         found.append((line_of(m.start()), m.group(0)))
+    if source is not None and not path.endswith((".md", ".1")):
+        for m in source.finditer(text):
+            if not in_repo(root, m.group(1), path):
+                found.append((line_of(m.start(1)), m.group(1)))
     doc_spans = {(line_of(m.start(1)), m.group(1)) for m in docs}
     for m in WORK.finditer(text):
         ln = line_of(m.start())
@@ -177,7 +196,9 @@ def scan_text(root, path, text):
 def scan(root):
     root = os.path.realpath(root)
     findings = []
-    for path in tracked_files(root):
+    files = tracked_files(root)
+    source = source_pattern(root, files)
+    for path in files:
         if not wanted(root, path):
             continue
         try:
@@ -185,7 +206,7 @@ def scan(root):
                 text = f.read()
         except (OSError, IsADirectoryError):
             continue
-        for line, cited in scan_text(root, path, text):
+        for line, cited in scan_text(root, path, text, source):
             findings.append(f"{path}:{line}: cites {cited}, which is not in the repository")
     return findings
 
@@ -201,9 +222,11 @@ SELF_TEST_FILES = {
         '/* 127.0.0.1 and libfoo.so.1 and porta(1) are not documents; docs/tool.1 is */\n'
         '/* https://example.com/README.md is a URL; /tmp/out.md a run-time path */\n'
         '/* the rule (STYLE\n * 13) spans lines; STYLE: one message */\n'
-        '// reference/cli.md\n'),
+        '// reference/cli.md\n'
+        '/* moved: src/gone.c; here: src/a.c, docs/tool.1 */ char *r = "src/gone.h";\n'),
     "scripts/x.sh": "#!/bin/sh\n# copies ../shared/ beside the tree\ncd /work/main && make\n",
-    "README.md": "Design: `/work/shared/DESIGN.md`; man page `docs/tool.1`; style `docs/style.md`.\n",
+    "README.md": ("Design: `/work/shared/DESIGN.md`; man page `docs/tool.1`; style `docs/style.md`.\n"
+                  "Other projects' files are not ours to check: src/tls.c, tests/try-syscall.c.\n"),
     "notes.txt": "DESIGN.md (not a scanned file)\n",
     "tests/t.py": ('"""the contract of cli.md"""\n'
                    'plant(ws, {"keep.md": "x", ".claude/notes.md": "y"})  # ./keep.md, n/new.md\n'),
@@ -219,6 +242,7 @@ SELF_TEST_EXPECTED = [
     "src/a.c:7: cites STYLE 13, which is not in the repository",
     "src/a.c:8: cites STYLE, which is not in the repository",
     "src/a.c:9: cites reference/cli.md, which is not in the repository",
+    "src/a.c:10: cites src/gone.c, which is not in the repository",
     "tests/t.py:1: cites cli.md, which is not in the repository",
 ]
 
