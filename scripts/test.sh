@@ -140,8 +140,8 @@ ensure_user() {
 	return 0
 }
 
-# Copies the tree (tracked plus untracked, non-ignored files) and shared/ beside
-# it to a directory the user owns: the clone may live under /root (0700).
+# Copies the tree (tracked plus untracked, non-ignored files) to a directory
+# the user owns: the clone may live under /root (0700).
 copy_tree_for_user() {
 	local dest_root="$1"
 	rm -rf "$dest_root"
@@ -153,11 +153,6 @@ copy_tree_for_user() {
 	else
 		(cd "$REPO" && tar --exclude='./build*' --exclude='./.git' -cf - .) |
 			runuser -u "$CI_USER" -- tar -xf - -C "$dest_root/porta" || return 1
-	fi
-	if [ -d "$REPO/../shared" ]; then
-		(cd "$REPO/.." && tar -cf - shared) |
-			runuser -u "$CI_USER" -- tar -xf - -C "$dest_root" || return 1
-		chmod -R u+w "$dest_root/shared" 2>/dev/null
 	fi
 	return 0
 }

@@ -15,7 +15,7 @@ have got through.
 
 Clients run inside porta are tests/integration/netprobe.py (passed with -c, so
 it does not depend on where this tree lives) and curl, git, dig, host, Python
-urllib.  Rows are those of shared/reference/escape-corpus.md (24 to 37).
+urllib.  Rows are those of tests/escapes/README.md (24 to 37).
 """
 
 import ipaddress
