@@ -63,7 +63,10 @@ Counters are exact at the moment of asking: before answering, the controller
 accepts every pending connection and reads every pending datagram, and counts
 bytes still unread in the kernel.  (A veth delivers synchronously, so what a
 client has sent, up to one TCP receive window, is there when its send()
-returns; for bulk data still in flight, poll with lab.wait_for().)  Teardown (close(), the context manager, or
+returns; for bulk data still in flight, poll with lab.wait_for().)  The
+request log is written by the thread serving a connection when it is done
+with it, so lab.requests() polls (the same wait_for) until no connection of
+that server is still being served.  Teardown (close(), the context manager, or
 atexit) kills the lab's PID 1, and the kernel then kills every process left in
 the lab; if the test process itself dies, PR_SET_PDEATHSIG does the same.
 """
@@ -212,7 +215,8 @@ class Service:
                     "addr": self.spec["addr"], "port": self.spec["port"],
                     "side": self.spec["side"], "label": self.label,
                     "connections": self.connections, "datagrams": self.datagrams,
-                    "bytes": self.bytes_in + pending, "events": list(self.events)}
+                    "bytes": self.bytes_in + pending, "events": list(self.events),
+                    "open": len(self.live)}
 
 
 def _hostport(addr, port):
@@ -1078,6 +1082,23 @@ class Server:
 
 Completed = collections.namedtuple("Completed", "rc out err")
 
+REQUESTS_WAIT = 10      # seconds requests() waits for connections still being served
+
+
+def wait_for(predicate, timeout=5.0, interval=0.02):
+    """Polls predicate() until it is true (returns True) or timeout seconds
+    pass (returns False); predicate() is asked at least once.  The one wait
+    of the lab's users: for data still in flight to a canary or server
+    (lab.wait_for) and for the request log (lab.requests)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+
+
 _LIVE = set()        # labs not closed yet: atexit closes them
 
 
@@ -1474,10 +1495,24 @@ class Lab:
         """Bytes server received (read or still queued), over all connections."""
         return self._one(server)["bytes"]
 
-    def requests(self, server):
+    def requests(self, server, wait=REQUESTS_WAIT):
         """One record per finished connection: peer, and for HTTP(S) method,
-        path, host (every Host header), sni; errors as *_error keys."""
-        return self._one(server)["events"]
+        path, host (every Host header), sni; errors as *_error keys.
+
+        A connection's record is written when the lab has finished serving
+        it, which can be a moment after the client has exited (a TLS
+        handshake the client gave up on, a reply the client read before the
+        server thread got to the log): so this polls (wait_for) until the
+        server has no connection still being served, for at most wait
+        seconds, and the log then holds every connection made so far.
+        wait=0 reads the log as it is at this instant."""
+        last = {}
+
+        def served():
+            last["s"] = self._one(server)
+            return last["s"]["open"] == 0
+        wait_for(served, wait)
+        return last["s"]["events"]
 
     def canary_hits(self):
         """{"ADDR:PORT/proto": hits} for every canary that was reached."""
@@ -1505,16 +1540,10 @@ class Lab:
 
     def wait_for(self, predicate, timeout=5.0, interval=0.02):
         """Polls predicate() until it is true (returns True) or timeout
-        seconds pass (returns False).  For positive checks of data still in
-        flight; a count that must stay zero needs no waiting: a refused
-        connection never gets as far as the lab's kernel."""
-        deadline = time.monotonic() + timeout
-        while True:
-            if predicate():
-                return True
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(interval)
+        seconds pass (returns False): netlab.wait_for().  For positive checks
+        of data still in flight; a count that must stay zero needs no
+        waiting: a refused connection never gets as far as the lab's kernel."""
+        return wait_for(predicate, timeout, interval)
 
     def reset(self):
         """Forget every count, request and query so far (the servers stay)."""

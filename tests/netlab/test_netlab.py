@@ -183,6 +183,8 @@ print(got.count(b"HTTP/1.1 200"))
         # control: without the lab CA the certificate must not verify
         res = self.lab.run(["curl", "-sS", "-m", "10", "https://allowed.test/"])
         self.assertEqual(res.rc, 60, res.err)   # peer certificate cannot be authenticated
+        # curl is gone before the server has given up on the handshake and
+        # logged it: requests() waits for the lab to be done with it
         [rec] = self.lab.requests(self.tls)
         self.assertEqual(rec["sni"], "allowed.test")
         self.assertIn("tls_error", rec)
