@@ -336,8 +336,8 @@ def any_canary(lab):
     return lab.canary_hits()
 
 
-def na_all(names, why):
-    return [Check(n, NA, "-", why) for n in names]
+def unprepared(names, why):
+    return [could_not_prepare(n, why) for n in names]
 
 
 class NetCheck:
@@ -412,7 +412,7 @@ def queries_evidence(pred, what):
 def with_lab(ctx, names, build):
     lab, why = get_lab(ctx)
     if lab is None:
-        return na_all(names, why)
+        return unprepared(names, why)
     return build(lab)
 
 
