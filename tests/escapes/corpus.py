@@ -25,6 +25,12 @@ MARKER = "MUST-NOT-LEAK"
 STARTED = "PROBE-STARTED"
 
 HELD, ESCAPED, BROKEN, NA, NOT_OFFERED = "held", "ESCAPED", "broken", "n/a", "not offered"
+# n/a: the check does not apply here (the host has no such thing to escape
+# through, or only a root run can show it).  skipped: it does apply, but the
+# runner could not prepare it (a helper program missing, the lab or a
+# namespace of the runner's own not made): nothing was tried, so it is no
+# evidence either way, and a row with such a check is not counted as held.
+SKIPPED = "skipped"
 
 # A call that the sandbox answered with one of these (or a kill) was refused.
 REFUSED_ERRNOS = {"EPERM", "EACCES", "ENOSYS"}
@@ -148,6 +154,11 @@ def judge(name: str, control_escaped: bool | None, sandbox_escaped: bool,
 
 def not_offered(name: str, why: str) -> Check:
     return Check(name, NOT_OFFERED, "-", why)
+
+
+def could_not_prepare(name: str, why: str) -> Check:
+    """A check the runner could not set up: skipped, with the reason."""
+    return Check(name, SKIPPED, "-", f"could not prepare: {why}")
 
 
 # --------------------------------------------------------------------------
@@ -308,8 +319,8 @@ class NetLab:
     """A network namespace of the runner's own behind a veth pair, holding a
     public-looking (TEST-NET) address, so that a control can reach "the
     internet" without a packet leaving the machine. Needs root (it routes the
-    address from the host's namespace); rows 25-37 grow their fake servers
-    and resolver here."""
+    address from the host's namespace); row 24's public-address checks use
+    it (the network policy rows use tests/netlab instead)."""
 
     def __init__(self, ctx: "Context"):
         # Addresses from TEST-NET-3 (the "public" one) and TEST-NET-2 (the

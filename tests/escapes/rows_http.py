@@ -21,7 +21,7 @@ runner's vocabulary are rows_net's (one lab per run).
 import json
 
 from corpus import *  # noqa: F401,F403  (the runner's vocabulary)
-from rows_net import PY, NetCheck, _LAB, allow, run_check, with_lab
+from rows_net import NET, PY, NetCheck, allow, run_check, with_lab
 
 VHOST = "203.0.113.80"
 A, B = "a.vhost.test", "b.vhost.test"
@@ -130,13 +130,13 @@ def row47(ctx):
     cases = specs()
 
     def other_host(lab, mode, run):
-        srv = _LAB["S"]["vhost"]
+        srv = NET.servers["vhost"]
         seen = [r for r in lab.requests(srv) if any(h.lower().rstrip(".") == B for h in r.get("host") or [])]
         return bool(seen), (f"the shared server got {len(seen)} request(s) for {B}" if seen
                             else f"no request for {B} arrived")
 
     def build(lab):
-        S = _LAB["S"]
+        S = NET.servers
         if "vhost" not in S:
             S["vhost"] = lab.server_http(VHOST, 80, label="vhost", keepalive=True)
             lab.dns({A: VHOST, B: VHOST}, ttl=30)

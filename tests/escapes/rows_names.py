@@ -24,8 +24,8 @@ import subprocess
 import uuid
 
 from corpus import *  # noqa: F401,F403  (the runner's vocabulary)
-from corpus import (MARKER, NA, SYSTEM_PATH, Background, Check, Policy, judge, read, row, sh,
-                    wait_for, ws_ug)
+from corpus import (MARKER, SYSTEM_PATH, Background, Policy, could_not_prepare, judge, read, row,
+                    sh, wait_for, ws_ug)
 from rows_files import diff, plant, snapshot
 
 # --------------------------------------------------------------------------
@@ -127,7 +127,7 @@ def row81(ctx):
         for method, script in (("rename", SWAP_RENAME), ("RENAME_EXCHANGE", SWAP_EXCHANGE)):
             label = f"{name} [{method}]"
             if where == "git" and not template:
-                checks.append(Check(label, NA, "-", "git is not installed: no real submodule or worktree"))
+                checks.append(could_not_prepare(label, "git is not installed: no real submodule or worktree"))
                 continue
             token = f"{MARKER}-r81-{ctx.nonce[:8]}"
             text = content.replace("TOKEN", token)

@@ -270,25 +270,9 @@ CANARIES6 = [("::1", 443), ("::1", 18080), ("64:ff9b::7f00:1", 443), ("2002:7f00
              ("fd00::1", 443)]
 UDP_CANARIES = [(TLS, 443), (DNS, 5353), ("0.0.0.0", 5999)]
 
-_LAB = {"lab": None, "error": None, "S": {}}
-
-
-def get_lab(ctx):
-    """The lab and its servers, made once per run (None and the reason if
-    this host cannot make one)."""
-    if _LAB["lab"] is not None or _LAB["error"]:
-        return _LAB["lab"], _LAB["error"]
-    why = netlab.unavailable_reason()
-    if why:
-        _LAB["error"] = f"the netlab cannot run here: {why}"
-        return None, _LAB["error"]
-    try:
-        lab = netlab.Lab()
-    except Exception as e:
-        _LAB["error"] = f"the netlab did not start: {e}"
-        return None, _LAB["error"]
-    ctx.cleanup.append(lab.close)
-    S = _LAB["S"]
+def populate(lab):
+    """The servers (NET.servers), canaries and DNS records of the run's lab."""
+    S = {}
     S["tls"] = lab.server_tls(TLS, 443, names=["allowed.test", "other.test"], label="tls allowed")
     S["web"] = lab.server_http(WEB, 80, label="web allowed")
     S["www"] = lab.server_tls(WWW, 443, names=["*.allowed.test", "allowed.test"], label="tls www")
@@ -306,7 +290,22 @@ def get_lab(ctx):
         S["udp [::]:5999"] = lab.canary("::", 5999, proto="udp", side="internet")
     lab.dns(RECORDS, ttl=30, rebind=REBIND)
     lab.dns(RECORDS, ttl=30, rebind=REBIND, addr=OTHER_RESOLVER)
-    _LAB["lab"] = lab
+    return S
+
+
+# One lab for the whole run; rows add servers of their own to NET.servers.
+NET = netlab.SharedLab(populate)
+
+
+def get_lab(ctx):
+    """The lab, made once per run and closed with it (None and the reason if
+    this host cannot make one, or making it failed)."""
+    try:
+        lab = NET.get()
+    except (netlab.LabUnavailable, netlab.LabDidNotStart) as e:
+        return None, str(e)
+    if NET.close not in ctx.cleanup:
+        ctx.cleanup.append(NET.close)
     return lab, None
 
 
@@ -324,7 +323,7 @@ def sandboxed(ctx, lab, policy, argv, timeout=60):
 
 def reached(lab, *names):
     """Evidence: bytes or connections at the named servers (keys of S)."""
-    S = _LAB["S"]
+    S = NET.servers
     got = {}
     for n in names:
         h, by = lab.hits(S[n]), lab.bytes_received(S[n])
@@ -337,8 +336,8 @@ def any_canary(lab):
     return lab.canary_hits()
 
 
-def na_all(names, why):
-    return [Check(n, NA, "-", why) for n in names]
+def unprepared(names, why):
+    return [could_not_prepare(n, why) for n in names]
 
 
 class NetCheck:
@@ -413,7 +412,7 @@ def queries_evidence(pred, what):
 def with_lab(ctx, names, build):
     lab, why = get_lab(ctx)
     if lab is None:
-        return na_all(names, why)
+        return unprepared(names, why)
     return build(lab)
 
 
@@ -594,7 +593,7 @@ def row31(ctx):
              ("transparent to allowed.test's address with SNI other.test", "tls")]
 
     def sni_other(lab, mode, run):
-        seen = [r for r in lab.requests(_LAB["S"]["tls"]) if r.get("sni") == "other.test"]
+        seen = [r for r in lab.requests(NET.servers["tls"]) if r.get("sni") == "other.test"]
         return bool(seen), (f"the shared server saw SNI other.test {len(seen)}x" if seen
                             else "no ClientHello naming other.test arrived")
 

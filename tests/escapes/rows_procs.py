@@ -23,8 +23,8 @@ import termios
 import time
 
 from corpus import *  # noqa: F401,F403  (the runner's vocabulary)
-from corpus import (MARKER, NA, REFUSED_ERRNOS, Check, NotOffered, Policy, judge, not_offered,
-                    read, row, sh, sysctl, ws_ug)
+from corpus import (MARKER, NA, REFUSED_ERRNOS, Check, NotOffered, Policy, could_not_prepare, judge,
+                    not_offered, read, row, sh, sysctl, ws_ug)
 from rows_host import Decoy, read_available, settle, userns_control_na
 
 EXIT_OK = 42  # what proc_super exits with when nothing stopped it
@@ -330,11 +330,13 @@ def vfs_cap_v2(permitted: int) -> bytes:
 def row68(ctx):
     labels = ("setuid-root copy of the probe", "copy with file capability cap_dac_override+ep")
     user = unprivileged_user()
-    if not ctx.is_root or user is None:
+    if not ctx.is_root:
         why = ("needs root to plant a setuid-root or file-capability program and to switch to an "
-               "unprivileged user; run the corpus as root for this row") if not ctx.is_root else \
-            "no unprivileged user (porta-ci or nobody) to run the programs as"
+               "unprivileged user; run the corpus as root for this row")
         return [Check(l, NA, "-", why) for l in labels]
+    if user is None:
+        return [could_not_prepare(l, "no unprivileged user (porta-ci or nobody) to run the programs as")
+                for l in labels]
     # Everything the unprivileged user must reach lives outside root's home.
     base = tempfile.mkdtemp(prefix="porta-escapes-suid-", dir="/var/tmp")
     ctx.cleanup.append(lambda: shutil.rmtree(base, ignore_errors=True))
@@ -456,7 +458,9 @@ def row70(ctx):
         checks.append(judge(label, c_esc, s_esc, sbx, s_det if s_esc else f"out of reach ({tried})",
                             expect=names))
     if not mqdir:
-        checks.append(Check("POSIX message queue by path (a host mqueue mount)", NA, "-", mq_na))
+        # as a user: the host has none to reach (n/a); as root: mounting one failed
+        name = "POSIX message queue by path (a host mqueue mount)"
+        checks.append(could_not_prepare(name, mq_na) if ctx.is_root else Check(name, NA, "-", mq_na))
     else:
         c_esc, _ = ev("control", ["mqueue-path"], "mqpath", "1")
         s_esc, s_det = ev("sandbox", ["mqueue-path"], "mqpath", "1")

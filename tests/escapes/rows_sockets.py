@@ -29,7 +29,7 @@ import subprocess
 
 from corpus import *  # noqa: F401,F403  (the runner's vocabulary)
 from corpus import (BROKEN, NA, SYSTEM_PATH, Background, Check, Policy, UnixDgramListener, UnixListener,
-                    judge, read, row, sh, wait_for, ws_ug)
+                    could_not_prepare, judge, read, row, sh, wait_for, ws_ug)
 from rows_host import settle
 
 # sockaddr_un.sun_path holds 108 bytes with the terminating NUL.
@@ -210,12 +210,12 @@ def wrote(path: str) -> bool:
 
 def server_check(name: str, error: str | None, ran: dict, key: str, sbx, where: str,
                  sbx_error: str | None = None) -> Check:
-    """A check on a screen or tmux server: n/a without one (error says
-    why), else did the file it writes for the command appear?  sbx_error:
+    """A check on a screen or tmux server: skipped without one (could not
+    prepare: error says why), else did the file it writes for the command appear?  sbx_error:
     the sandboxed run's own server did not start (row 79 starts one per
     run): nothing was tried, so that is broken, never held."""
     if error and not ran["control"].get(key):
-        return Check(name, NA, "-", error)
+        return could_not_prepare(name, error)
     c, s_ = ran["control"].get(key, False), ran["sandbox"].get(key, False)
     if sbx_error and not s_:
         return Check(name, BROKEN, "escaped" if c else "no",
@@ -416,7 +416,7 @@ def row80(ctx):
     checks = []
     for key, name in names.items():
         if key not in hits["control"]:
-            checks.append(Check(name, NA, "-", tmux_na))
+            checks.append(could_not_prepare(name, tmux_na))
             continue
         c, s_ = hits["control"][key], hits["sandbox"][key]
         r = next((v for k, v in res.items() if (key == "tmux") == ("/tmux-" in k)), None)

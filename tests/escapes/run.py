@@ -12,14 +12,17 @@ cannot host it, with the reason), never `held`.
     python3 run.py --porta build/porta --probes-dir build/tests/escapes/probes \\
         [--rows 1,2,5-9] [--json FILE] [--sandbox porta] [--keep] [-v]
 
-Verdicts: held, ESCAPED, broken, n/a, not offered. The exit status is 1 when
-any row is ESCAPED or broken, else 0. Standard library only (Python 3.11).
+Verdicts: held, ESCAPED, broken, skipped (the runner could not prepare a
+check: "could not prepare: REASON"; such a row is not counted as held), n/a,
+not offered. The exit status is 1 when any row is ESCAPED or broken, else 0.
+Standard library only (Python 3.11).
 
 Adding a sandbox: write an adapter (see PortaAdapter) whose command() turns
 a Policy into that tool's command line, raising NotOffered where the tool
 cannot express the policy, and add it to ADAPTERS. Adding a row: write a
 function decorated with @row(N, title, policy-text) returning a list of
-Check; rows 25-37 (network policy) use NetLab for their small internet.
+Check; the network policy rows (rows_net.py) run in tests/netlab's small
+internet.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import time
 
 
 from adapters import ADAPTERS, PortaAdapter
-from corpus import (BROKEN, ESCAPED, HELD, NA, NOT_OFFERED, ROWS, Check, Context,
+from corpus import (BROKEN, ESCAPED, HELD, NA, NOT_OFFERED, ROWS, SKIPPED, Check, Context,
                     NotOffered, not_offered, serve_tcp)
 
 # Every rows_*.py module registers its rows on import (rows_host: 1-24,
@@ -52,8 +55,11 @@ for _mod in sorted(f[:-3] for f in os.listdir(HERE) if f.startswith("rows_") and
 # Main
 
 def aggregate(checks: list) -> tuple:
+    """A row's verdict from its checks': the first of ESCAPED, broken,
+    skipped (a check could not be prepared: the row is not shown held),
+    held, not offered, n/a that any check has."""
     verdicts = [c.verdict for c in checks]
-    for v in (ESCAPED, BROKEN, HELD, NOT_OFFERED, NA):
+    for v in (ESCAPED, BROKEN, SKIPPED, HELD, NOT_OFFERED, NA):
         if v in verdicts:
             verdict = v
             break
@@ -64,6 +70,14 @@ def aggregate(checks: list) -> tuple:
                                     else "no" if not any(c == "escaped" for c in ctls) else "partial")
     if verdict in (ESCAPED, BROKEN):
         detail = "; ".join(f"{c.name}: {c.verdict}: {c.detail}" for c in checks if c.verdict == verdict)
+    elif verdict == SKIPPED:
+        why = {}
+        for c in checks:
+            if c.verdict == SKIPPED:
+                why.setdefault(c.detail, []).append(c.name)
+        held = sum(c.verdict == HELD for c in checks)
+        detail = "; ".join(f"{names[0]}: {d}" if len(names) == 1 else f"{d} ({len(names)} checks)"
+                           for d, names in why.items()) + (f"; {held} other(s) held" if held else "")
     elif verdict == HELD:
         na = [c for c in checks if c.verdict in (NA, NOT_OFFERED)]
         detail = f"{sum(c.verdict == HELD for c in checks)} held" + (
@@ -156,7 +170,8 @@ def main(argv=None) -> int:
     print(f"\n{'row':>3}  {'title':<{w_title}}  {'control':<8} {'verdict':<8} detail")
     for r in report:
         print(f"{r['row']:>3}  {r['title'][:w_title]:<{w_title}}  {r['control']:<8} {r['verdict']:<8} {r['detail']}")
-    counts = {v: sum(r["verdict"] == v for r in report) for v in (HELD, ESCAPED, BROKEN, NA, NOT_OFFERED)}
+    counts = {v: sum(r["verdict"] == v for r in report)
+              for v in (HELD, ESCAPED, BROKEN, SKIPPED, NA, NOT_OFFERED)}
     print("\n" + ", ".join(f"{v}: {n}" for v, n in counts.items()))
     if args.json:
         doc = {"sandbox": adapter.name, "binary": getattr(adapter, "binary", None),

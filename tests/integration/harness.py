@@ -17,6 +17,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -24,6 +25,10 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+
+# The small internet of tests/netlab, for the tests of network policy.
+sys.path.insert(0, os.path.join(REPO, "tests", "netlab"))
+import netlab  # noqa: E402
 
 PORTA = os.environ.get("PORTA") or os.path.join(REPO, "build", "porta")
 IS_ROOT = os.geteuid() == 0
@@ -321,6 +326,28 @@ sys.exit(0 if data.startswith(b"agent-hello") else 2)
 """
 
 
+def require_porta():
+    """The binary under test must exist: an error without it (a skip with
+    PORTA_IT_ALLOW_MISSING=1).  Every test class calls this first."""
+    if not (os.path.isfile(PORTA) and os.access(PORTA, os.X_OK)):
+        raise unittest.SkipTest("porta binary not found at %s (set PORTA)" % PORTA) \
+            if os.environ.get("PORTA_IT_ALLOW_MISSING") else \
+            AssertionError("porta binary not found at %s (set PORTA)" % PORTA)
+
+
+class LabTestCase(netlab.LabCase):
+    """netlab.LabCase for porta: the binary must exist, then the class gets
+    its lab (cls.lab, cls.servers; skipped with the reason on a host that
+    cannot make one), reset before each test."""
+
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        require_porta()
+        super().setUpClass()
+
+
 class PortaTestCase(unittest.TestCase):
     """Base class: checks that the binary exists, and gives each test fresh
     scratch directories under $HOME that are removed afterwards."""
@@ -329,10 +356,7 @@ class PortaTestCase(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        if not (os.path.isfile(PORTA) and os.access(PORTA, os.X_OK)):
-            raise unittest.SkipTest("porta binary not found at %s (set PORTA)" % PORTA) \
-                if os.environ.get("PORTA_IT_ALLOW_MISSING") else \
-                AssertionError("porta binary not found at %s (set PORTA)" % PORTA)
+        require_porta()
 
     def mkdtemp(self, under=None, prefix="porta-it-"):
         d = tempfile.mkdtemp(prefix=prefix, dir=under or home_base())

@@ -15,15 +15,11 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import time
 import unittest
 
 import harness
-from harness import IS_ROOT, PY, SH, PortaTestCase
-
-sys.path.insert(0, os.path.join(harness.REPO, "tests", "netlab"))
-import netlab  # noqa: E402
+from harness import IS_ROOT, PY, SH, PortaTestCase, netlab
 
 SECRET = "porta-degraded-secret-5f1c"
 
@@ -250,36 +246,16 @@ WEB = "203.0.113.10"
 EVIL = "203.0.113.66"
 
 
-class DegradedProxy(unittest.TestCase):
+class DegradedProxy(harness.LabTestCase):
     """--proxy-allow on a degraded host: only porta's proxy on the host's
     127.0.0.1 is reachable, and it decides by name."""
 
-    lab = None
-
     @classmethod
-    def setUpClass(cls):
-        harness.PortaTestCase.setUpClass.__func__(cls)
-        why = netlab.unavailable_reason()
-        if why:
-            raise unittest.SkipTest("the netlab cannot run here: %s" % why)
-        lab = netlab.Lab()
-        try:
-            cls.web = lab.server_http(WEB, 80, label="web allowed")
-            cls.evil = lab.server_http(EVIL, 80, label="evil")
-            cls.canary = lab.canary("127.0.0.1", 18080)
-            lab.dns({"web.allowed.test": WEB, "evil.test": EVIL}, ttl=30)
-        except BaseException:
-            lab.close()
-            raise
-        cls.lab = lab
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.lab:
-            cls.lab.close()
-
-    def setUp(self):
-        self.lab.reset()
+    def lab_setup(cls, lab):
+        cls.web = lab.server_http(WEB, 80, label="web allowed")
+        cls.evil = lab.server_http(EVIL, 80, label="evil")
+        cls.canary = lab.canary("127.0.0.1", 18080)
+        lab.dns({"web.allowed.test": WEB, "evil.test": EVIL}, ttl=30)
 
     def porta(self, argv):
         args = (harness.DEGRADED_WRAP + [harness.PORTA, "run"] + (["--allow-root"] if IS_ROOT else []) +

@@ -24,15 +24,11 @@ import os
 import signal
 import re
 import shutil
-import sys
 import time
 import unittest
 
 import harness
-from harness import IS_ROOT, PORTA
-
-sys.path.insert(0, os.path.join(harness.REPO, "tests", "netlab"))
-import netlab  # noqa: E402
+from harness import IS_ROOT, PORTA, netlab
 
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else shutil.which("python3")
 with open(os.path.join(harness.HERE, "netprobe.py")) as _f:
@@ -75,64 +71,42 @@ REBIND = {"rebind.allowed.test": [REB, "127.0.0.1"]}
 DENIED_ADDRS = ("127.0.0.1", "::1", "::ffff:127.0.0.1", "169.254.169.254", "10.1.2.3",
                 "100.64.0.1", "0.0.0.0", netlab.CLIENT_V4)
 
-LAB = None
-SERVERS = {}
+def populate(lab):
+    """The servers, canaries and DNS records of the module's one lab."""
+    S = {}
+    S["tls"] = lab.server_tls(TLS, 443, names=["allowed.test", "other.test"], label="tls allowed")
+    S["web"] = lab.server_http(WEB, 80, label="web allowed")
+    S["git"] = lab.server_git(GIT, 80, label="git allowed")
+    S["www"] = lab.server_tls(WWW, 443, names=["*.allowed.test", "allowed.test"], label="tls www")
+    S["zzz"] = lab.server_tls(ZZZ, 443, names=["z.allowed.test"], label="tls z")
+    S["reb"] = lab.server_tls(REB, 443, names=["rebind.allowed.test"], label="tls rebind")
+    S["evil_http"] = lab.server_http(EVIL, 80, label="evil http")
+    S["evil_tls"] = lab.server_tls(EVIL, 443, names=["evil.test", "allowed.test", "*.evil.test"],
+                                   label="evil tls")
+    S["evil_git"] = lab.server_git("203.0.113.67", 80, label="evil git")
+    # what must stay unreached: the client namespace's own services
+    # (porta's supervisor runs there, so a proxy that dials loopback
+    # lands here), link-local metadata, private, CGNAT, and ports no
+    # rule opens on allowed hosts.
+    canaries = [("127.0.0.1", 443), ("127.0.0.1", 80), ("127.0.0.1", 18080),
+                ("127.0.0.1", 53), (netlab.CLIENT_V4, 443), (netlab.CLIENT_V4, 18080),
+                ("169.254.169.254", 443), ("169.254.169.254", 80), ("10.1.2.3", 443),
+                ("100.64.0.1", 443), (TLS, 80), (TLS, 22), (TLS, 8443), (TLS, 291),
+                (WWW, 291), (WWW, 18080), (EVIL, 18080)]
+    if lab.ipv6:
+        canaries += [("::1", 443), ("::1", 18080), ("2001:db8::11", 22)]
+    for addr, port in canaries:
+        S["canary %s" % netlab._hostport(addr, port)] = lab.canary(addr, port)
+    for addr, port in ((TLS, 443), (DNS, 5353), (OTHER_RESOLVER, 53), ("127.0.0.1", 53)):
+        lab.canary(addr, port, proto="udp")
+    lab.dns(RECORDS, ttl=30, rebind=REBIND)
+    return S
 
 
-def lab_unavailable():
-    why = netlab.unavailable_reason()
-    if why:
-        return "the netlab cannot run here: %s" % why
-    return None
-
-
-def get_lab():
-    """One lab for the module (servers and canaries are the same for every
-    test); counters are reset before each test."""
-    global LAB
-    if LAB is not None:
-        return LAB
-    lab = netlab.Lab()
-    try:
-        S = SERVERS
-        S["tls"] = lab.server_tls(TLS, 443, names=["allowed.test", "other.test"], label="tls allowed")
-        S["web"] = lab.server_http(WEB, 80, label="web allowed")
-        S["git"] = lab.server_git(GIT, 80, label="git allowed")
-        S["www"] = lab.server_tls(WWW, 443, names=["*.allowed.test", "allowed.test"], label="tls www")
-        S["zzz"] = lab.server_tls(ZZZ, 443, names=["z.allowed.test"], label="tls z")
-        S["reb"] = lab.server_tls(REB, 443, names=["rebind.allowed.test"], label="tls rebind")
-        S["evil_http"] = lab.server_http(EVIL, 80, label="evil http")
-        S["evil_tls"] = lab.server_tls(EVIL, 443, names=["evil.test", "allowed.test", "*.evil.test"],
-                                       label="evil tls")
-        S["evil_git"] = lab.server_git("203.0.113.67", 80, label="evil git")
-        # what must stay unreached: the client namespace's own services
-        # (porta's supervisor runs there, so a proxy that dials loopback
-        # lands here), link-local metadata, private, CGNAT, and ports no
-        # rule opens on allowed hosts.
-        canaries = [("127.0.0.1", 443), ("127.0.0.1", 80), ("127.0.0.1", 18080),
-                    ("127.0.0.1", 53), (netlab.CLIENT_V4, 443), (netlab.CLIENT_V4, 18080),
-                    ("169.254.169.254", 443), ("169.254.169.254", 80), ("10.1.2.3", 443),
-                    ("100.64.0.1", 443), (TLS, 80), (TLS, 22), (TLS, 8443), (TLS, 291),
-                    (WWW, 291), (WWW, 18080), (EVIL, 18080)]
-        if lab.ipv6:
-            canaries += [("::1", 443), ("::1", 18080), ("2001:db8::11", 22)]
-        for addr, port in canaries:
-            S["canary %s" % netlab._hostport(addr, port)] = lab.canary(addr, port)
-        for addr, port in ((TLS, 443), (DNS, 5353), (OTHER_RESOLVER, 53), ("127.0.0.1", 53)):
-            lab.canary(addr, port, proto="udp")
-        lab.dns(RECORDS, ttl=30, rebind=REBIND)
-    except BaseException:
-        lab.close()
-        raise
-    LAB = lab
-    return lab
-
-
-def tearDownModule():
-    global LAB
-    if LAB is not None:
-        LAB.close()
-        LAB = None
+# One lab for the module (servers and canaries are the same for every test);
+# counters are reset before each test.
+LAB = netlab.SharedLab(populate)
+tearDownModule = LAB.close
 
 
 class PortaRun:
@@ -170,22 +144,12 @@ AUDIT_KEYS = ("ts", "seq", "kind", "dst", "host", "sni", "rule", "verdict", "rea
 TS_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|\+00:00)$")
 
 
-class NetPolicyCase(unittest.TestCase):
+class NetPolicyCase(harness.LabTestCase):
 
-    maxDiff = None
-    lab = None
-
-    @classmethod
-    def setUpClass(cls):
-        harness.PortaTestCase.setUpClass.__func__(cls)     # the binary must exist
-        why = lab_unavailable()
-        if why:
-            raise unittest.SkipTest(why)
-        cls.lab = get_lab()
-        cls.S = SERVERS
+    shared_lab = LAB
 
     def setUp(self):
-        self.lab.reset()
+        super().setUp()
         self.runs = 0
 
     # --- running porta ---
@@ -253,16 +217,16 @@ class NetPolicyCase(unittest.TestCase):
         self.assertEqual(len(set(seqs)), len(seqs), "seq repeated\n" + run.describe())
 
     def zero(self, *names):
-        """The named servers (keys of SERVERS) got no connection and no byte."""
+        """The named servers (keys of self.servers) got no connection and no byte."""
         for name in names:
-            srv = self.S[name]
+            srv = self.servers[name]
             self.assertEqual((self.lab.hits(srv), self.lab.bytes_received(srv)), (0, 0),
                              "%s was reached: %r" % (srv, self.lab.requests(srv)))
 
     def no_bytes(self, *names):
         """The named servers got no byte (a TCP handshake alone is allowed)."""
         for name in names:
-            srv = self.S[name]
+            srv = self.servers[name]
             self.assertEqual(self.lab.bytes_received(srv), 0,
                              "%s got bytes: %r" % (srv, self.lab.requests(srv)))
 
@@ -359,9 +323,9 @@ class Clients(NetPolicyCase):
         self.assertRegex(lines[2], r" rc=[1-9]\d*$", run.describe())
         self.assertRegex(lines[3], r" rc=[1-9]\d*$", run.describe())
         self.assertNotIn("evil http", run.out)
-        self.assertEqual([(r["sni"], r["path"]) for r in self.lab.requests(self.S["tls"])],
+        self.assertEqual([(r["sni"], r["path"]) for r in self.lab.requests(self.servers["tls"])],
                          [("allowed.test", "/a")])
-        self.assertEqual([r["path"] for r in self.lab.requests(self.S["web"])], ["/b"])
+        self.assertEqual([r["path"] for r in self.lab.requests(self.servers["web"])], ["/b"])
         self.zero("evil_tls", "evil_http")
         self.no_upstream("evil.test")
         self.no_canary(run)
@@ -398,7 +362,7 @@ for url in ("https://allowed.test/u", "http://web.allowed.test/u", "https://evil
                                    "http://web.allowed.test/u direct 200 web allowed"], run.describe())
         for line in got[4:8]:
             self.assertIn(" failed ", line, run.describe())
-        self.assertEqual(len(self.lab.requests(self.S["tls"])), 2)
+        self.assertEqual(len(self.lab.requests(self.servers["tls"])), 2)
         self.zero("evil_tls", "evil_http")
         self.no_upstream("evil.test")
         self.no_canary(run)
@@ -421,7 +385,7 @@ for url in ("https://allowed.test/u", "http://web.allowed.test/u", "https://evil
                                      "hello from the porta netlab", "rc=0"], run.describe())
         self.assertNotEqual(lines[4], "rc=0", run.describe())
         self.assertNotEqual(lines[5], "rc=0", run.describe())
-        paths = [r["path"] for r in self.lab.requests(self.S["git"])]
+        paths = [r["path"] for r in self.lab.requests(self.servers["git"])]
         self.assertEqual(paths.count("/repo.git/info/refs?service=git-upload-pack"), 2, paths)
         self.assertGreaterEqual(paths.count("/repo.git/git-upload-pack"), 2, paths)
         self.zero("evil_http", "evil_git", "evil_tls")
@@ -585,7 +549,9 @@ class Row24NoNet(NetPolicyCase):
         self.no_canary(run)
         self.assertEqual(self.lab.queries(), [])
         self.assertNotIn("_proxy", run.out.lower())
-        if HAVE["ping"]:
+        with self.subTest("ping"):
+            if not HAVE["ping"]:
+                self.skipTest("ping is not installed: ICMP under --no-net not tried")
             ping = self.porta(["--no-net"], ["ping", "-c", "1", "-W", "1", WEB], dns=False, audit=False)
             self.assertNotEqual(ping.rc, 0, ping.describe())
 
@@ -740,7 +706,7 @@ class Row28DeniedAnswers(NetPolicyCase):
                 self.assertNotIn("127.0.0.1", r["answers"], run.describe())
         self.no_canary(run)
         # the public answer is fine to reach; loopback never
-        for rec in self.lab.requests(self.S["reb"]):
+        for rec in self.lab.requests(self.servers["reb"]):
             self.assertEqual(rec.get("sni"), "rebind.allowed.test")
 
 
@@ -802,7 +768,7 @@ class Row30SniVsAddress(NetPolicyCase):
             r = run.results[i]
             if r["ok"]:
                 self.assertEqual(r["body"], "tls allowed", run.describe())
-        self.assertTrue(self.lab.requests(self.S["tls"]),
+        self.assertTrue(self.lab.requests(self.servers["tls"]),
                         "the allowed server should get the connection\n" + run.describe())
         self.no_canary(run)
 
@@ -814,7 +780,7 @@ class Row30SniVsAddress(NetPolicyCase):
         self.zero("evil_tls")
         if run.rc == 0:
             self.assertEqual(run.out.strip(), "tls allowed", run.describe())
-        self.assertTrue(self.lab.requests(self.S["tls"]), run.describe())
+        self.assertTrue(self.lab.requests(self.servers["tls"]), run.describe())
 
 
 class Row31SniMismatch(NetPolicyCase):
@@ -834,7 +800,7 @@ class Row31SniMismatch(NetPolicyCase):
             self.res_refused(run, i)
         # (a tunnel may be dialled when the CONNECT is allowed; what the
         # server must never see is a ClientHello: no SNI, no request)
-        reqs = self.lab.requests(self.S["tls"])
+        reqs = self.lab.requests(self.servers["tls"])
         self.assertEqual([r.get("sni") for r in reqs if r.get("sni") or r.get("method")],
                          ["allowed.test"], reqs)
         self.no_upstream("other.test")
@@ -1005,7 +971,9 @@ class Row35Reconfigure(NetPolicyCase):
             self.res_refused(run, i, "the sandbox changed its own network")
         self.assertEqual(run.results[0]["out"], run.results[6]["out"])
         self.assertEqual(self.lab_network(), before)
-        if HAVE["nft"]:
+        with self.subTest("nft"):
+            if not HAVE["nft"]:
+                self.skipTest("nft is not installed: nftables inside the sandbox not tried")
             nft = self.porta(["--allow-net", "allowed.test:443"],
                              ["nft", "add", "table", "inet", "portaescape"])
             self.assertNotEqual(nft.rc, 0, nft.describe())

@@ -14,14 +14,10 @@ import os
 import re
 import socket
 import subprocess
-import sys
 import unittest
 
 import harness
-from harness import IS_ROOT, PORTA, PY, run
-
-sys.path.insert(0, os.path.join(harness.REPO, "tests", "netlab"))
-import netlab  # noqa: E402
+from harness import IS_ROOT, PORTA, PY, netlab, run
 
 WEB = "203.0.113.10"    # web.test: an echo server on 8080 no rule opens
 OTHER = "203.0.113.11"  # other.test: a name no rule allows
@@ -193,28 +189,13 @@ class WhyLocal(harness.PortaTestCase):
 
 @harness.needs_userns("--allow-net needs a network namespace (refused on a degraded host; "
                       "test_degraded.py checks that)")
-class WhyNetwork(unittest.TestCase):
+class WhyNetwork(harness.LabTestCase):
     """The acceptance run, in the small internet."""
 
-    maxDiff = None
-
     @classmethod
-    def setUpClass(cls):
-        harness.PortaTestCase.setUpClass.__func__(cls)
-        why = netlab.unavailable_reason()
-        if why:
-            raise unittest.SkipTest("the netlab cannot run here: %s" % why)
-        cls.lab = netlab.Lab()
-        try:
-            cls.echo = cls.lab.server_echo(WEB, 8080)
-            cls.lab.dns({"web.test": WEB, "other.test": OTHER}, ttl=30)
-        except BaseException:
-            cls.lab.close()
-            raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.lab.close()
+    def lab_setup(cls, lab):
+        cls.echo = lab.server_echo(WEB, 8080)
+        lab.dns({"web.test": WEB, "other.test": OTHER}, ttl=30)
 
     def porta(self, argv):
         env = self.lab.env(**PYENV)

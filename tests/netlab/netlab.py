@@ -63,9 +63,19 @@ Counters are exact at the moment of asking: before answering, the controller
 accepts every pending connection and reads every pending datagram, and counts
 bytes still unread in the kernel.  (A veth delivers synchronously, so what a
 client has sent, up to one TCP receive window, is there when its send()
-returns; for bulk data still in flight, poll with lab.wait_for().)  Teardown (close(), the context manager, or
+returns; for bulk data still in flight, poll with lab.wait_for().)  The
+request log is written by the thread serving a connection when it is done
+with it, so lab.requests() polls (the same wait_for) until no connection of
+that server is still being served.  Teardown (close(), the context manager, or
 atexit) kills the lab's PID 1, and the kernel then kills every process left in
 the lab; if the test process itself dies, PR_SET_PDEATHSIG does the same.
+
+Tests share a lab through one fixture (see SharedLab and LabCase below):
+
+    SHARED = netlab.SharedLab(setup)    # setup(lab) -> {name: Server}, once
+    class T(netlab.LabCase):            # cls.lab, cls.servers; reset per test
+        shared_lab = SHARED             # or: no shared_lab, a lab_setup(cls, lab)
+                                        # classmethod and a lab of the class's own
 """
 
 import atexit
@@ -89,6 +99,7 @@ import sys
 import tempfile
 import threading
 import time
+import unittest
 
 # ---------------------------------------------------------------------------
 # Addresses
@@ -212,7 +223,8 @@ class Service:
                     "addr": self.spec["addr"], "port": self.spec["port"],
                     "side": self.spec["side"], "label": self.label,
                     "connections": self.connections, "datagrams": self.datagrams,
-                    "bytes": self.bytes_in + pending, "events": list(self.events)}
+                    "bytes": self.bytes_in + pending, "events": list(self.events),
+                    "open": len(self.live)}
 
 
 def _hostport(addr, port):
@@ -1078,6 +1090,23 @@ class Server:
 
 Completed = collections.namedtuple("Completed", "rc out err")
 
+REQUESTS_WAIT = 10      # seconds requests() waits for connections still being served
+
+
+def wait_for(predicate, timeout=5.0, interval=0.02):
+    """Polls predicate() until it is true (returns True) or timeout seconds
+    pass (returns False); predicate() is asked at least once.  The one wait
+    of the lab's users: for data still in flight to a canary or server
+    (lab.wait_for) and for the request log (lab.requests)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if predicate():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+
+
 _LIVE = set()        # labs not closed yet: atexit closes them
 
 
@@ -1474,10 +1503,24 @@ class Lab:
         """Bytes server received (read or still queued), over all connections."""
         return self._one(server)["bytes"]
 
-    def requests(self, server):
+    def requests(self, server, wait=REQUESTS_WAIT):
         """One record per finished connection: peer, and for HTTP(S) method,
-        path, host (every Host header), sni; errors as *_error keys."""
-        return self._one(server)["events"]
+        path, host (every Host header), sni; errors as *_error keys.
+
+        A connection's record is written when the lab has finished serving
+        it, which can be a moment after the client has exited (a TLS
+        handshake the client gave up on, a reply the client read before the
+        server thread got to the log): so this polls (wait_for) until the
+        server has no connection still being served, for at most wait
+        seconds, and the log then holds every connection made so far.
+        wait=0 reads the log as it is at this instant."""
+        last = {}
+
+        def served():
+            last["s"] = self._one(server)
+            return last["s"]["open"] == 0
+        wait_for(served, wait)
+        return last["s"]["events"]
 
     def canary_hits(self):
         """{"ADDR:PORT/proto": hits} for every canary that was reached."""
@@ -1505,16 +1548,10 @@ class Lab:
 
     def wait_for(self, predicate, timeout=5.0, interval=0.02):
         """Polls predicate() until it is true (returns True) or timeout
-        seconds pass (returns False).  For positive checks of data still in
-        flight; a count that must stay zero needs no waiting: a refused
-        connection never gets as far as the lab's kernel."""
-        deadline = time.monotonic() + timeout
-        while True:
-            if predicate():
-                return True
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(interval)
+        seconds pass (returns False): netlab.wait_for().  For positive checks
+        of data still in flight; a count that must stay zero needs no
+        waiting: a refused connection never gets as far as the lab's kernel."""
+        return wait_for(predicate, timeout, interval)
 
     def reset(self):
         """Forget every count, request and query so far (the servers stay)."""
@@ -1609,6 +1646,108 @@ def unavailable_reason():
     if r.returncode != 0:
         return "cannot create user, network, mount and PID namespaces: %s" % r.stderr.strip()
     return None
+
+
+class LabUnavailable(LabError):
+    """This host cannot make a lab at all (unavailable_reason() said why)."""
+
+
+class LabDidNotStart(LabError):
+    """Making the lab failed on a host that should be able to."""
+
+
+class SharedLab:
+    """One lab for several tests: made on first get(), populated once by
+    setup(lab) (servers, canaries, DNS records; it returns {name: Server}
+    or None), kept until close().  A test module, a test class or the escape
+    corpus's whole run holds one.
+
+    get() returns the lab, or raises: LabUnavailable ("the netlab cannot
+    run here: WHY") when this host cannot make one, LabDidNotStart ("the
+    netlab did not start: ...") when making it failed, or whatever setup()
+    raised.  Each happens at most once: later calls raise the same again
+    rather than trying anew."""
+
+    def __init__(self, setup=None):
+        self.setup = setup
+        self.lab = None
+        self.servers = {}
+        self.error = None
+
+    def get(self):
+        if self.lab is None and self.error is None:
+            self.error = self._make()
+        if self.error is not None:
+            raise self.error
+        return self.lab
+
+    def _make(self):
+        why = unavailable_reason()
+        if why:
+            return LabUnavailable("the netlab cannot run here: %s" % why)
+        try:
+            lab = Lab()
+        except Exception as e:
+            return LabDidNotStart("the netlab did not start: %s" % e)
+        try:
+            self.servers = dict(self.setup(lab) or {}) if self.setup else {}
+        except BaseException as e:
+            lab.close()
+            if not isinstance(e, Exception):
+                raise
+            return e
+        self.lab = lab
+        return None
+
+    def close(self):
+        """Tear the lab down (if it was made); safe to call twice."""
+        if self.lab is not None:
+            self.lab.close()
+            self.lab = None
+
+
+class LabCase(unittest.TestCase):
+    """A test class run in a lab: cls.lab and cls.servers (the {name:
+    Server} its set-up returned) are there for every test, and every count,
+    request and query is reset before each test.
+
+    The lab is the shared_lab (a SharedLab that several classes name) or,
+    without one, a lab of the class's own, populated by its lab_setup(lab)
+    classmethod and closed when the class is done.
+
+    On a host that cannot make a lab the class is skipped with the reason;
+    with lab_required = True (a test of the lab itself) that is an error
+    instead.  A lab that fails to start or to be populated is always an
+    error."""
+
+    shared_lab = None
+    lab_required = False
+    lab = None
+    servers = {}
+
+    @classmethod
+    def lab_setup(cls, lab):
+        """The servers of a lab of the class's own: {name: Server} or None."""
+        return None
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        shared = cls.shared_lab
+        if shared is None:
+            shared = SharedLab(cls.lab_setup)
+            cls.addClassCleanup(shared.close)
+        try:
+            cls.lab = shared.get()
+        except LabUnavailable as e:
+            if cls.lab_required:
+                raise
+            raise unittest.SkipTest(str(e)) from None
+        cls.servers = shared.servers
+
+    def setUp(self):
+        super().setUp()
+        self.lab.reset()
 
 
 def _looks_ip(s):

@@ -84,30 +84,20 @@ except socket.gaierror as e:
 """
 
 
-class LabTestCase(unittest.TestCase):
+class LabTestCase(netlab.LabCase):
     """One lab for the class (it starts in a fraction of a second, but the
-    servers are the same for every test); counters reset before each test."""
+    servers are the same for every test); counters reset before each test.
+    The lab is what this suite tests: a host that cannot make one fails it."""
 
-    lab = None
+    lab_required = True
 
     @classmethod
-    def setUpClass(cls):
-        cls.t0 = time.monotonic()
-        cls.lab = Lab()
-        lab = cls.lab
+    def lab_setup(cls, lab):
         cls.web = lab.server_http(WEB, 80)
         cls.tls = lab.server_tls(TLS, 443, names=["allowed.test", "other.test"])
         cls.git = lab.server_git(GIT, 80)
         cls.evil = lab.server_http(EVIL, 80, label="evil server")
         lab.dns(RECORDS, ttl=30, rebind={"rebind.test": ["203.0.113.20", "127.0.0.1"]})
-
-    @classmethod
-    def tearDownClass(cls):
-        if cls.lab:
-            cls.lab.close()
-
-    def setUp(self):
-        self.lab.reset()
 
     def run_ok(self, argv, **kw):
         res = self.lab.run(argv, **kw)
@@ -183,6 +173,8 @@ print(got.count(b"HTTP/1.1 200"))
         # control: without the lab CA the certificate must not verify
         res = self.lab.run(["curl", "-sS", "-m", "10", "https://allowed.test/"])
         self.assertEqual(res.rc, 60, res.err)   # peer certificate cannot be authenticated
+        # curl is gone before the server has given up on the handshake and
+        # logged it: requests() waits for the lab to be done with it
         [rec] = self.lab.requests(self.tls)
         self.assertEqual(rec["sni"], "allowed.test")
         self.assertIn("tls_error", rec)
