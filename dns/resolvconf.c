@@ -3,22 +3,12 @@
 
 #include <string.h>
 
-/* "1".."65535", decimal, no leading zero, no sign. */
+#include "common/ascii.h"
+
+/* "1".."65535", decimal, no leading zero, no sign (ascii.h). */
 static enum dnsd_server_status parse_port(const char *s, size_t n, uint16_t *out)
 {
-	unsigned v = 0;
-
-	if (n == 0 || n > 5 || s[0] == '0')
-		return DNSD_SERVER_BAD_PORT;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return DNSD_SERVER_BAD_PORT;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	if (v == 0 || v > 65535)
-		return DNSD_SERVER_BAD_PORT;
-	*out = (uint16_t)v;
-	return DNSD_SERVER_OK;
+	return ascii_port_parse(s, n, out) ? DNSD_SERVER_OK : DNSD_SERVER_BAD_PORT;
 }
 
 static enum dnsd_server_status from_addr_status(enum policy_addr_status st)

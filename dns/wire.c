@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "common/ascii.h"
+
 #define FLAG_QR 0x8000u
 #define FLAG_TC 0x0200u
 #define FLAG_AA 0x0400u
@@ -114,18 +116,7 @@ static bool name_text(const uint8_t *w, size_t wl, char out[POLICY_NAME_MAX + 1]
 
 bool dnsd_name_equal(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 {
-	if (al != bl)
-		return false;
-	for (size_t i = 0; i < al; i++) {
-		uint8_t x = a[i], y = b[i];
-		if (x >= 'A' && x <= 'Z')
-			x = (uint8_t)(x + 32);
-		if (y >= 'A' && y <= 'Z')
-			y = (uint8_t)(y + 32);
-		if (x != y)
-			return false;
-	}
-	return true;
+	return ascii_eq_nocase(a, al, b, bl);
 }
 
 /* The fixed part of a resource record after its name. */

@@ -10,6 +10,8 @@
 
 #include <string.h>
 
+#include "common/ascii.h"
+
 /* Chunk sizes above this are refused: no body is that long, and a parser
  * that overflows a 64-bit size is how chunk sizes smuggle (RFC 9112 §7.1:
  * "anticipate potential integer conversion overflows"). */
@@ -21,30 +23,6 @@ static bool is_tchar(uint8_t c)
 	if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
 		return true;
 	return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
-
-static int hex_value(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static bool eq_nocase(const uint8_t *p, size_t n, const char *lit)
-{
-	size_t k;
-	for (k = 0; k < n && lit[k]; k++) {
-		uint8_t a = p[k];
-		if (a >= 'A' && a <= 'Z')
-			a = (uint8_t)(a + 32);
-		if (a != (uint8_t)lit[k])
-			return false;
-	}
-	return k == n && lit[k] == '\0';
 }
 
 static size_t min_size(size_t a, uint64_t b)
@@ -103,8 +81,8 @@ static bool parse_chunk_line(const uint8_t *p, size_t n, uint64_t *size)
 	size_t i = 0;
 
 	*size = 0;
-	for (; i < n && hex_value(p[i]) >= 0; i++) {
-		*size = *size * 16 + (uint64_t)hex_value(p[i]);
+	for (; i < n && ascii_hex_value(p[i]) >= 0; i++) {
+		*size = *size * 16 + (uint64_t)ascii_hex_value(p[i]);
 		if (*size > HS_CHUNK_SIZE_LIMIT)
 			return false;
 	}
@@ -154,8 +132,8 @@ static bool trailer_line_ok(const uint8_t *p, size_t n)
 		if ((p[k] < 0x20 && p[k] != '\t') || p[k] == 0x7f)
 			return false;
 	}
-	return !eq_nocase(p, c, "host") && !eq_nocase(p, c, "content-length") &&
-	       !eq_nocase(p, c, "transfer-encoding");
+	return !ascii_eq_lit_nocase(p, c, "host") && !ascii_eq_lit_nocase(p, c, "content-length") &&
+	       !ascii_eq_lit_nocase(p, c, "transfer-encoding");
 }
 
 void proxy_http_stream_init(struct proxy_http_stream *s)

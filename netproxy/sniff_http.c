@@ -14,6 +14,8 @@
 #include <arpa/inet.h>
 #include <string.h>
 
+#include "common/ascii.h"
+
 /* RFC 9110 §5.6.2 tchar. */
 static bool is_tchar(uint8_t c)
 {
@@ -30,19 +32,6 @@ static bool is_regname(uint8_t c)
 	if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
 		return true;
 	return c != '\0' && strchr("-._~!$&'()*+,;=%", c) != NULL;
-}
-
-static bool eq_nocase(const uint8_t *p, size_t n, const char *lit)
-{
-	size_t k;
-	for (k = 0; k < n && lit[k]; k++) {
-		uint8_t a = p[k], b = (uint8_t)lit[k];
-		if (a >= 'A' && a <= 'Z')
-			a = (uint8_t)(a + 32);
-		if (a != b)
-			return false;
-	}
-	return k == n && lit[k] == '\0';
 }
 
 enum proxy_authority_status proxy_parse_authority(const uint8_t *p, size_t n, int port_required,
@@ -96,18 +85,8 @@ enum proxy_authority_status proxy_parse_authority(const uint8_t *p, size_t n, in
 	/* Ports with a leading zero or out of range are refused rather than
 	 * read: "0443" is 443 to one parser and octal or an error to another
 	 * (escape corpus row 33). */
-	size_t digits = n - i;
-	if (digits < 1 || digits > 5 || p[i] == '0')
+	if (!ascii_port_parse((const char *)p + i, n - i, &out->port))
 		return PROXY_AUTHORITY_MALFORMED;
-	uint32_t port = 0;
-	for (; i < n; i++) {
-		if (p[i] < '0' || p[i] > '9')
-			return PROXY_AUTHORITY_MALFORMED;
-		port = port * 10 + (uint32_t)(p[i] - '0');
-	}
-	if (port > 65535)
-		return PROXY_AUTHORITY_MALFORMED;
-	out->port = (uint16_t)port;
 	return PROXY_AUTHORITY_OK;
 }
 
@@ -140,7 +119,7 @@ static enum proxy_http_status parse_target(struct proxy_http_head *h)
 	}
 	/* Absolute-form.  Only http: an https:// target would ask porta to
 	 * speak TLS upstream, which it never does (clients CONNECT instead). */
-	if (n < 7 || !eq_nocase(t, 7, "http://"))
+	if (n < 7 || !ascii_eq_lit_nocase(t, 7, "http://"))
 		return PROXY_HTTP_MALFORMED;
 	size_t a = 7, e = a;
 	while (e < n && t[e] != '/' && t[e] != '?')
@@ -213,7 +192,7 @@ static void read_te(const uint8_t *p, size_t n, unsigned *chunked_total, bool *l
 		if (s == e)
 			continue;
 		*any = true;
-		*last_chunked = eq_nocase(p + s, e - s, "chunked");
+		*last_chunked = ascii_eq_lit_nocase(p + s, e - s, "chunked");
 		if (*last_chunked)
 			(*chunked_total)++;
 	}
@@ -296,12 +275,12 @@ enum proxy_http_status proxy_http_parse_head(const uint8_t *buf, size_t len,
 
 		const uint8_t *name = buf + pos;
 		size_t nl = c - pos;
-		if (eq_nocase(name, nl, "host")) {
+		if (ascii_eq_lit_nocase(name, nl, "host")) {
 			if (++hosts == 1) {
 				out->host_value.p = buf + vs;
 				out->host_value.n = ve - vs;
 			}
-		} else if (eq_nocase(name, nl, "content-length")) {
+		} else if (ascii_eq_lit_nocase(name, nl, "content-length")) {
 			/* Two Content-Length fields, even equal ones, or a list
 			 * ("5, 5") are refused rather than merged (§6.3). */
 			if (out->flags & PROXY_HTTP_CONTENT_LENGTH)
@@ -309,10 +288,10 @@ enum proxy_http_status proxy_http_parse_head(const uint8_t *buf, size_t len,
 			out->flags |= PROXY_HTTP_CONTENT_LENGTH;
 			if (!parse_content_length(buf + vs, ve - vs, &out->content_length))
 				return PROXY_HTTP_MALFORMED;
-		} else if (eq_nocase(name, nl, "transfer-encoding")) {
+		} else if (ascii_eq_lit_nocase(name, nl, "transfer-encoding")) {
 			out->flags |= PROXY_HTTP_TRANSFER_ENCODING;
 			read_te(buf + vs, ve - vs, &te_chunked, &te_last_chunked, &te_any);
-		} else if (eq_nocase(name, nl, "upgrade")) {
+		} else if (ascii_eq_lit_nocase(name, nl, "upgrade")) {
 			out->flags |= PROXY_HTTP_UPGRADE;
 		}
 	}
@@ -346,17 +325,9 @@ bool proxy_http_target_matches_host(const struct proxy_http_head *head)
 
 	if (head->form != PROXY_HTTP_FORM_ABSOLUTE && head->form != PROXY_HTTP_FORM_AUTHORITY)
 		return false;
-	if (h->host.n == 0 || t->host.n != h->host.n || t->ipv6 != h->ipv6)
+	if (h->host.n == 0 || t->ipv6 != h->ipv6 ||
+	    !ascii_eq_nocase(t->host.p, t->host.n, h->host.p, h->host.n))
 		return false;
-	for (size_t k = 0; k < t->host.n; k++) {
-		uint8_t a = t->host.p[k], b = h->host.p[k];
-		if (a >= 'A' && a <= 'Z')
-			a = (uint8_t)(a + 32);
-		if (b >= 'A' && b <= 'Z')
-			b = (uint8_t)(b + 32);
-		if (a != b)
-			return false;
-	}
 	unsigned tp = t->port ? t->port : 80;
 	unsigned hp = h->port ? h->port : (head->form == PROXY_HTTP_FORM_AUTHORITY ? tp : 80);
 	return tp == hp;
