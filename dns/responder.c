@@ -16,7 +16,12 @@
 #include "common/kernel.h"
 #include "common/log.h"
 #include "dns/upstream.h"
-#include "dns/wire.h"
+#include "wire/dns.h"
+
+/* The wire parser's text name goes through policy_name_canonical(), so its
+ * limits must be the policy's own. */
+_Static_assert(DNSD_NAME_TEXT_MAX == POLICY_NAME_MAX, "text name limits differ");
+_Static_assert(DNSD_LABEL_MAX == POLICY_LABEL_MAX, "label limits differ");
 
 #define UDP_BATCH 32      /* datagrams per readable callback: fairness with TCP */
 #define ACCEPT_BATCH 16

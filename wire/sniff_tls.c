@@ -1,4 +1,4 @@
-/* netproxy/sniff_tls.c: the server_name of a TLS ClientHello (sniff.h).
+/* wire/sniff_tls.c: the server_name of a TLS ClientHello (sniff.h).
  *
  * The hello is read through a cursor that walks the handshake message across
  * record boundaries, so a hello cut into any number of records (RFC 8446
@@ -9,7 +9,7 @@
  * only on bytes already read, so a prefix of a good hello is never anything
  * else.
  */
-#include "netproxy/sniff.h"
+#include "wire/sniff.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
-/* netproxy/socks5.c: SOCKS5 greeting, request and replies (socks5.h). */
-#include "netproxy/socks5.h"
+/* wire/socks5.c: SOCKS5 greeting, request and replies (socks5.h). */
+#include "wire/socks5.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
-/* dns/wire.c: see wire.h. */
-#include "dns/wire.h"
+/* wire/dns.c: see dns.h. */
+#include "wire/dns.h"
 
 #include <string.h>
 
@@ -91,7 +91,7 @@ static bool host_byte(uint8_t c)
 }
 
 /* The wire name as dotted text, when every byte is a host name byte. */
-static bool name_text(const uint8_t *w, size_t wl, char out[POLICY_NAME_MAX + 1], size_t *ol)
+static bool name_text(const uint8_t *w, size_t wl, char out[DNSD_NAME_TEXT_MAX + 1], size_t *ol)
 {
 	size_t o = 0;
 
@@ -426,7 +426,7 @@ enum dnsd_status dnsd_name_from_text(const char *name, size_t len,
 	size_t o = 0, start = 0;
 
 	*out_len = 0;
-	if (len == 0 || len > POLICY_NAME_MAX)
+	if (len == 0 || len > DNSD_NAME_TEXT_MAX)
 		return DNSD_MALFORMED;
 	for (size_t i = 0; i <= len; i++) {
 		if (i < len && name[i] != '.') {
@@ -435,7 +435,7 @@ enum dnsd_status dnsd_name_from_text(const char *name, size_t len,
 			continue;
 		}
 		size_t l = i - start;
-		if (l == 0 || l > POLICY_LABEL_MAX)
+		if (l == 0 || l > DNSD_LABEL_MAX)
 			return DNSD_MALFORMED;
 		out[o++] = (uint8_t)l;
 		memcpy(out + o, name + start, l);

@@ -1,4 +1,4 @@
-/* netproxy/http_stream.c: an HTTP/1.x request stream, framed (http_stream.h).
+/* wire/http_stream.c: an HTTP/1.x request stream, framed (http_stream.h).
  *
  * Each state reads one complete unit at the current position (a head, a
  * chunk-size line, a trailer line, the CRLF after chunk data) or passes body
@@ -6,7 +6,7 @@
  * or NEED_MORE.  Strict where RFC 9112 lets a recipient be lenient, for the
  * reason sniff_http.c gives: the server behind porta may read the other way.
  */
-#include "netproxy/http_stream.h"
+#include "wire/http_stream.h"
 
 #include <string.h>
 

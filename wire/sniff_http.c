@@ -1,4 +1,4 @@
-/* netproxy/sniff_http.c: an HTTP/1.x request head, its target and its one
+/* wire/sniff_http.c: an HTTP/1.x request head, its target and its one
  * Host header (sniff.h).
  *
  * The grammar is RFC 9112 §2-§5 read strictly: where the RFC lets a
@@ -9,7 +9,7 @@
  * request the server never sees.  The head is checked one complete line at
  * a time, so a prefix of a good head is always PROXY_HTTP_NEED_MORE.
  */
-#include "netproxy/sniff.h"
+#include "wire/sniff.h"
 
 #include <arpa/inet.h>
 #include <string.h>
