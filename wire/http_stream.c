@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/ascii.h"
+#include "wire/cursor.h"
 
 /* Chunk sizes above this are refused: no body is that long, and a parser
  * that overflows a 64-bit size is how chunk sizes smuggle (RFC 9112 §7.1:
@@ -35,14 +36,28 @@ static size_t min_size(size_t a, uint64_t b)
  * MALFORMED when the LF has no CR before it (bare LF, RFC 9112 §2.2). */
 static enum proxy_hs_status find_line(const uint8_t *buf, size_t len, size_t cap, size_t *eol)
 {
-	size_t lim = len < cap ? len : cap;
-	const uint8_t *nl = memchr(buf, '\n', lim);
-	if (!nl)
+	struct wire_cursor c = wire_stream(buf, len);
+	const uint8_t *line;
+
+	if (!wire_find(&c, '\n', cap, eol) || !wire_take(&c, *eol + 1, &line))
 		return len >= cap ? PROXY_HS_TOO_BIG : PROXY_HS_NEED_MORE;
-	*eol = (size_t)(nl - buf);
-	if (*eol == 0 || buf[*eol - 1] != '\r')
+	if (*eol == 0 || line[*eol - 1] != '\r')
 		return PROXY_HS_MALFORMED;
 	return PROXY_HS_PASS;
+}
+
+/* A CRLF at buf[0..len) (len > 0): PASS, NEED_MORE after a lone CR, or
+ * MALFORMED. */
+static enum proxy_hs_status crlf(const uint8_t *buf, size_t len)
+{
+	struct wire_cursor c = wire_stream(buf, len);
+	uint8_t cr, lf;
+
+	if (!wire_u8(&c, &cr) || cr != '\r')
+		return PROXY_HS_MALFORMED;
+	if (!wire_u8(&c, &lf))
+		return PROXY_HS_NEED_MORE;
+	return lf == '\n' ? PROXY_HS_PASS : PROXY_HS_MALFORMED;
 }
 
 static size_t skip_bws(const uint8_t *p, size_t i, size_t n)
@@ -152,12 +167,10 @@ static enum proxy_hs_status at_head(const uint8_t *buf, size_t len, size_t *used
 	/* RFC 9112 §2.2: empty lines before a request-line are ignored by a
 	 * server (some clients send one after a body); they pass as CRLF only. */
 	if (buf[0] == '\r') {
-		if (len < 2)
-			return PROXY_HS_NEED_MORE;
-		if (buf[1] != '\n')
-			return PROXY_HS_MALFORMED;
-		*used = 2;
-		return PROXY_HS_PASS;
+		enum proxy_hs_status st = crlf(buf, len);
+		if (st == PROXY_HS_PASS)
+			*used = 2;
+		return st;
 	}
 	enum proxy_http_status st = proxy_http_parse_head(buf, len, head);
 	switch (st) {
@@ -208,12 +221,9 @@ enum proxy_hs_status proxy_http_stream_feed(struct proxy_http_stream *s, const u
 			s->state = s->state == PROXY_HS_BODY ? PROXY_HS_AT_HEAD : PROXY_HS_CHUNK_CRLF;
 		return PROXY_HS_PASS;
 	case PROXY_HS_CHUNK_CRLF:
-		if (buf[0] != '\r')
-			return PROXY_HS_MALFORMED;
-		if (len < 2)
-			return PROXY_HS_NEED_MORE;
-		if (buf[1] != '\n')
-			return PROXY_HS_MALFORMED;
+		st = crlf(buf, len);
+		if (st != PROXY_HS_PASS)
+			return st;
 		s->state = PROXY_HS_CHUNK_SIZE;
 		*used = 2;
 		return PROXY_HS_PASS;
