@@ -182,9 +182,12 @@ static enum dnsd_status read_qtail(const uint8_t *msg, size_t len, size_t *off, 
 				   uint16_t *klass)
 {
 	struct wire_cursor c = wire_stream(msg, len);
+	uint16_t t, k;
 	c.pos = *off;
-	if (!wire_u16(&c, type) || !wire_u16(&c, klass))
-		return status_of(&c);
+	if (!wire_u16(&c, &t) || !wire_u16(&c, &k))
+		return status_of(&c); /* both or neither, as the parsers document */
+	*type = t;
+	*klass = k;
 	*off = c.pos;
 	return DNSD_OK;
 }
