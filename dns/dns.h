@@ -2,10 +2,10 @@
  *
  * ARCHITECTURE (DESIGN.md, Network and Modules).  Four layers (the
  * responder is not yet wired into `porta run`):
- *   1. wire format (dns/wire.h): pure parsers and builders over
- *      (const uint8_t *, size_t): queries in, responses out, upstream
- *      responses read back, TCP length framing.  No syscalls, no globals,
- *      no allocation, no logging; each parser has a fuzz target.
+ *   1. wire format (wire/dns.h, in the wire module): pure parsers and
+ *      builders over (const uint8_t *, size_t): queries in, responses out,
+ *      upstream responses read back, TCP length framing.  No syscalls, no
+ *      globals, no allocation, no logging; each parser has a fuzz target.
  *   2. responder: UDP and TCP port 53 inside the sandbox, on the event loop.
  *      The question's text name (struct dnsd_query .name, only when
  *      .name_is_text) goes through policy_name_canonical(); that canonical
@@ -38,6 +38,6 @@
 #include "dns/resolvconf.h"
 #include "dns/responder.h"
 #include "dns/upstream.h"
-#include "dns/wire.h"
+#include "wire/dns.h"
 
 #endif /* PORTA_DNS_DNS_H */

@@ -3,22 +3,13 @@
 
 #include <string.h>
 
-/* "1".."65535", decimal, no leading zero, no sign. */
+#include "common/ascii.h"
+#include "wire/resolvconf.h"
+
+/* "1".."65535", decimal, no leading zero, no sign (ascii.h). */
 static enum dnsd_server_status parse_port(const char *s, size_t n, uint16_t *out)
 {
-	unsigned v = 0;
-
-	if (n == 0 || n > 5 || s[0] == '0')
-		return DNSD_SERVER_BAD_PORT;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return DNSD_SERVER_BAD_PORT;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	if (v == 0 || v > 65535)
-		return DNSD_SERVER_BAD_PORT;
-	*out = (uint16_t)v;
-	return DNSD_SERVER_OK;
+	return ascii_port_parse(s, n, out) ? DNSD_SERVER_OK : DNSD_SERVER_BAD_PORT;
 }
 
 static enum dnsd_server_status from_addr_status(enum policy_addr_status st)
@@ -74,54 +65,20 @@ enum dnsd_server_status dnsd_server_parse(const char *text, size_t len, struct d
 	return DNSD_SERVER_OK;
 }
 
-static bool is_blank(uint8_t c)
-{
-	/* glibc splits on space and tab; a CR (a file edited elsewhere) would
-	 * make glibc skip the line, porta reads past it */
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/* The address token of a "nameserver" line line[0..n), after the keyword. */
-static enum dnsd_server_status nameserver_line(const uint8_t *line, size_t n,
-					       struct dnsd_server *out)
-{
-	static const char kw[] = "nameserver";
-	const size_t kwlen = sizeof(kw) - 1;
-	size_t i, start;
-
-	if (n <= kwlen || memcmp(line, kw, kwlen) != 0 || (line[kwlen] != ' ' && line[kwlen] != '\t'))
-		return DNSD_SERVER_NONE;
-	for (i = kwlen; i < n && is_blank(line[i]); i++)
-		;
-	start = i;
-	while (i < n && !is_blank(line[i]) && line[i] != ';' && line[i] != '#')
-		i++;
-	if (i == start)
-		return DNSD_SERVER_NONE;
-	struct dnsd_server s = { .port = DNSD_DEFAULT_PORT };
-	/* an IPv6 with a zone, or any other spelling: skipped, as glibc skips
-	 * an address inet_pton(3) refuses */
-	if (policy_addr_parse((const char *)line + start, i - start, &s.addr) != POLICY_ADDR_OK)
-		return DNSD_SERVER_NONE;
-	*out = s;
-	return DNSD_SERVER_OK;
-}
-
 enum dnsd_server_status dnsd_resolvconf_parse(const uint8_t *conf, size_t len,
 					      struct dnsd_server *out)
 {
+	struct wire_span tok;
 	size_t pos = 0;
 
-	while (pos < len) {
-		const uint8_t *nl = memchr(conf + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - conf) : len;
-		const uint8_t *line = conf + pos;
-		size_t n = end - pos;
-
-		if (n > 0 && line[0] != ';' && line[0] != '#' &&
-		    nameserver_line(line, n, out) == DNSD_SERVER_OK)
+	while (wire_resolvconf_nameserver(conf, len, &pos, &tok)) {
+		struct dnsd_server s = { .port = DNSD_DEFAULT_PORT };
+		/* an IPv6 with a zone, or any other spelling: skipped, as glibc
+		 * skips an address inet_pton(3) refuses */
+		if (policy_addr_parse((const char *)tok.p, tok.n, &s.addr) == POLICY_ADDR_OK) {
+			*out = s;
 			return DNSD_SERVER_OK;
-		pos = end + 1;
+		}
 	}
 	return DNSD_SERVER_NONE;
 }

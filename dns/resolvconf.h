@@ -2,7 +2,9 @@
  * through: the --dns-upstream option, or the host's /etc/resolv.conf.
  *
  * ARCHITECTURE: pure parsers over (const char/uint8_t *, size_t): no
- * syscalls, no globals, no allocation, no logging (DESIGN.md, Modules).
+ * syscalls, no globals, no allocation, no logging (docs/design.md, Modules).
+ * The resolv.conf lines are read by wire/resolvconf.h; the addresses are
+ * judged here with policy/addr.h, which wire/ may not use.
  * Reading the file is the caller's job (dnsd_upstream_host_server() in
  * dns/upstream.h does it for main).  The supervisor runs on the host's
  * network, so a loopback resolver (systemd-resolved's 127.0.0.53) is a

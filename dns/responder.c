@@ -16,7 +16,12 @@
 #include "common/kernel.h"
 #include "common/log.h"
 #include "dns/upstream.h"
-#include "dns/wire.h"
+#include "wire/dns.h"
+
+/* The wire parser's text name goes through policy_name_canonical(), so its
+ * limits must be the policy's own. */
+_Static_assert(DNSD_NAME_TEXT_MAX == POLICY_NAME_MAX, "text name limits differ");
+_Static_assert(DNSD_LABEL_MAX == POLICY_LABEL_MAX, "label limits differ");
 
 #define UDP_BATCH 32      /* datagrams per readable callback: fairness with TCP */
 #define ACCEPT_BATCH 16
@@ -354,23 +359,6 @@ static bool decide_name(const struct dnsd_responder *r, const char *name,
 
 static void conn_process(struct tcp_conn *c);
 
-/* ASCII case-insensitive equality of two uncompressed wire names. */
-static bool wire_name_equal(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
-{
-	if (al != bl)
-		return false;
-	for (size_t i = 0; i < al; i++) {
-		uint8_t x = a[i], y = b[i];
-		if (x >= 'A' && x <= 'Z')
-			x = (uint8_t)(x + 32);
-		if (y >= 'A' && y <= 'Z')
-			y = (uint8_t)(y + 32);
-		if (x != y)
-			return false;
-	}
-	return true;
-}
-
 /* Turns the upstream's answer into ours (responder.h, steps 4 and 5). */
 static void answer_upstream(struct dnsd_responder *r, struct pending *p, const uint8_t *msg,
 			    size_t len, struct policy_addr keep[MAX_UPSTREAM_ADDRS],
@@ -384,7 +372,7 @@ static void answer_upstream(struct dnsd_responder *r, struct pending *p, const u
 
 	if (dnsd_response_parse(msg, len, &resp, rrs, MAX_UPSTREAM_ADDRS) != DNSD_OK ||
 	    resp.qtype != p->q.qtype ||
-	    !wire_name_equal(resp.qname, resp.qname_len, p->q.qname, p->q.qname_len)) {
+	    !dnsd_name_equal(resp.qname, resp.qname_len, p->q.qname, p->q.qname_len)) {
 		ev->verdict = DNSD_VERDICT_ERROR;
 		ev->reason = "upstream-malformed";
 		ev->rcode = reply(r, &p->o, &p->q, DNSD_RCODE_SERVFAIL, NULL, 0, 0);

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
-#include "dns/wire.h"
+#include "wire/dns.h"
 
 #define DEFAULT_TIMEOUT_MS 2000
 #define DEFAULT_TRIES 2

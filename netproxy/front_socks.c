@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "netproxy/socks5.h"
+#include "wire/socks5.h"
 
 void proxy_socks_start(struct proxy_conn *c)
 {

@@ -4,7 +4,7 @@
  * ARCHITECTURE: one struct proxy_conn per accepted connection, whatever the
  * front end (transparent listener, HTTP proxy, SOCKS5), with one state enum
  * and one free path (proxy_conn_free).  The front ends find out what the
- * connection wants (sniff.h, socks5.h) and hand a target to proxy.c, which
+ * connection wants (wire/sniff.h, wire/socks5.h) and hand a target to proxy.c, which
  * decides (policy_net_decide), resolves (resolve.c) or takes the dialled
  * address, dials (dial.c) and calls the front end back once connected; the
  * front end then answers its client and starts the relay (relay.h).  audit.c
@@ -22,10 +22,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "netproxy/http_stream.h"
+#include "wire/http_stream.h"
 #include "netproxy/proxy.h"
 #include "netproxy/relay.h"
-#include "netproxy/sniff.h"
+#include "wire/sniff.h"
 #include "policy/addr.h"
 #include "policy/netrule.h"
 

@@ -7,15 +7,15 @@
  * - listeners: one dual-stack TCP listener per port a rule names, inside the
  *   sandbox's network namespace (getsockname() of an accepted socket is the
  *   address the program dialled), and the proxy front ends on loopback.
- * - sniffing (sniff.h: sniff_tls.c, sniff_http.c): pure parsers over the
+ * - sniffing (wire/sniff.h: the wire module's pure parsers) over the
  *   bytes peeked so far.  A ClientHello's SNI, reassembled across records,
  *   or an HTTP/1.x head with exactly one Host.  Each answers NEED_MORE until
  *   it can decide; the glue caps bytes (PROXY_TLS_WIRE_MAX,
  *   PROXY_HTTP_HEAD_MAX) and time, and a connection that is neither TLS nor
  *   HTTP falls back to the DNS name<->address map.  Nothing is consumed or
  *   sent upstream before the decision (escape corpus row 37).
- * - HTTP and SOCKS5 front ends (sniff.h for CONNECT and absolute-form heads,
- *   socks5.h for RFC 1928): the target named there is decided on, and the
+ * - HTTP and SOCKS5 front ends (wire/sniff.h for CONNECT and absolute-form
+ *   heads, wire/socks5.h for RFC 1928): the target named there is decided on, and the
  *   SNI that follows a CONNECT must name the same host.
  * - decision: policy/ (pure) on canonical names; names from the wire are
  *   passed through policy_name_canonical() first, never compared raw.
@@ -32,7 +32,7 @@
 
 #include "netproxy/proxy.h"
 #include "netproxy/relay.h"
-#include "netproxy/sniff.h"
-#include "netproxy/socks5.h"
+#include "wire/sniff.h"
+#include "wire/socks5.h"
 
 #endif /* PORTA_NETPROXY_NETPROXY_H */

@@ -17,7 +17,7 @@
 #include "common/log.h"
 #include "dns/namemap.h"
 #include "dns/responder.h"
-#include "dns/wire.h"
+#include "wire/dns.h"
 
 uint64_t proxy_now_ms(void)
 {

@@ -122,14 +122,19 @@ static int drain(struct relay_dir *dir)
 	return 0;
 }
 
-/* Fills the pipe from `from` until it would block, is full, or EOF.
- * -errno when `from` failed. */
-static int fill(struct relay_dir *dir)
+/* Fills the pipe from `from` until it would block, is full, or EOF, and
+ * with credit (a gated direction) until *credit bytes have gone, which it
+ * charges.  -errno when `from` failed. */
+static int fill(struct relay_dir *dir, size_t *credit)
 {
 	for (;;) {
-		ssize_t n = splice(dir->from, NULL, dir->pipe_w, NULL, RELAY_CHUNK,
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (credit && *credit == 0)
+			return 0;
+		ssize_t n = splice(dir->from, NULL, dir->pipe_w, NULL,
+				   credit ? *credit : RELAY_CHUNK, SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 		if (n > 0) {
+			if (credit)
+				*credit -= (size_t)n;
 			dir->in_pipe += (size_t)n;
 			/* Hand it on before reading more: keeps latency low
 			 * and the pipe from filling while `to` can take it. */
@@ -171,7 +176,8 @@ static void set_lowat(int fd, size_t n)
 	setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v));
 }
 
-/* fill() for a gated direction: only what the gate let pass is spliced.
+/* fill() for a gated direction: only what the gate let pass is spliced, and
+ * the gate is asked again once that credit is used up and handed on.
  * 1 when the gate refused (the relay must end), 0, or -errno. */
 static int fill_gated(struct relay_dir *dir)
 {
@@ -208,27 +214,12 @@ static int fill_gated(struct relay_dir *dir)
 			set_lowat(dir->from, 1);
 			dir->credit = pass;
 		}
-		ssize_t n = splice(dir->from, NULL, dir->pipe_w, NULL, dir->credit,
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
-		if (n > 0) {
-			dir->credit -= (size_t)n;
-			dir->in_pipe += (size_t)n;
-			int rc = drain(dir);
-			if (rc)
-				return rc;
-			if (dir->in_pipe > 0)
-				return 0; /* `to` is full: back-pressure */
-			continue;
-		}
-		if (n == 0) {
-			dir->eof = true;
-			return 0;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN)
-			return 0;
-		return -errno;
+		int rc = fill(dir, &dir->credit);
+		/* fill() stops with credit left only when `from` is empty or
+		 * at EOF, `to` is full, or on an error; with none left and
+		 * all of it handed on, the next bytes need the gate. */
+		if (rc || dir->credit > 0 || dir->in_pipe > 0 || dir->eof)
+			return rc;
 	}
 }
 
@@ -258,7 +249,7 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	touch(r);
-	int rc = dir == &r->dir[0] && r->gate ? fill_gated(dir) : fill(dir);
+	int rc = dir == &r->dir[0] && r->gate ? fill_gated(dir) : fill(dir, NULL);
 	if (rc > 0) {
 		/* refused: a reset on both sides, so neither takes a cut-off
 		 * stream for a finished one (SO_LINGER 0, socket(7)) */

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "dns/upstream.h"
-#include "dns/wire.h"
+#include "wire/dns.h"
 
 struct proxy_resolve {
 	proxy_resolve_done_fn done; /* NULL once detached */

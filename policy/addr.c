@@ -4,16 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int hex_val(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+#include "common/ascii.h"
 
 enum policy_addr_status policy_addr_parse_ipv4(const char *s, size_t n, struct policy_addr *out)
 {
@@ -64,7 +55,7 @@ static bool loose_part(const char *s, size_t n, uint64_t *v)
 	}
 	*v = 0;
 	for (; i < n; i++) {
-		int d = hex_val(s[i]);
+		int d = ascii_hex_value((uint8_t)s[i]);
 		if (d < 0 || (unsigned)d >= base)
 			return false;
 		*v = *v * base + (unsigned)d;
@@ -127,8 +118,8 @@ enum policy_addr_status policy_addr_parse_ipv6(const char *s, size_t n, struct p
 	while (i < n) {
 		size_t start = i;
 		unsigned v = 0;
-		while (i < n && i - start < 5 && hex_val(s[i]) >= 0) {
-			v = v * 16 + (unsigned)hex_val(s[i]);
+		while (i < n && i - start < 5 && ascii_hex_value((uint8_t)s[i]) >= 0) {
+			v = v * 16 + (unsigned)ascii_hex_value((uint8_t)s[i]);
 			i++;
 		}
 		if (i < n && s[i] == '.') {

@@ -15,16 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum policy_addr_family {
-	POLICY_ADDR_V4 = 4,
-	POLICY_ADDR_V6 = 6,
-};
-
-/* An address: family and bytes in network order (b[0..3] for IPv4). */
-struct policy_addr {
-	enum policy_addr_family family;
-	uint8_t b[16];
-};
+#include "common/addr.h" /* struct policy_addr, enum policy_addr_family */
 
 /* A CIDR block; an exact address is a block of prefix 32 or 128.  Host bits
  * below prefix are zero in every block the parsers return. */

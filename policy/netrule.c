@@ -4,25 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A port: 1..65535 in decimal, no sign, no leading zero, at most 5 digits
- * (so no overflow).  "0" on its own is the distinct PORT_ZERO. */
+#include "common/ascii.h"
+
+/* A port: 1..65535 in decimal, no sign, no leading zero (ascii.h).  "0" on
+ * its own is the distinct PORT_ZERO. */
 static enum policy_net_rule_status parse_port(const char *s, size_t n, uint16_t *out)
 {
-	unsigned v = 0;
-
-	if (n == 0 || n > 5)
-		return POLICY_NET_RULE_BAD_PORT;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return POLICY_NET_RULE_BAD_PORT;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	if (n == 1 && v == 0)
+	if (n == 1 && s[0] == '0')
 		return POLICY_NET_RULE_PORT_ZERO;
-	if (s[0] == '0' || v > 65535)
-		return POLICY_NET_RULE_BAD_PORT;
-	*out = (uint16_t)v;
-	return POLICY_NET_RULE_OK;
+	return ascii_port_parse(s, n, out) ? POLICY_NET_RULE_OK : POLICY_NET_RULE_BAD_PORT;
 }
 
 static enum policy_net_rule_status parse_ports(const char *s, size_t n, uint16_t *lo,

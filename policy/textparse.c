@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "common/ascii.h"
 #include "policy/options.h"
 
 static size_t line_end(const uint8_t *buf, size_t len, size_t pos)
@@ -60,8 +61,7 @@ static int next_field(const uint8_t *line, size_t len, size_t *i, size_t *fs, si
 static int all_hex(const uint8_t *p, size_t n)
 {
 	for (size_t k = 0; k < n; k++) {
-		uint8_t c = p[k];
-		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+		if (ascii_hex_value(p[k]) < 0)
 			return 0;
 	}
 	return 1;
@@ -84,12 +84,8 @@ enum policy_unix_status policy_parse_proc_net_unix_line(const uint8_t *line, siz
 			return POLICY_UNIX_MALFORMED;
 		if (f == 2) {
 			flags = 0;
-			for (size_t k = 0; k < fl; k++) {
-				uint8_t c = line[fs + k];
-				unsigned d = c <= '9' ? (unsigned)(c - '0')
-					     : (unsigned)((c | 0x20) - 'a' + 10);
-				flags = flags * 16 + d;
-			}
+			for (size_t k = 0; k < fl; k++)
+				flags = flags * 16 + (unsigned)ascii_hex_value(line[fs + k]);
 		}
 	}
 	if (!next_field(line, len, &i, &fs, &fl))

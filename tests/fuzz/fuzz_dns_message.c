@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_dns_message.c: DNS messages (dns/wire.h) on the whole
+/* tests/fuzz/fuzz_dns_message.c: DNS messages (wire/dns.h) on the whole
  * input: as a query (and, when accepted, the responses porta builds for it,
  * which must parse back), as an upstream response, as a TCP stream and as
  * the header of an error answer.  Invariants: a response built from a
@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dns/wire.h"
+#include "policy/names.h"
 #include "tests/fuzz/fuzz.h"
+#include "wire/dns.h"
 
 static const struct policy_addr addrs[] = {
 	{ .family = POLICY_ADDR_V4, .b = { 93, 184, 216, 34 } },

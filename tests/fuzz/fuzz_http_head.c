@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netproxy/sniff.h"
+#include "wire/sniff.h"
 #include "tests/fuzz/fuzz.h"
 
 static int inside(struct proxy_span s, const uint8_t *buf, size_t len)

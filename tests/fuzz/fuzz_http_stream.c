@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_http_stream.c: the request framer (netproxy/http_stream.h)
+/* tests/fuzz/fuzz_http_stream.c: the request framer (wire/http_stream.h)
  * run over the input as the relay runs it, whole and again in pieces whose
  * size the first byte chooses: every answer's byte count stays inside what
  * was handed over, a head is a head proxy_http_parse_head accepts, and the
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netproxy/http_stream.h"
+#include "wire/http_stream.h"
 #include "tests/fuzz/fuzz.h"
 
 struct result {

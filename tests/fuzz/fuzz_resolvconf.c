@@ -1,46 +1,55 @@
-/* tests/fuzz/fuzz_resolvconf.c: the upstream server parsers (dns/resolvconf.h)
- * on the whole input, as a resolv.conf text and as a --dns-upstream value.
- * Invariants: an accepted server has a port, an address that formats and
- * parses back to itself, and (from resolv.conf) port 53; a "nameserver"
- * line made of the accepted address is accepted again as that address. */
+/* tests/fuzz/fuzz_resolvconf.c: the nameserver lines of a resolv.conf text
+ * (wire/resolvconf.h) on the whole input.  Invariants: every token lies
+ * inside the input, inside one line, is not empty and holds no byte that
+ * ends a token; *pos only moves forward; and the first token that is an
+ * address (what dnsd_resolvconf_parse takes) formats and reads back, in a
+ * "nameserver" line of its own, as the same address. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dns/resolvconf.h"
+#include "policy/addr.h"
 #include "tests/fuzz/fuzz.h"
+#include "wire/resolvconf.h"
 
-static void check_server(const struct dnsd_server *s)
+static const struct wire_span *first_address(const uint8_t *conf, size_t len,
+					     struct wire_span *tok, struct policy_addr *addr)
 {
-	char text[POLICY_ADDR_STRLEN];
-	struct policy_addr back;
+	size_t pos = 0, before;
 
-	if (s->port == 0)
-		abort();
-	if (s->addr.family != POLICY_ADDR_V4 && s->addr.family != POLICY_ADDR_V6)
-		abort();
-	policy_addr_format(&s->addr, text);
-	if (policy_addr_parse(text, strlen(text), &back) != POLICY_ADDR_OK ||
-	    !policy_addr_equal(&back, &s->addr))
-		abort();
+	for (;;) {
+		before = pos;
+		if (!wire_resolvconf_nameserver(conf, len, &pos, tok))
+			return NULL;
+		if (pos <= before || pos > len || tok->n == 0 || tok->p < conf + before ||
+		    tok->p + tok->n > conf + pos)
+			abort();
+		for (size_t i = 0; i < tok->n; i++) {
+			uint8_t c = tok->p[i];
+			if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '#')
+				abort();
+		}
+		if (policy_addr_parse((const char *)tok->p, tok->n, addr) == POLICY_ADDR_OK)
+			return tok;
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct dnsd_server s, again;
+	struct wire_span tok, again_tok;
+	struct policy_addr addr, again, back;
 	char line[POLICY_ADDR_STRLEN + 16], text[POLICY_ADDR_STRLEN];
 
-	if (dnsd_resolvconf_parse(data, size, &s) == DNSD_SERVER_OK) {
-		check_server(&s);
-		if (s.port != 53)
-			abort();
-		int n = snprintf(line, sizeof(line), "nameserver %s\n", policy_addr_format(&s.addr, text));
-		if (dnsd_resolvconf_parse((const uint8_t *)line, (size_t)n, &again) != DNSD_SERVER_OK ||
-		    !policy_addr_equal(&again.addr, &s.addr))
-			abort();
-	}
-	if (dnsd_server_parse((const char *)data, size, &s) == DNSD_SERVER_OK)
-		check_server(&s);
+	if (!first_address(data, size, &tok, &addr))
+		return 0;
+	policy_addr_format(&addr, text);
+	if (policy_addr_parse(text, strlen(text), &back) != POLICY_ADDR_OK ||
+	    !policy_addr_equal(&back, &addr))
+		abort();
+	int n = snprintf(line, sizeof(line), "nameserver %s\n", text);
+	if (!first_address((const uint8_t *)line, (size_t)n, &again_tok, &again) ||
+	    !policy_addr_equal(&again, &addr))
+		abort();
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_socks5.c: the SOCKS5 greeting, then the request behind
- * it (netproxy/socks5.h), with the invariants checked: lengths inside the
+ * it (wire/socks5.h), with the invariants checked: lengths inside the
  * input, a CONNECT name without NUL, CR or LF, no prefix deciding
  * differently from the whole, and a reply built from a parsed address
  * parsing back as that address. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netproxy/socks5.h"
+#include "wire/socks5.h"
 #include "tests/fuzz/fuzz.h"
 
 static void check_request(const uint8_t *data, size_t size)

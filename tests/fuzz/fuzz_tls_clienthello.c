@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_tls_clienthello.c: proxy_sniff_tls() on the whole input,
- * with the invariants of netproxy/sniff.h checked: the name is 1..255 bytes
+ * with the invariants of wire/sniff.h checked: the name is 1..255 bytes
  * without NUL, the hello lies inside the input, bytes after it change
  * nothing, a shorter prefix never decides differently, and the same hello
  * cut into smaller records reads the same. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netproxy/sniff.h"
+#include "wire/sniff.h"
 #include "tests/fuzz/fuzz.h"
 
 static uint8_t reframed[PROXY_TLS_WIRE_MAX];

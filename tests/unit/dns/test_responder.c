@@ -23,7 +23,7 @@
 
 #include "dns/namemap.h"
 #include "dns/responder.h"
-#include "dns/wire.h"
+#include "wire/dns.h"
 #include "sandbox/netns.h"
 
 #define T_A DNSD_TYPE_A

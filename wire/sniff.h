@@ -1,18 +1,18 @@
-/* netproxy/sniff.h: what a connection's first bytes say it wants to reach.
+/* wire/sniff.h: what a connection's first bytes say it wants to reach.
  * A TLS ClientHello's server_name (sniff_tls.c) and an HTTP/1.x request head
  * with its Host header and request target (sniff_http.c).
  *
- * Every function here is pure (DESIGN.md, Modules): it reads the bytes
+ * Every function here is pure (docs/design.md, Modules): it reads the bytes
  * received so far, neither allocates nor logs, makes no system call and keeps
  * no state between calls.  The caller peeks without consuming (evbuffer_copyout
  * or recv(MSG_PEEK)), calls again from the start of the stream when more bytes
  * arrive, and decides on the first answer other than *_NEED_MORE.  Every
  * strict prefix of an acceptable input is *_NEED_MORE, never another answer;
  * the caps below bound how much a caller ever has to hold, and the caller's
- * deadline bounds how long (STYLE 10).  Any thread may call them.
+ * deadline bounds how long.  Any thread may call them.
  */
-#ifndef PORTA_NETPROXY_SNIFF_H
-#define PORTA_NETPROXY_SNIFF_H
+#ifndef PORTA_WIRE_SNIFF_H
+#define PORTA_WIRE_SNIFF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -211,4 +211,4 @@ enum proxy_authority_status {
 enum proxy_authority_status proxy_parse_authority(const uint8_t *p, size_t n, int port_required,
 						  struct proxy_authority *out);
 
-#endif /* PORTA_NETPROXY_SNIFF_H */
+#endif /* PORTA_WIRE_SNIFF_H */

@@ -1,11 +1,11 @@
-/* tests/unit/netproxy/test_socks5.c: SOCKS5 greeting, request and replies
- * (netproxy/socks5.h, RFC 1928).  Inputs are parsed from exact-size heap
+/* tests/unit/wire/test_socks5.c: SOCKS5 greeting, request and replies
+ * (wire/socks5.h, RFC 1928).  Inputs are parsed from exact-size heap
  * copies, so a read past len is an ASan report in the sanitizer build. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "netproxy/socks5.h"
+#include "wire/socks5.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define B(...) ((const uint8_t[]){ __VA_ARGS__ }), sizeof((const uint8_t[]){ __VA_ARGS__ })

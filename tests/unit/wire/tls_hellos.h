@@ -1,4 +1,4 @@
-/* tests/unit/netproxy/tls_hellos.h: ClientHellos captured on loopback from
+/* tests/unit/wire/tls_hellos.h: ClientHellos captured on loopback from
  * openssl s_client 3.0 (-servername / -noservername, -tls1_2), Python 3 ssl and
  * curl, each as the first bytes the client sent (one record).  Regenerate with a
  * loopback listener that saves what s_client sends it. */

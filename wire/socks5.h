@@ -1,4 +1,4 @@
-/* netproxy/socks5.h: the SOCKS5 messages of porta's proxy front end
+/* wire/socks5.h: the SOCKS5 messages of porta's proxy front end
  * (RFC 1928): the client's greeting and request, parsed; the method
  * selection and the reply, built.
  *
@@ -8,13 +8,13 @@
  * Statuses that refuse a request map to the reply code to send with
  * proxy_socks5_reply_code(); the connection is closed after that reply.
  */
-#ifndef PORTA_NETPROXY_SOCKS5_H
-#define PORTA_NETPROXY_SOCKS5_H
+#ifndef PORTA_WIRE_SOCKS5_H
+#define PORTA_WIRE_SOCKS5_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "netproxy/sniff.h"
+#include "wire/sniff.h"
 
 #define PROXY_SOCKS5_VERSION 5
 #define PROXY_SOCKS5_METHOD_NONE 0x00         /* NO AUTHENTICATION REQUIRED */
@@ -102,4 +102,4 @@ size_t proxy_socks5_build_method(uint8_t *out, size_t cap, uint8_t method);
 size_t proxy_socks5_build_reply(uint8_t *out, size_t cap, uint8_t rep,
 				const struct proxy_socks5_addr *bnd);
 
-#endif /* PORTA_NETPROXY_SOCKS5_H */
+#endif /* PORTA_WIRE_SOCKS5_H */

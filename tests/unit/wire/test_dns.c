@@ -1,5 +1,5 @@
-/* tests/unit/dns/test_wire.c: DNS queries, responses and TCP framing
- * (dns/wire.h).  Messages are parsed from exact-size heap copies, so a read
+/* tests/unit/wire/test_dns.c: DNS queries, responses and TCP framing
+ * (wire/dns.h).  Messages are parsed from exact-size heap copies, so a read
  * past len is an ASan report in the sanitizer build. */
 #include <criterion/criterion.h>
 #include <stdlib.h>

@@ -1,9 +1,11 @@
-/* dns/wire.h: DNS messages on the wire (RFC 1035 section 4, RFC 3596 AAAA,
+/* wire/dns.h: DNS messages on the wire (RFC 1035 section 4, RFC 3596 AAAA,
  * RFC 6891 EDNS(0), RFC 7766 TCP framing).
  *
  * ARCHITECTURE: pure functions over (const uint8_t *, size_t) that neither
- * allocate nor log (DESIGN.md, Modules); results are copied into caller
- * structs of fixed size.  Thread-safe: no state.
+ * allocate nor log (docs/design.md, Modules); results are copied into caller
+ * structs of fixed size.  Thread-safe: no state.  Part of wire/, so it may
+ * use common/ only: addresses are common/addr.h values, and the name limits
+ * are RFC 1035's (policy/names.h has the same numbers; dns/ checks that).
  *
  * Truncation contract.  A DNS message has the fixed length its datagram or
  * TCP frame gave it, so the message parsers never wait for more: any proper
@@ -12,18 +14,19 @@
  * in the prefix as in the whole, and compression pointers may only point
  * backwards).  Only the TCP framing helper answers DNSD_NEED_MORE.
  */
-#ifndef PORTA_DNS_WIRE_H
-#define PORTA_DNS_WIRE_H
+#ifndef PORTA_WIRE_DNS_H
+#define PORTA_WIRE_DNS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "policy/addr.h"
-#include "policy/names.h"
+#include "common/addr.h"
 
 #define DNSD_HEADER_LEN 12
 #define DNSD_NAME_WIRE_MAX 255  /* RFC 1035 3.1, including the root label */
+#define DNSD_NAME_TEXT_MAX 253  /* the same name as dotted text, no trailing dot */
+#define DNSD_LABEL_MAX 63       /* RFC 1035 2.3.4 */
 #define DNSD_UDP_MIN_PAYLOAD 512
 #define DNSD_EDNS_PAYLOAD 1232  /* what porta advertises and answers within over UDP
 				 * (DNS flag day 2020) */
@@ -74,7 +77,7 @@ struct dnsd_query {
 	 * '_' (so the text and the wire name are one name and a '.' inside a
 	 * label cannot split it differently); then name_len <= 253.  Other
 	 * names (and the root) are not host names: answer REFUSED. */
-	char name[POLICY_NAME_MAX + 1];
+	char name[DNSD_NAME_TEXT_MAX + 1];
 	size_t name_len;
 	bool name_is_text;
 	uint16_t qtype, qclass;
@@ -104,7 +107,7 @@ size_t dnsd_udp_limit(const struct dnsd_query *q);
  * as received.  With DNSD_RCODE_NOERROR the answer holds one A (for an A
  * question) or AAAA (for an AAAA question) record per address of that family
  * in addrs[0..n_addrs) with the given ttl, owner a pointer to the question
- * name; other types and families give an empty answer (DESIGN.md).  With
+ * name; other types and families give an empty answer (docs/design.md).  With
  * any other rcode, addrs are ignored.  When q had EDNS an OPT record is
  * added (payload DNSD_EDNS_PAYLOAD, version 0; an rcode above 15 goes in its
  * extended bits; without EDNS such an rcode is DNSD_MALFORMED).  When the
@@ -178,4 +181,4 @@ enum dnsd_status dnsd_tcp_frame(const uint8_t *buf, size_t len, size_t *msg_len)
  * DNSD_MALFORMED when msg_len is above 65535. */
 enum dnsd_status dnsd_tcp_prefix(size_t msg_len, uint8_t out[2]);
 
-#endif /* PORTA_DNS_WIRE_H */
+#endif /* PORTA_WIRE_DNS_H */

@@ -1,5 +1,5 @@
-/* tests/unit/netproxy/test_sniff_tls.c: the SNI of a TLS ClientHello
- * (netproxy/sniff.h).  Real hellos captured on loopback (tls_hellos.h) and
+/* tests/unit/wire/test_sniff_tls.c: the SNI of a TLS ClientHello
+ * (wire/sniff.h).  Real hellos captured on loopback (tls_hellos.h) and
  * hellos built field by field here, re-framed into records of every size.
  * Inputs are parsed from exact-size heap copies, so a read past len is an
  * ASan report in the sanitizer build. */
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netproxy/sniff.h"
+#include "wire/sniff.h"
 #include "tls_hellos.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))

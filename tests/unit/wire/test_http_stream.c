@@ -1,5 +1,5 @@
-/* tests/unit/netproxy/test_http_stream.c: the request framer
- * (netproxy/http_stream.h).  A stream is run to its end the way the relay
+/* tests/unit/wire/test_http_stream.c: the request framer
+ * (wire/http_stream.h).  A stream is run to its end the way the relay
  * runs it: heads are accepted, every pass counted, and the record of what
  * happened is compared; each input is a heap copy of its exact size, so a
  * read past it is an ASan report in the sanitizer build. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netproxy/http_stream.h"
+#include "wire/http_stream.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 

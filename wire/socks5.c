@@ -1,96 +1,104 @@
-/* netproxy/socks5.c: SOCKS5 greeting, request and replies (socks5.h). */
-#include "netproxy/socks5.h"
+/* wire/socks5.c: SOCKS5 greeting, request and replies (socks5.h). */
+#include "wire/socks5.h"
 
+#include <stdbool.h>
 #include <string.h>
+
+#include "wire/cursor.h"
+
+/* A cursor failure as an answer: a byte still to come is NEED_MORE (the
+ * stream cursor has no declared end, so nothing else can fail). */
+static enum proxy_socks5_status short_or(const struct wire_cursor *c, enum proxy_socks5_status st)
+{
+	return c->st == WIRE_SHORT ? PROXY_SOCKS5_NEED_MORE : st;
+}
 
 enum proxy_socks5_status proxy_socks5_parse_greeting(const uint8_t *buf, size_t len,
 						     size_t *greeting_len)
 {
-	if (len < 1)
-		return PROXY_SOCKS5_NEED_MORE;
-	if (buf[0] != PROXY_SOCKS5_VERSION)
+	struct wire_cursor c = wire_stream(buf, len);
+	const uint8_t *methods;
+	uint8_t ver, n;
+
+	if (!wire_u8(&c, &ver))
+		return short_or(&c, PROXY_SOCKS5_MALFORMED);
+	if (ver != PROXY_SOCKS5_VERSION)
 		return PROXY_SOCKS5_NOT_SOCKS5;
-	if (len < 2)
-		return PROXY_SOCKS5_NEED_MORE;
-	size_t n = buf[1];
+	if (!wire_u8(&c, &n))
+		return short_or(&c, PROXY_SOCKS5_MALFORMED);
 	/* RFC 1928 §3: NMETHODS is 1 to 255. */
 	if (n == 0)
 		return PROXY_SOCKS5_MALFORMED;
-	if (len < 2 + n)
-		return PROXY_SOCKS5_NEED_MORE;
-	*greeting_len = 2 + n;
-	if (memchr(buf + 2, PROXY_SOCKS5_METHOD_NONE, n))
+	if (!wire_take(&c, n, &methods))
+		return short_or(&c, PROXY_SOCKS5_MALFORMED);
+	*greeting_len = c.pos;
+	if (memchr(methods, PROXY_SOCKS5_METHOD_NONE, n))
 		return PROXY_SOCKS5_OK;
 	return PROXY_SOCKS5_NO_METHOD;
+}
+
+static bool name_byte_ok(uint8_t c)
+{
+	return c != '\0' && c != '\r' && c != '\n';
 }
 
 enum proxy_socks5_status proxy_socks5_parse_request(const uint8_t *buf, size_t len,
 						    struct proxy_socks5_request *out)
 {
-	size_t i;
+	struct wire_cursor c = wire_stream(buf, len);
+	uint8_t ver, cmd, rsv, atyp, n;
 
 	memset(out, 0, sizeof(*out));
 	/* RFC 1928 §4, checked byte by byte as the bytes arrive. */
-	if (len < 1)
-		return PROXY_SOCKS5_NEED_MORE;
-	if (buf[0] != PROXY_SOCKS5_VERSION)
+	if (!wire_u8(&c, &ver))
+		return short_or(&c, PROXY_SOCKS5_MALFORMED);
+	if (ver != PROXY_SOCKS5_VERSION)
 		return PROXY_SOCKS5_MALFORMED;
-	if (len < 2)
-		return PROXY_SOCKS5_NEED_MORE;
-	if (buf[1] != PROXY_SOCKS5_CMD_CONNECT)
+	if (!wire_u8(&c, &cmd))
+		return short_or(&c, PROXY_SOCKS5_MALFORMED);
+	if (cmd != PROXY_SOCKS5_CMD_CONNECT)
 		return PROXY_SOCKS5_CMD_UNSUPPORTED; /* BIND and UDP ASSOCIATE included */
-	if (len < 3)
-		return PROXY_SOCKS5_NEED_MORE;
-	if (buf[2] != 0)
+	if (!wire_u8(&c, &rsv))
+		return short_or(&c, PROXY_SOCKS5_MALFORMED);
+	if (rsv != 0)
 		return PROXY_SOCKS5_MALFORMED;
-	if (len < 4)
-		return PROXY_SOCKS5_NEED_MORE;
-	out->cmd = buf[1];
-	out->dst.atyp = buf[3];
-	switch (buf[3]) {
+	if (!wire_u8(&c, &atyp))
+		return short_or(&c, PROXY_SOCKS5_MALFORMED);
+	out->cmd = cmd;
+	out->dst.atyp = atyp;
+	switch (atyp) {
 	case PROXY_SOCKS5_ATYP_IPV4:
-		if (len < 4 + 4)
-			return PROXY_SOCKS5_NEED_MORE;
-		memcpy(out->dst.ip, buf + 4, 4);
-		i = 8;
+		if (!wire_copy(&c, out->dst.ip, 4))
+			return short_or(&c, PROXY_SOCKS5_MALFORMED);
 		break;
 	case PROXY_SOCKS5_ATYP_IPV6:
-		if (len < 4 + 16)
-			return PROXY_SOCKS5_NEED_MORE;
-		memcpy(out->dst.ip, buf + 4, 16);
-		i = 20;
+		if (!wire_copy(&c, out->dst.ip, 16))
+			return short_or(&c, PROXY_SOCKS5_MALFORMED);
 		break;
 	case PROXY_SOCKS5_ATYP_DOMAIN: {
-		if (len < 5)
-			return PROXY_SOCKS5_NEED_MORE;
-		size_t n = buf[4];
+		if (!wire_u8(&c, &n))
+			return short_or(&c, PROXY_SOCKS5_MALFORMED);
 		if (n == 0)
 			return PROXY_SOCKS5_MALFORMED;
 		/* A name is refused at its first NUL, CR or LF even before it
 		 * is whole: whatever follows, it could be logged or compared
 		 * as two different strings (escape corpus row 36). */
-		size_t have = len - 5 < n ? len - 5 : n;
-		for (size_t k = 0; k < have; k++) {
-			uint8_t c = buf[5 + k];
-			if (c == '\0' || c == '\r' || c == '\n')
-				return PROXY_SOCKS5_NAME_REFUSED;
-		}
-		if (have < n)
-			return PROXY_SOCKS5_NEED_MORE;
-		out->dst.name.p = buf + 5;
+		struct wire_cursor name = c;
+		if (wire_take_while(&name, name_byte_ok, n, NULL) < n && wire_avail(&name) > 0)
+			return PROXY_SOCKS5_NAME_REFUSED;
+		if (!wire_take(&c, n, &out->dst.name.p))
+			return short_or(&c, PROXY_SOCKS5_MALFORMED);
 		out->dst.name.n = n;
-		i = 5 + n;
 		break;
 	}
 	default:
 		return PROXY_SOCKS5_ATYP_UNSUPPORTED;
 	}
-	if (len < i + 2)
-		return PROXY_SOCKS5_NEED_MORE;
-	out->dst.port = (uint16_t)(buf[i] << 8 | buf[i + 1]);
+	if (!wire_u16(&c, &out->dst.port))
+		return short_or(&c, PROXY_SOCKS5_MALFORMED);
 	if (out->dst.port == 0)
 		return PROXY_SOCKS5_MALFORMED; /* nothing listens on port 0 */
-	out->len = i + 2;
+	out->len = c.pos;
 	return PROXY_SOCKS5_OK;
 }
 

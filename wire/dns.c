@@ -1,7 +1,10 @@
-/* dns/wire.c: see wire.h. */
-#include "dns/wire.h"
+/* wire/dns.c: see dns.h. */
+#include "wire/dns.h"
 
 #include <string.h>
+
+#include "common/ascii.h"
+#include "wire/cursor.h"
 
 #define FLAG_QR 0x8000u
 #define FLAG_TC 0x0200u
@@ -11,14 +14,16 @@
 #define MAX_CNAME_LINKS 8
 #define MAX_POINTERS 127 /* backward-only pointers already terminate; belt and braces */
 
-static uint16_t get16(const uint8_t *p)
+/* A DNS message has a fixed length, so running past it is truncation; the
+ * cursors here are streams over the message and WIRE_SHORT means that. */
+static enum dnsd_status status_of(const struct wire_cursor *c)
 {
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	switch (c->st) {
+	case WIRE_OK: return DNSD_OK;
+	case WIRE_SHORT: return DNSD_TRUNCATED;
+	case WIRE_MALFORMED: break;
+	}
+	return DNSD_MALFORMED;
 }
 
 static void put16(uint8_t *p, unsigned v)
@@ -42,43 +47,47 @@ static void put32(uint8_t *p, uint32_t v)
 static enum dnsd_status read_name(const uint8_t *msg, size_t len, size_t *off,
 				  uint8_t out[DNSD_NAME_WIRE_MAX], size_t *out_len)
 {
-	size_t pos = *off, run_start = *off, total = 0;
+	struct wire_cursor c = wire_stream(msg, len);
+	size_t run_start = *off, total = 0;
 	bool jumped = false;
 	int jumps = 0;
 
+	c.pos = *off;
 	for (;;) {
-		if (pos >= len)
+		uint8_t l;
+		const uint8_t *label;
+		if (!wire_u8(&c, &l))
 			return DNSD_TRUNCATED;
-		uint8_t c = msg[pos];
-		if (c == 0) {
+		if (l == 0) {
 			out[total++] = 0;
 			if (!jumped)
-				*off = pos + 1;
+				*off = c.pos;
 			*out_len = total;
 			return DNSD_OK;
 		}
-		if ((c & 0xc0) == 0xc0) {
-			if (pos + 1 >= len)
+		if ((l & 0xc0) == 0xc0) {
+			uint8_t lo;
+			if (!wire_u8(&c, &lo))
 				return DNSD_TRUNCATED;
-			size_t target = (size_t)(c & 0x3f) << 8 | msg[pos + 1];
+			size_t target = (size_t)(l & 0x3f) << 8 | lo;
 			if (target < DNSD_HEADER_LEN || target >= run_start || ++jumps > MAX_POINTERS)
 				return DNSD_MALFORMED;
 			if (!jumped)
-				*off = pos + 2;
+				*off = c.pos;
 			jumped = true;
-			pos = run_start = target;
+			c.pos = run_start = target;
 			continue;
 		}
-		if (c & 0xc0)
+		if (l & 0xc0)
 			return DNSD_MALFORMED;
 		/* room for this label and the root label after it */
-		if (total + 1 + c + 1 > DNSD_NAME_WIRE_MAX)
+		if (total + 1 + l + 1 > DNSD_NAME_WIRE_MAX)
 			return DNSD_MALFORMED;
-		if (pos + 1 + c > len)
+		if (!wire_take(&c, l, &label))
 			return DNSD_TRUNCATED;
-		memcpy(out + total, msg + pos, 1 + (size_t)c);
-		total += 1 + (size_t)c;
-		pos += 1 + (size_t)c;
+		out[total] = l;
+		memcpy(out + total + 1, label, l);
+		total += 1 + (size_t)l;
 	}
 }
 
@@ -89,7 +98,7 @@ static bool host_byte(uint8_t c)
 }
 
 /* The wire name as dotted text, when every byte is a host name byte. */
-static bool name_text(const uint8_t *w, size_t wl, char out[POLICY_NAME_MAX + 1], size_t *ol)
+static bool name_text(const uint8_t *w, size_t wl, char out[DNSD_NAME_TEXT_MAX + 1], size_t *ol)
 {
 	size_t o = 0;
 
@@ -114,18 +123,7 @@ static bool name_text(const uint8_t *w, size_t wl, char out[POLICY_NAME_MAX + 1]
 
 bool dnsd_name_equal(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 {
-	if (al != bl)
-		return false;
-	for (size_t i = 0; i < al; i++) {
-		uint8_t x = a[i], y = b[i];
-		if (x >= 'A' && x <= 'Z')
-			x = (uint8_t)(x + 32);
-		if (y >= 'A' && y <= 'Z')
-			y = (uint8_t)(y + 32);
-		if (x != y)
-			return false;
-	}
-	return true;
+	return ascii_eq_nocase(a, al, b, bl);
 }
 
 /* The fixed part of a resource record after its name. */
@@ -142,16 +140,15 @@ static enum dnsd_status read_rr(const uint8_t *msg, size_t len, size_t *off,
 	enum dnsd_status st = read_name(msg, len, off, owner, owner_len);
 	if (st != DNSD_OK)
 		return st;
-	if (len - *off < 10)
-		return DNSD_TRUNCATED;
-	rr->type = get16(msg + *off);
-	rr->klass = get16(msg + *off + 2);
-	rr->ttl = get32(msg + *off + 4);
-	rr->rdlen = get16(msg + *off + 8);
-	rr->rdata = *off + 10;
-	if (len - rr->rdata < rr->rdlen)
-		return DNSD_TRUNCATED;
-	*off = rr->rdata + rr->rdlen;
+	struct wire_cursor c = wire_stream(msg, len);
+	uint16_t rdlen;
+	c.pos = *off;
+	if (!wire_u16(&c, &rr->type) || !wire_u16(&c, &rr->klass) || !wire_u32(&c, &rr->ttl) ||
+	    !wire_u16(&c, &rdlen) || !wire_skip(&c, rdlen))
+		return status_of(&c);
+	rr->rdlen = rdlen;
+	rr->rdata = c.pos - rdlen;
+	*off = c.pos;
 	return DNSD_OK;
 }
 
@@ -159,16 +156,40 @@ static enum dnsd_status read_rr(const uint8_t *msg, size_t len, size_t *off,
  * filling RDATA.  porta forwards none of them; they only have to be sound. */
 static bool opt_options_ok(const uint8_t *p, size_t n)
 {
-	size_t i = 0;
-	while (i < n) {
-		if (n - i < 4)
+	struct wire_cursor c = wire_whole(p, n);
+	uint16_t code, ol;
+
+	while (!wire_at_end(&c)) {
+		if (!wire_u16(&c, &code) || !wire_u16(&c, &ol) || !wire_skip(&c, ol))
 			return false;
-		size_t ol = get16(p + i + 2);
-		if (n - i - 4 < ol)
-			return false;
-		i += 4 + ol;
 	}
 	return true;
+}
+
+/* The 12-byte header (RFC 1035 4.1.1). */
+struct header {
+	uint16_t id, flags, qd, an, ns, ar;
+};
+
+static bool read_header(struct wire_cursor *c, struct header *h)
+{
+	return wire_u16(c, &h->id) && wire_u16(c, &h->flags) && wire_u16(c, &h->qd) &&
+	       wire_u16(c, &h->an) && wire_u16(c, &h->ns) && wire_u16(c, &h->ar);
+}
+
+/* The question's type and class after its name at *off. */
+static enum dnsd_status read_qtail(const uint8_t *msg, size_t len, size_t *off, uint16_t *type,
+				   uint16_t *klass)
+{
+	struct wire_cursor c = wire_stream(msg, len);
+	uint16_t t, k;
+	c.pos = *off;
+	if (!wire_u16(&c, &t) || !wire_u16(&c, &k))
+		return status_of(&c); /* both or neither, as the parsers document */
+	*type = t;
+	*klass = k;
+	*off = c.pos;
+	return DNSD_OK;
 }
 
 enum dnsd_status dnsd_query_parse(const uint8_t *msg, size_t len, struct dnsd_query *out)
@@ -177,33 +198,31 @@ enum dnsd_status dnsd_query_parse(const uint8_t *msg, size_t len, struct dnsd_qu
 	size_t owner_len, off = DNSD_HEADER_LEN;
 	enum dnsd_status st;
 
+	struct wire_cursor c = wire_stream(msg, len);
+	struct header h;
+
 	memset(out, 0, sizeof(*out));
-	if (len < DNSD_HEADER_LEN)
+	if (!read_header(&c, &h))
 		return DNSD_TRUNCATED;
-	uint16_t flags = get16(msg + 2);
-	out->id = get16(msg);
-	out->opcode = (uint8_t)((flags >> 11) & 0xf);
-	out->rd = (flags & FLAG_RD) != 0;
-	if (flags & FLAG_QR)
+	out->id = h.id;
+	out->opcode = (uint8_t)((h.flags >> 11) & 0xf);
+	out->rd = (h.flags & FLAG_RD) != 0;
+	if (h.flags & FLAG_QR)
 		return DNSD_NOT_QUERY;
 	if (out->opcode != 0)
 		return DNSD_NOTIMP;
-	uint16_t qd = get16(msg + 4), an = get16(msg + 6), ns = get16(msg + 8),
-		 ar = get16(msg + 10);
 	/* RFC 9619: QDCOUNT is 1 in a QUERY; a query carries no answers */
-	if (qd != 1 || an != 0 || ns != 0)
+	if (h.qd != 1 || h.an != 0 || h.ns != 0)
 		return DNSD_MALFORMED;
 
 	st = read_name(msg, len, &off, out->qname, &out->qname_len);
 	if (st != DNSD_OK)
 		return st;
-	if (len - off < 4)
-		return DNSD_TRUNCATED;
-	out->qtype = get16(msg + off);
-	out->qclass = get16(msg + off + 2);
-	off += 4;
+	st = read_qtail(msg, len, &off, &out->qtype, &out->qclass);
+	if (st != DNSD_OK)
+		return st;
 
-	for (unsigned i = 0; i < ar; i++) {
+	for (unsigned i = 0; i < h.ar; i++) {
 		struct rr rr;
 		st = read_rr(msg, len, &off, owner, &owner_len, &rr);
 		if (st != DNSD_OK)
@@ -304,17 +323,20 @@ enum dnsd_status dnsd_build_response(const struct dnsd_query *q, enum dnsd_rcode
 enum dnsd_status dnsd_build_error(const uint8_t *msg, size_t len, enum dnsd_rcode rcode,
 				  uint8_t *out, size_t cap, size_t *out_len)
 {
+	struct wire_cursor c = wire_stream(msg, len);
+	struct header h;
+
 	*out_len = 0;
-	if (len < DNSD_HEADER_LEN)
+	if (!read_header(&c, &h))
 		return DNSD_TRUNCATED;
-	if (get16(msg + 2) & FLAG_QR)
+	if (h.flags & FLAG_QR)
 		return DNSD_NOT_QUERY;
 	if ((unsigned)rcode > 15)
 		return DNSD_MALFORMED;
 	if (cap < DNSD_HEADER_LEN)
 		return DNSD_NO_SPACE;
-	unsigned flags = get16(msg + 2);
-	memcpy(out, msg, 2);
+	unsigned flags = h.flags;
+	put16(out, h.id);
 	put16(out + 2, FLAG_QR | FLAG_RA | (flags & 0x7800u) | (flags & FLAG_RD) | (unsigned)rcode);
 	memset(out + 4, 0, 8);
 	*out_len = DNSD_HEADER_LEN;
@@ -328,28 +350,27 @@ enum dnsd_status dnsd_response_parse(const uint8_t *msg, size_t len, struct dnsd
 	size_t owner_len, off = DNSD_HEADER_LEN;
 	enum dnsd_status st;
 
+	struct wire_cursor c = wire_stream(msg, len);
+	struct header h;
+
 	memset(out, 0, sizeof(*out));
-	if (len < DNSD_HEADER_LEN)
+	if (!read_header(&c, &h))
 		return DNSD_TRUNCATED;
-	uint16_t flags = get16(msg + 2);
-	out->id = get16(msg);
-	out->rcode = flags & 0xf;
-	out->tc = (flags & FLAG_TC) != 0;
-	out->aa = (flags & FLAG_AA) != 0;
-	if (!(flags & FLAG_QR))
+	out->id = h.id;
+	out->rcode = h.flags & 0xf;
+	out->tc = (h.flags & FLAG_TC) != 0;
+	out->aa = (h.flags & FLAG_AA) != 0;
+	if (!(h.flags & FLAG_QR))
 		return DNSD_NOT_RESPONSE;
-	uint16_t qd = get16(msg + 4), an = get16(msg + 6), ns = get16(msg + 8),
-		 ar = get16(msg + 10);
-	if (qd != 1)
+	uint16_t an = h.an, ns = h.ns, ar = h.ar;
+	if (h.qd != 1)
 		return DNSD_MALFORMED;
 	st = read_name(msg, len, &off, out->qname, &out->qname_len);
 	if (st != DNSD_OK)
 		return st;
-	if (len - off < 4)
-		return DNSD_TRUNCATED;
-	out->qtype = get16(msg + off);
-	out->qclass = get16(msg + off + 2);
-	off += 4;
+	st = read_qtail(msg, len, &off, &out->qtype, &out->qclass);
+	if (st != DNSD_OK)
+		return st;
 
 	/* First pass: every record is sound; remember where answers start. */
 	size_t answers = off;
@@ -435,7 +456,7 @@ enum dnsd_status dnsd_name_from_text(const char *name, size_t len,
 	size_t o = 0, start = 0;
 
 	*out_len = 0;
-	if (len == 0 || len > POLICY_NAME_MAX)
+	if (len == 0 || len > DNSD_NAME_TEXT_MAX)
 		return DNSD_MALFORMED;
 	for (size_t i = 0; i <= len; i++) {
 		if (i < len && name[i] != '.') {
@@ -444,7 +465,7 @@ enum dnsd_status dnsd_name_from_text(const char *name, size_t len,
 			continue;
 		}
 		size_t l = i - start;
-		if (l == 0 || l > POLICY_LABEL_MAX)
+		if (l == 0 || l > DNSD_LABEL_MAX)
 			return DNSD_MALFORMED;
 		out[o++] = (uint8_t)l;
 		memcpy(out + o, name + start, l);
@@ -458,13 +479,15 @@ enum dnsd_status dnsd_name_from_text(const char *name, size_t len,
 
 enum dnsd_status dnsd_tcp_frame(const uint8_t *buf, size_t len, size_t *msg_len)
 {
+	struct wire_cursor c = wire_stream(buf, len);
+	uint16_t n;
+
 	*msg_len = 0;
-	if (len < 2)
+	if (!wire_u16(&c, &n))
 		return DNSD_NEED_MORE;
-	size_t n = get16(buf);
 	if (n < DNSD_HEADER_LEN)
 		return DNSD_MALFORMED;
-	if (len - 2 < n)
+	if (!wire_skip(&c, n))
 		return DNSD_NEED_MORE;
 	*msg_len = n;
 	return DNSD_OK;

@@ -1,4 +1,4 @@
-/* netproxy/sniff_http.c: an HTTP/1.x request head, its target and its one
+/* wire/sniff_http.c: an HTTP/1.x request head, its target and its one
  * Host header (sniff.h).
  *
  * The grammar is RFC 9112 §2-§5 read strictly: where the RFC lets a
@@ -9,10 +9,13 @@
  * request the server never sees.  The head is checked one complete line at
  * a time, so a prefix of a good head is always PROXY_HTTP_NEED_MORE.
  */
-#include "netproxy/sniff.h"
+#include "wire/sniff.h"
 
 #include <arpa/inet.h>
 #include <string.h>
+
+#include "common/ascii.h"
+#include "wire/cursor.h"
 
 /* RFC 9110 §5.6.2 tchar. */
 static bool is_tchar(uint8_t c)
@@ -30,19 +33,6 @@ static bool is_regname(uint8_t c)
 	if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
 		return true;
 	return c != '\0' && strchr("-._~!$&'()*+,;=%", c) != NULL;
-}
-
-static bool eq_nocase(const uint8_t *p, size_t n, const char *lit)
-{
-	size_t k;
-	for (k = 0; k < n && lit[k]; k++) {
-		uint8_t a = p[k], b = (uint8_t)lit[k];
-		if (a >= 'A' && a <= 'Z')
-			a = (uint8_t)(a + 32);
-		if (a != b)
-			return false;
-	}
-	return k == n && lit[k] == '\0';
 }
 
 enum proxy_authority_status proxy_parse_authority(const uint8_t *p, size_t n, int port_required,
@@ -96,18 +86,8 @@ enum proxy_authority_status proxy_parse_authority(const uint8_t *p, size_t n, in
 	/* Ports with a leading zero or out of range are refused rather than
 	 * read: "0443" is 443 to one parser and octal or an error to another
 	 * (escape corpus row 33). */
-	size_t digits = n - i;
-	if (digits < 1 || digits > 5 || p[i] == '0')
+	if (!ascii_port_parse((const char *)p + i, n - i, &out->port))
 		return PROXY_AUTHORITY_MALFORMED;
-	uint32_t port = 0;
-	for (; i < n; i++) {
-		if (p[i] < '0' || p[i] > '9')
-			return PROXY_AUTHORITY_MALFORMED;
-		port = port * 10 + (uint32_t)(p[i] - '0');
-	}
-	if (port > 65535)
-		return PROXY_AUTHORITY_MALFORMED;
-	out->port = (uint16_t)port;
 	return PROXY_AUTHORITY_OK;
 }
 
@@ -140,7 +120,7 @@ static enum proxy_http_status parse_target(struct proxy_http_head *h)
 	}
 	/* Absolute-form.  Only http: an https:// target would ask porta to
 	 * speak TLS upstream, which it never does (clients CONNECT instead). */
-	if (n < 7 || !eq_nocase(t, 7, "http://"))
+	if (n < 7 || !ascii_eq_lit_nocase(t, 7, "http://"))
 		return PROXY_HTTP_MALFORMED;
 	size_t a = 7, e = a;
 	while (e < n && t[e] != '/' && t[e] != '?')
@@ -213,106 +193,131 @@ static void read_te(const uint8_t *p, size_t n, unsigned *chunked_total, bool *l
 		if (s == e)
 			continue;
 		*any = true;
-		*last_chunked = eq_nocase(p + s, e - s, "chunked");
+		*last_chunked = ascii_eq_lit_nocase(p + s, e - s, "chunked");
 		if (*last_chunked)
 			(*chunked_total)++;
 	}
 }
 
-/* Finds the end of the line starting at pos: returns the index of its LF,
- * or lim when there is none yet. */
-static size_t find_lf(const uint8_t *buf, size_t pos, size_t lim)
+/* The next line at c's position, without its CRLF; c moves past the LF.
+ * No LF among the bytes present yet: TOO_BIG once the head has reached its
+ * cap (len is what the caller has, c holds at most the cap), else NEED_MORE.
+ * A LF without a CR before it is a bare LF: MALFORMED. */
+static enum proxy_http_status next_line(struct wire_cursor *c, size_t len, struct wire_span *line)
 {
-	const uint8_t *nl = memchr(buf + pos, '\n', lim - pos);
-	return nl ? (size_t)(nl - buf) : lim;
+	const uint8_t *p;
+	size_t off;
+
+	if (!wire_find(c, '\n', SIZE_MAX, &off) || !wire_take(c, off + 1, &p))
+		return len >= PROXY_HTTP_HEAD_MAX ? PROXY_HTTP_TOO_BIG : PROXY_HTTP_NEED_MORE;
+	if (off == 0 || p[off - 1] != '\r')
+		return PROXY_HTTP_MALFORMED;
+	line->p = p;
+	line->n = off - 1;
+	return PROXY_HTTP_OK;
+}
+
+static bool is_blank(uint8_t c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* A field line "name:OWS value OWS" (RFC 9112 §5), its CRLF removed. */
+static bool parse_field(struct wire_span line, struct wire_span *name, struct wire_span *value)
+{
+	struct wire_cursor l = wire_whole(line.p, line.n);
+	const uint8_t *v;
+	uint8_t b;
+
+	/* RFC 9112 §5.2 obs-fold, and §2.2 whitespace before the first
+	 * field: both a line starting with a blank. */
+	if (wire_peek(&l, &b) && is_blank(b))
+		return false;
+	/* §5.1: "No whitespace is allowed between the field name and
+	 * colon ... MUST reject"; a name is a non-empty token. */
+	if (wire_take_while(&l, is_tchar, SIZE_MAX, name) == 0 || !wire_u8(&l, &b) || b != ':')
+		return false;
+	size_t n = wire_left(&l);
+	if (!wire_take(&l, n, &v))
+		return false;
+	for (size_t k = 0; k < n; k++) {
+		if ((v[k] < 0x20 && v[k] != '\t') || v[k] == 0x7f)
+			return false; /* NUL, CR, other CTLs (§5.5) */
+	}
+	while (n > 0 && is_blank(v[0])) {
+		v++;
+		n--;
+	}
+	while (n > 0 && is_blank(v[n - 1]))
+		n--;
+	value->p = v;
+	value->n = n;
+	return true;
 }
 
 enum proxy_http_status proxy_http_parse_head(const uint8_t *buf, size_t len,
 					     struct proxy_http_head *out)
 {
-	size_t lim = len < PROXY_HTTP_HEAD_MAX ? len : PROXY_HTTP_HEAD_MAX;
-	size_t i, eol, hosts = 0;
+	struct wire_cursor c =
+		wire_stream(buf, len < PROXY_HTTP_HEAD_MAX ? len : PROXY_HTTP_HEAD_MAX);
+	struct wire_span method, line, name, value;
+	size_t hosts = 0;
 	enum proxy_http_status st;
 	unsigned te_chunked = 0;
 	bool te_last_chunked = false, te_any = false;
+	uint8_t sp;
 
 	memset(out, 0, sizeof(*out));
 	/* The method decides whether this is HTTP at all, as soon as its bytes
 	 * arrive: a TLS record, an SSH banner or a database's binary start-up
 	 * shows a non-token byte or no SP early on. */
-	for (i = 0; i < lim && i <= PROXY_HTTP_METHOD_MAX && is_tchar(buf[i]); i++)
-		;
-	if (i > PROXY_HTTP_METHOD_MAX || (i < lim && (i == 0 || buf[i] != ' ')))
+	wire_take_while(&c, is_tchar, PROXY_HTTP_METHOD_MAX + 1, &method);
+	if (method.n > PROXY_HTTP_METHOD_MAX)
 		return PROXY_HTTP_NOT_HTTP;
-	if (i == lim)
+	if (!wire_peek(&c, &sp))
 		return PROXY_HTTP_NEED_MORE;
-	out->method.p = buf;
-	out->method.n = i;
+	if (method.n == 0 || sp != ' ')
+		return PROXY_HTTP_NOT_HTTP;
+	out->method.p = method.p;
+	out->method.n = method.n;
 
-	eol = find_lf(buf, 0, lim);
-	if (eol == lim)
-		return len >= PROXY_HTTP_HEAD_MAX ? PROXY_HTTP_TOO_BIG : PROXY_HTTP_NEED_MORE;
-	if (buf[eol - 1] != '\r')
-		return PROXY_HTTP_MALFORMED; /* bare LF */
-	st = parse_request_line(buf, eol - 1, out);
+	c.pos = 0;
+	st = next_line(&c, len, &line);
+	if (st != PROXY_HTTP_OK)
+		return st;
+	st = parse_request_line(line.p, line.n, out);
 	if (st != PROXY_HTTP_OK)
 		return st;
 
-	for (size_t pos = eol + 1;; pos = eol + 1) {
-		if (pos >= lim)
-			return len >= PROXY_HTTP_HEAD_MAX ? PROXY_HTTP_TOO_BIG : PROXY_HTTP_NEED_MORE;
-		eol = find_lf(buf, pos, lim);
-		if (eol == lim)
-			return len >= PROXY_HTTP_HEAD_MAX ? PROXY_HTTP_TOO_BIG : PROXY_HTTP_NEED_MORE;
-		if (eol == pos || buf[eol - 1] != '\r')
-			return PROXY_HTTP_MALFORMED; /* bare LF */
-		size_t end = eol - 1;
-		if (end == pos) {
-			out->head_len = eol + 1;
+	for (;;) {
+		st = next_line(&c, len, &line);
+		if (st != PROXY_HTTP_OK)
+			return st;
+		if (line.n == 0) {
+			out->head_len = c.pos;
 			break;
 		}
-		/* RFC 9112 §5.2 obs-fold, and §2.2 whitespace before the first
-		 * field: both a line starting with a blank. */
-		if (buf[pos] == ' ' || buf[pos] == '\t')
+		if (!parse_field(line, &name, &value))
 			return PROXY_HTTP_MALFORMED;
-		size_t c = pos;
-		while (c < end && is_tchar(buf[c]))
-			c++;
-		/* §5.1: "No whitespace is allowed between the field name and
-		 * colon ... MUST reject"; a name is a non-empty token. */
-		if (c == pos || c == end || buf[c] != ':')
-			return PROXY_HTTP_MALFORMED;
-		size_t vs = c + 1, ve = end;
-		for (size_t k = vs; k < ve; k++) {
-			uint8_t b = buf[k];
-			if ((b < 0x20 && b != '\t') || b == 0x7f)
-				return PROXY_HTTP_MALFORMED; /* NUL, CR, other CTLs (§5.5) */
-		}
-		while (vs < ve && (buf[vs] == ' ' || buf[vs] == '\t'))
-			vs++;
-		while (ve > vs && (buf[ve - 1] == ' ' || buf[ve - 1] == '\t'))
-			ve--;
 		out->header_count++;
 
-		const uint8_t *name = buf + pos;
-		size_t nl = c - pos;
-		if (eq_nocase(name, nl, "host")) {
+		if (ascii_eq_lit_nocase(name.p, name.n, "host")) {
 			if (++hosts == 1) {
-				out->host_value.p = buf + vs;
-				out->host_value.n = ve - vs;
+				out->host_value.p = value.p;
+				out->host_value.n = value.n;
 			}
-		} else if (eq_nocase(name, nl, "content-length")) {
+		} else if (ascii_eq_lit_nocase(name.p, name.n, "content-length")) {
 			/* Two Content-Length fields, even equal ones, or a list
 			 * ("5, 5") are refused rather than merged (§6.3). */
 			if (out->flags & PROXY_HTTP_CONTENT_LENGTH)
 				return PROXY_HTTP_MALFORMED;
 			out->flags |= PROXY_HTTP_CONTENT_LENGTH;
-			if (!parse_content_length(buf + vs, ve - vs, &out->content_length))
+			if (!parse_content_length(value.p, value.n, &out->content_length))
 				return PROXY_HTTP_MALFORMED;
-		} else if (eq_nocase(name, nl, "transfer-encoding")) {
+		} else if (ascii_eq_lit_nocase(name.p, name.n, "transfer-encoding")) {
 			out->flags |= PROXY_HTTP_TRANSFER_ENCODING;
-			read_te(buf + vs, ve - vs, &te_chunked, &te_last_chunked, &te_any);
-		} else if (eq_nocase(name, nl, "upgrade")) {
+			read_te(value.p, value.n, &te_chunked, &te_last_chunked, &te_any);
+		} else if (ascii_eq_lit_nocase(name.p, name.n, "upgrade")) {
 			out->flags |= PROXY_HTTP_UPGRADE;
 		}
 	}
@@ -346,17 +351,9 @@ bool proxy_http_target_matches_host(const struct proxy_http_head *head)
 
 	if (head->form != PROXY_HTTP_FORM_ABSOLUTE && head->form != PROXY_HTTP_FORM_AUTHORITY)
 		return false;
-	if (h->host.n == 0 || t->host.n != h->host.n || t->ipv6 != h->ipv6)
+	if (h->host.n == 0 || t->ipv6 != h->ipv6 ||
+	    !ascii_eq_nocase(t->host.p, t->host.n, h->host.p, h->host.n))
 		return false;
-	for (size_t k = 0; k < t->host.n; k++) {
-		uint8_t a = t->host.p[k], b = h->host.p[k];
-		if (a >= 'A' && a <= 'Z')
-			a = (uint8_t)(a + 32);
-		if (b >= 'A' && b <= 'Z')
-			b = (uint8_t)(b + 32);
-		if (a != b)
-			return false;
-	}
 	unsigned tp = t->port ? t->port : 80;
 	unsigned hp = h->port ? h->port : (head->form == PROXY_HTTP_FORM_AUTHORITY ? tp : 80);
 	return tp == hp;

@@ -1,4 +1,4 @@
-/* netproxy/http_stream.c: an HTTP/1.x request stream, framed (http_stream.h).
+/* wire/http_stream.c: an HTTP/1.x request stream, framed (http_stream.h).
  *
  * Each state reads one complete unit at the current position (a head, a
  * chunk-size line, a trailer line, the CRLF after chunk data) or passes body
@@ -6,9 +6,12 @@
  * or NEED_MORE.  Strict where RFC 9112 lets a recipient be lenient, for the
  * reason sniff_http.c gives: the server behind porta may read the other way.
  */
-#include "netproxy/http_stream.h"
+#include "wire/http_stream.h"
 
 #include <string.h>
+
+#include "common/ascii.h"
+#include "wire/cursor.h"
 
 /* Chunk sizes above this are refused: no body is that long, and a parser
  * that overflows a 64-bit size is how chunk sizes smuggle (RFC 9112 §7.1:
@@ -23,30 +26,6 @@ static bool is_tchar(uint8_t c)
 	return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
 }
 
-static int hex_value(uint8_t c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static bool eq_nocase(const uint8_t *p, size_t n, const char *lit)
-{
-	size_t k;
-	for (k = 0; k < n && lit[k]; k++) {
-		uint8_t a = p[k];
-		if (a >= 'A' && a <= 'Z')
-			a = (uint8_t)(a + 32);
-		if (a != (uint8_t)lit[k])
-			return false;
-	}
-	return k == n && lit[k] == '\0';
-}
-
 static size_t min_size(size_t a, uint64_t b)
 {
 	return (uint64_t)a < b ? a : (size_t)b;
@@ -57,14 +36,28 @@ static size_t min_size(size_t a, uint64_t b)
  * MALFORMED when the LF has no CR before it (bare LF, RFC 9112 §2.2). */
 static enum proxy_hs_status find_line(const uint8_t *buf, size_t len, size_t cap, size_t *eol)
 {
-	size_t lim = len < cap ? len : cap;
-	const uint8_t *nl = memchr(buf, '\n', lim);
-	if (!nl)
+	struct wire_cursor c = wire_stream(buf, len);
+	const uint8_t *line;
+
+	if (!wire_find(&c, '\n', cap, eol) || !wire_take(&c, *eol + 1, &line))
 		return len >= cap ? PROXY_HS_TOO_BIG : PROXY_HS_NEED_MORE;
-	*eol = (size_t)(nl - buf);
-	if (*eol == 0 || buf[*eol - 1] != '\r')
+	if (*eol == 0 || line[*eol - 1] != '\r')
 		return PROXY_HS_MALFORMED;
 	return PROXY_HS_PASS;
+}
+
+/* A CRLF at buf[0..len) (len > 0): PASS, NEED_MORE after a lone CR, or
+ * MALFORMED. */
+static enum proxy_hs_status crlf(const uint8_t *buf, size_t len)
+{
+	struct wire_cursor c = wire_stream(buf, len);
+	uint8_t cr, lf;
+
+	if (!wire_u8(&c, &cr) || cr != '\r')
+		return PROXY_HS_MALFORMED;
+	if (!wire_u8(&c, &lf))
+		return PROXY_HS_NEED_MORE;
+	return lf == '\n' ? PROXY_HS_PASS : PROXY_HS_MALFORMED;
 }
 
 static size_t skip_bws(const uint8_t *p, size_t i, size_t n)
@@ -103,8 +96,8 @@ static bool parse_chunk_line(const uint8_t *p, size_t n, uint64_t *size)
 	size_t i = 0;
 
 	*size = 0;
-	for (; i < n && hex_value(p[i]) >= 0; i++) {
-		*size = *size * 16 + (uint64_t)hex_value(p[i]);
+	for (; i < n && ascii_hex_value(p[i]) >= 0; i++) {
+		*size = *size * 16 + (uint64_t)ascii_hex_value(p[i]);
 		if (*size > HS_CHUNK_SIZE_LIMIT)
 			return false;
 	}
@@ -154,8 +147,8 @@ static bool trailer_line_ok(const uint8_t *p, size_t n)
 		if ((p[k] < 0x20 && p[k] != '\t') || p[k] == 0x7f)
 			return false;
 	}
-	return !eq_nocase(p, c, "host") && !eq_nocase(p, c, "content-length") &&
-	       !eq_nocase(p, c, "transfer-encoding");
+	return !ascii_eq_lit_nocase(p, c, "host") && !ascii_eq_lit_nocase(p, c, "content-length") &&
+	       !ascii_eq_lit_nocase(p, c, "transfer-encoding");
 }
 
 void proxy_http_stream_init(struct proxy_http_stream *s)
@@ -174,12 +167,10 @@ static enum proxy_hs_status at_head(const uint8_t *buf, size_t len, size_t *used
 	/* RFC 9112 §2.2: empty lines before a request-line are ignored by a
 	 * server (some clients send one after a body); they pass as CRLF only. */
 	if (buf[0] == '\r') {
-		if (len < 2)
-			return PROXY_HS_NEED_MORE;
-		if (buf[1] != '\n')
-			return PROXY_HS_MALFORMED;
-		*used = 2;
-		return PROXY_HS_PASS;
+		enum proxy_hs_status st = crlf(buf, len);
+		if (st == PROXY_HS_PASS)
+			*used = 2;
+		return st;
 	}
 	enum proxy_http_status st = proxy_http_parse_head(buf, len, head);
 	switch (st) {
@@ -230,12 +221,9 @@ enum proxy_hs_status proxy_http_stream_feed(struct proxy_http_stream *s, const u
 			s->state = s->state == PROXY_HS_BODY ? PROXY_HS_AT_HEAD : PROXY_HS_CHUNK_CRLF;
 		return PROXY_HS_PASS;
 	case PROXY_HS_CHUNK_CRLF:
-		if (buf[0] != '\r')
-			return PROXY_HS_MALFORMED;
-		if (len < 2)
-			return PROXY_HS_NEED_MORE;
-		if (buf[1] != '\n')
-			return PROXY_HS_MALFORMED;
+		st = crlf(buf, len);
+		if (st != PROXY_HS_PASS)
+			return st;
 		s->state = PROXY_HS_CHUNK_SIZE;
 		*used = 2;
 		return PROXY_HS_PASS;

@@ -1,12 +1,12 @@
-/* tests/unit/netproxy/test_sniff_http.c: HTTP/1.x request heads and
- * authorities (netproxy/sniff.h).  Inputs are parsed from exact-size heap
+/* tests/unit/wire/test_sniff_http.c: HTTP/1.x request heads and
+ * authorities (wire/sniff.h).  Inputs are parsed from exact-size heap
  * copies, so a read past len is an ASan report in the sanitizer build. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "netproxy/sniff.h"
+#include "wire/sniff.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define S(lit) lit, sizeof(lit) - 1

@@ -1,4 +1,4 @@
-/* netproxy/http_stream.h: the client's side of a plain-HTTP/1.x connection,
+/* wire/http_stream.h: the client's side of a plain-HTTP/1.x connection,
  * framed request by request, so that every request's Host is seen.
  *
  * ARCHITECTURE: a connection decided on its first request's Host would
@@ -10,7 +10,7 @@
  * or chunked Transfer-Encoding (RFC 9112 §6, §7.1: chunk sizes, extensions,
  * trailers), and stops on every new head for a decision on its Host.
  *
- * Pure (DESIGN.md, Modules): no allocation, no logging, no system call; the
+ * Pure (docs/design.md, Modules): no allocation, no logging, no system call; the
  * state is a plain value the caller owns.  Incremental by position: the
  * caller hands the bytes from the current position on (those it has not yet
  * let pass), calls again with the same bytes and more after
@@ -36,13 +36,13 @@
  * to a server that ignores it can therefore go on unchecked on that
  * connection, to that server's address only.
  */
-#ifndef PORTA_NETPROXY_HTTP_STREAM_H
-#define PORTA_NETPROXY_HTTP_STREAM_H
+#ifndef PORTA_WIRE_HTTP_STREAM_H
+#define PORTA_WIRE_HTTP_STREAM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "netproxy/sniff.h"
+#include "wire/sniff.h"
 
 /* Longest chunk-size line (size, extensions, CRLF) and longest trailer
  * section accepted; beyond them PROXY_HS_TOO_BIG. */
@@ -97,4 +97,4 @@ enum proxy_hs_status proxy_http_stream_feed(struct proxy_http_stream *s, const u
  * declares, comes next; after Upgrade or CONNECT the stream is opaque. */
 void proxy_http_stream_accept(struct proxy_http_stream *s, const struct proxy_http_head *head);
 
-#endif /* PORTA_NETPROXY_HTTP_STREAM_H */
+#endif /* PORTA_WIRE_HTTP_STREAM_H */
