@@ -28,14 +28,17 @@ LAYERS = {
     "common": [],
     "policy": ["common"],
     "wire": ["common"],
+    "decision": ["common", "policy"],
     "tools": ["common", "policy"],
-    "dns": ["common", "policy", "wire"],
+    "dns": ["common", "policy", "wire", "decision"],
     "tls": ["common", "policy"],
-    "netproxy": ["common", "policy", "wire", "dns", "tls"],
+    "netproxy": ["common", "policy", "wire", "decision", "dns", "tls"],
     "sandbox": ["common", "policy"],
-    "host": ["common", "policy", "wire", "dns", "sandbox"],
-    "supervisor": ["common", "policy", "wire", "dns", "tls", "netproxy", "sandbox", "host"],
-    "src": ["common", "policy", "wire", "dns", "tls", "netproxy", "sandbox", "host", "supervisor"],
+    "host": ["common", "policy", "wire", "decision", "dns", "sandbox"],
+    "supervisor": ["common", "policy", "wire", "decision", "dns", "tls", "netproxy", "sandbox",
+                   "host"],
+    "src": ["common", "policy", "wire", "decision", "dns", "tls", "netproxy", "sandbox", "host",
+            "supervisor"],
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
