@@ -7,8 +7,9 @@
  * connection wants (sniff.h, socks5.h) and hand a target to proxy.c, which
  * decides (policy_net_decide), resolves (resolve.c) or takes the dialled
  * address, dials (dial.c) and calls the front end back once connected; the
- * front end then answers its client and starts the relay (relay.h).  audit.c
- * writes the JSON lines and the stderr lines.  One thread: the base's.
+ * front end then answers its client and starts the relay (relay.h).  Every
+ * decision is recorded in the decision log (decision/log.h).  One thread:
+ * the base's.
  */
 #ifndef PORTA_NETPROXY_INTERNAL_H
 #define PORTA_NETPROXY_INTERNAL_H
@@ -18,12 +19,14 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "decision/log.h"
 #include "netproxy/http_stream.h"
 #include "netproxy/proxy.h"
 #include "netproxy/relay.h"
 #include "netproxy/sniff.h"
 #include "policy/addr.h"
 #include "policy/netrule.h"
+#include "policy/reason.h"
 
 struct event;
 struct proxy_dial;
@@ -37,10 +40,8 @@ struct proxy_resolve;
 #define PROXY_DEFAULT_IDLE_MS 600000
 /* Addresses one name may resolve to that are tried, per family. */
 #define PROXY_RESOLVE_MAX 8
-/* Distinct refused destinations remembered for the stderr dedup and the summary. */
-#define PROXY_REFUSED_MAX 256
 /* "[" + IPv6 + "]:" + port, with its NUL */
-#define PROXY_DST_STRLEN (POLICY_ADDR_STRLEN + 9)
+#define PROXY_DST_STRLEN DECISION_DST_STRLEN
 
 enum proxy_front {
 	PROXY_FRONT_TRANSPARENT,
@@ -149,16 +150,6 @@ struct proxy_lst {
 	struct event *ev;
 };
 
-/* log_escape() turns one byte into at most 4: a name with its port, escaped */
-#define PROXY_ESC_MAX (4 * (POLICY_NAME_MAX + 8) + 1)
-
-struct proxy_refused {
-	char dst[PROXY_ESC_MAX]; /* host:port or address:port, escaped */
-	char reason[24];
-	char hint[PROXY_ESC_MAX + 16];
-	uint64_t count;
-};
-
 struct proxy {
 	struct event_base *base;
 	const struct policy_net_rule *rules;
@@ -167,9 +158,7 @@ struct proxy {
 	size_t n_host_addrs;
 	struct dnsd_namemap *map;
 	struct dnsd_upstream *upstream;
-	FILE *audit;
-	bool quiet;
-	bool proxy_only; /* proxy_config.proxy_only */
+	struct decision_log *log;
 	struct proxy_limits limits; /* defaults filled in */
 	uint32_t quiet_ms;
 
@@ -181,31 +170,18 @@ struct proxy {
 	size_t n_conns;
 	uint8_t *scratch; /* PROXY_TLS_WIRE_MAX bytes: every peek lands here */
 
-	uint64_t seq;
-	struct proxy_refused *refused;
-	size_t n_refused;
-	uint64_t n_refused_more; /* distinct ones beyond PROXY_REFUSED_MAX */
-	uint64_t n_limit;        /* connections refused by a limit */
+	bool limit_warned; /* max_connections reached once: said so */
 };
-
-/* The option that would allow a refused destination: --allow-net, or on a
- * host without user namespaces (only proxied requests reach porta)
- * --proxy-allow. */
-static inline const char *proxy_allow_option(const struct proxy *p)
-{
-	return p->proxy_only ? "--proxy-allow" : "--allow-net";
-}
-
 
 /* ---- proxy.c ---- */
 
 uint64_t proxy_now_ms(void);
 /* The one free path of a connection: events, dial, resolves, fds, memory. */
 void proxy_conn_free(struct proxy_conn *c);
-/* Refuses c: an audit record (c->rule as the rule, the hint derived from
- * the reason and the target), a stderr line per distinct destination, the
- * front end's answer (403 / SOCKS reply / RST), then proxy_conn_free. */
-void proxy_conn_refuse(struct proxy_conn *c, const char *verdict, const char *reason);
+/* Refuses c: its decision recorded (c->rule as the rule, the hint from the
+ * reason and the target: decision/log.h), the front end's answer (403 /
+ * SOCKS reply / RST), then proxy_conn_free. */
+void proxy_conn_refuse(struct proxy_conn *c, enum policy_reason reason);
 /* c->target is filled: decide, then resolve or take the address, then dial;
  * calls proxy_front_connected() once connected, or refuses c. */
 void proxy_conn_decide(struct proxy_conn *c);
@@ -248,8 +224,8 @@ void proxy_http_connected(struct proxy_conn *c);
 void proxy_socks_connected(struct proxy_conn *c);
 /* The answer to a refused request, when none was sent yet (403/400/502, a
  * SOCKS reply code); best effort, never blocks. */
-void proxy_http_refused(struct proxy_conn *c, const char *reason, const char *hint);
-void proxy_socks_refused(struct proxy_conn *c, const char *reason);
+void proxy_http_refused(struct proxy_conn *c, enum policy_reason reason, const char *hint);
+void proxy_socks_refused(struct proxy_conn *c, enum policy_reason reason);
 /* After a CONNECT or SOCKS reply, or once a transparent connection decided
  * before its client spoke is dialled: the client's first bytes are checked
  * against the target (a ClientHello's SNI must name it; on the transparent
@@ -258,7 +234,7 @@ void proxy_socks_refused(struct proxy_conn *c, const char *reason);
 void proxy_check_sni_start(struct proxy_conn *c);
 void proxy_check_sni_readable(struct proxy_conn *c);
 /* The front end's answer to a refusal, before the connection is freed. */
-void proxy_front_refused(struct proxy_conn *c, const char *reason, const char *hint);
+void proxy_front_refused(struct proxy_conn *c, enum policy_reason reason, const char *hint);
 
 /* ---- dial.c ---- */
 
@@ -291,34 +267,5 @@ typedef void (*proxy_resolve_done_fn)(bool ok, const struct policy_addr *addrs, 
 struct proxy_resolve *proxy_resolve_start(struct dnsd_upstream *u, const char *name,
 					  uint16_t qtype, proxy_resolve_done_fn done, void *arg);
 void proxy_resolve_detach(struct proxy_resolve *r);
-
-/* ---- audit.c ---- */
-
-struct proxy_audit_entry {
-	const char *kind;     /* "connect", "proxy", "dns" */
-	int pid;              /* 0: unknown, omitted */
-	const char *comm;     /* raw, or NULL: omitted */
-	const char *dst;      /* text, or NULL */
-	const char *upstream; /* text of the address porta dialled, or NULL: omitted */
-	const char *host;     /* raw bytes host[0..host_len), or NULL */
-	size_t host_len;
-	const char *sni;      /* raw bytes, or NULL */
-	size_t sni_len;
-	const char *rule;     /* or NULL */
-	const char *verdict;
-	const char *reason;
-	const char *hint;     /* or NULL */
-	bool closing;         /* the second record: the byte counts below */
-	uint64_t bytes_up, bytes_down, duration_ms;
-};
-
-/* "ip:port" or "[ip6]:port" into out. */
-char *proxy_format_dst(const struct policy_addr *a, uint16_t port, char out[PROXY_DST_STRLEN]);
-/* Writes one JSON line (when p->audit).  0 or -errno. */
-int proxy_audit_write(struct proxy *p, const struct proxy_audit_entry *e);
-/* A refusal for stderr and the summary: dst is raw (escaped here). */
-void proxy_audit_refused(struct proxy *p, const char *dst, size_t dst_len, const char *reason,
-			 const char *hint);
-void proxy_audit_free(struct proxy *p);
 
 #endif /* PORTA_NETPROXY_INTERNAL_H */

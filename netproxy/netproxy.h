@@ -21,11 +21,12 @@
  *   passed through policy_name_canonical() first, never compared raw.
  * - relay: upstream dial, then bytes both ways with half-close and
  *   back-pressure, splice(2) once decided.
- * - audit: one JSON line per decision, program-controlled strings escaped.
+ * - record: every decision goes to the decision log (decision/log.h), which
+ *   writes the audit line, the stderr line and the summary.
  *
  * The glue (proxy.h is its API): proxy.c (listeners, connection table,
  * decide/resolve/dial), transparent.c, front_http.c, front_socks.c, dial.c,
- * resolve.c, audit.c; internal.h is shared by them and their tests.
+ * resolve.c; internal.h is shared by them and their tests.
  */
 #ifndef PORTA_NETPROXY_NETPROXY_H
 #define PORTA_NETPROXY_NETPROXY_H

@@ -34,11 +34,6 @@ static void copy_name(char *dst, size_t cap, const char *src)
 	dst[l] = '\0';
 }
 
-static const char *kind_of(const struct proxy_conn *c)
-{
-	return c->front == PROXY_FRONT_TRANSPARENT ? "connect" : "proxy";
-}
-
 static bool is_addr_rule(const struct policy_net_rule *r)
 {
 	return r && (r->kind == POLICY_NET_RULE_ADDR || r->kind == POLICY_NET_RULE_CIDR);
@@ -124,9 +119,9 @@ static void on_sniff_deadline(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	stop_sniffing(c);
 	if (c->state == PROXY_CONN_CHECK_SNI && !c->first_seen)
-		proxy_conn_refuse(c, "error", "idle"); /* neither side said anything */
+		proxy_conn_refuse(c, POLICY_REASON_IDLE); /* neither side said anything */
 	else
-		proxy_conn_refuse(c, "deny", "sniff-timeout");
+		proxy_conn_refuse(c, POLICY_REASON_SNIFF_TIMEOUT);
 }
 
 static void on_quiet(evutil_socket_t fd, short what, void *arg)
@@ -179,7 +174,7 @@ static int flush_down(struct proxy_conn *c)
 			event_add(c->ev_down_w, NULL);
 			return 0;
 		}
-		proxy_conn_refuse(c, "error", "write-failed");
+		proxy_conn_refuse(c, POLICY_REASON_WRITE_FAILED);
 		return -1;
 	}
 	c->down_off = c->down_len = 0;
@@ -202,7 +197,7 @@ static void on_down(evutil_socket_t fd, short what, void *arg)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n < 0) {
-		proxy_conn_refuse(c, "error", "reset");
+		proxy_conn_refuse(c, POLICY_REASON_RESET);
 		return;
 	}
 	if (n == 0) {
@@ -235,7 +230,7 @@ void proxy_check_sni_start(struct proxy_conn *c)
 	c->ev_down = event_new(p->base, c->upstream, EV_READ | EV_PERSIST, on_down, c);
 	c->ev_down_w = event_new(p->base, c->client, EV_WRITE, on_down_writable, c);
 	if (!c->down || !c->ev_down || !c->ev_down_w) {
-		proxy_conn_refuse(c, "error", "no-memory");
+		proxy_conn_refuse(c, POLICY_REASON_NO_MEMORY);
 		return;
 	}
 	event_add(c->ev_read, NULL);
@@ -357,7 +352,7 @@ static void write_step(struct proxy_conn *c, void (*then)(struct proxy_conn *c))
 			event_add(c->ev_write, NULL);
 			return;
 		}
-		proxy_conn_refuse(c, "error", "write-failed");
+		proxy_conn_refuse(c, POLICY_REASON_WRITE_FAILED);
 		return;
 	}
 	if (c->ev_write)
@@ -381,7 +376,7 @@ int proxy_conn_write(struct proxy_conn *c, int fd, const void *buf, size_t len,
 {
 	c->out = malloc(len ? len : 1);
 	if (!c->out) {
-		proxy_conn_refuse(c, "error", "no-memory");
+		proxy_conn_refuse(c, POLICY_REASON_NO_MEMORY);
 		return -ENOMEM;
 	}
 	memcpy(c->out, buf, len);
@@ -394,7 +389,7 @@ int proxy_conn_write(struct proxy_conn *c, int fd, const void *buf, size_t len,
 		event_free(c->ev_write);
 	c->ev_write = event_new(c->p->base, fd, EV_WRITE, on_writable, c);
 	if (!c->ev_write) {
-		proxy_conn_refuse(c, "error", "no-memory");
+		proxy_conn_refuse(c, POLICY_REASON_NO_MEMORY);
 		return -ENOMEM;
 	}
 	write_step(c, then);
@@ -418,70 +413,49 @@ static uint16_t conn_port(const struct proxy_conn *c)
 	return c->target.port ? c->target.port : c->dialled_port;
 }
 
-static void fill_entry(const struct proxy_conn *c, struct proxy_audit_entry *e,
-		       char dst[PROXY_DST_STRLEN])
+/* The record of c's decision: what the connection showed, and what a hint
+ * may name (the address a name resolved to, for a default-denied one). */
+static void fill_decision(const struct proxy_conn *c, enum policy_reason reason,
+			  struct decision *d, char dst[PROXY_DST_STRLEN])
 {
-	memset(e, 0, sizeof(*e));
-	e->kind = kind_of(c);
+	memset(d, 0, sizeof(*d));
+	d->kind = c->front == PROXY_FRONT_TRANSPARENT ? DECISION_KIND_CONNECT : DECISION_KIND_PROXY;
+	d->reason = reason;
 	if (c->has_dialled)
-		e->dst = proxy_format_dst(&c->dialled, c->dialled_port, dst);
+		d->dst = decision_format_dst(&c->dialled, c->dialled_port, dst);
 	else if (c->target.has_addr)
-		e->dst = proxy_format_dst(&c->target.addr, c->target.port, dst);
+		d->dst = decision_format_dst(&c->target.addr, c->target.port, dst);
 	if (c->target.has_name) {
-		e->host = c->target.name;
-		e->host_len = strlen(c->target.name);
+		d->host = c->target.name;
+		d->host_len = strlen(c->target.name);
 	} else if (c->raw_len) {
-		e->host = c->raw;
-		e->host_len = c->raw_len;
+		d->host = c->raw;
+		d->host_len = c->raw_len;
 	}
 	if (c->sni_len) {
-		e->sni = c->sni;
-		e->sni_len = c->sni_len;
+		d->sni = c->sni;
+		d->sni_len = c->sni_len;
 	}
-	e->rule = c->rule ? c->rule->text : NULL;
-}
-
-/* The option that would have allowed c, or NULL when none would. */
-static const char *hint_for(const struct proxy_conn *c, const char *reason, char *out, size_t cap)
-{
-	char d[PROXY_DST_STRLEN];
-	const struct policy_addr *a = conn_addr(c);
-	uint16_t port = conn_port(c);
-	/* On a degraded host only proxied requests reach porta at all. */
-	const char *opt = proxy_allow_option(c->p);
-
-	if (strcmp(reason, "no-rule") == 0 && c->target.has_name) {
-		snprintf(out, cap, "%s %s:%u", opt, c->target.name, port);
-		return out;
-	}
+	d->rule = c->rule ? c->rule->text : NULL;
+	d->hint_name = c->target.has_name ? c->target.name : NULL;
 	/* refused after resolving: the address the name resolved to */
-	if (strcmp(reason, "denied-address") == 0 && c->denied_seen)
-		a = &c->denied_addr;
-	if (a && (strcmp(reason, "no-rule") == 0 || strcmp(reason, "denied-address") == 0 ||
-		  strcmp(reason, "reserved-name") == 0 || strcmp(reason, "no-sni") == 0 ||
-		  strcmp(reason, "no-host") == 0)) {
-		if (strcmp(reason, "reserved-name") == 0 && !c->has_dialled)
-			return NULL; /* the address a reserved name stands for is not known */
-		snprintf(out, cap, "%s %s", opt, proxy_format_dst(a, port, d));
-		return out;
-	}
-	return NULL;
+	d->hint_addr = reason == POLICY_REASON_DENIED_ADDRESS && c->denied_seen ? &c->denied_addr
+										 : conn_addr(c);
+	d->port = conn_port(c);
 }
 
-void proxy_conn_refuse(struct proxy_conn *c, const char *verdict, const char *reason)
+static void record(struct proxy *p, const struct decision *d)
 {
-	struct proxy *p = c->p;
-	struct proxy_audit_entry e;
-	char dst[PROXY_DST_STRLEN], hint[POLICY_NAME_MAX + 24], label[POLICY_NAME_MAX + 8];
-	const char *h = hint_for(c, reason, hint, sizeof(hint));
-
-	fill_entry(c, &e, dst);
-	e.verdict = verdict;
-	e.reason = reason;
-	e.hint = h;
-	if (proxy_audit_write(p, &e) < 0)
+	if (decision_log_record(p->log, d) < 0)
 		log_msg(LOG_LEVEL_WARN, "cannot write the audit record: %s", strerror(errno));
+}
 
+void proxy_conn_refuse(struct proxy_conn *c, enum policy_reason reason)
+{
+	struct decision d;
+	char dst[PROXY_DST_STRLEN], hint[POLICY_HINT_MAX], label[POLICY_NAME_MAX + 8];
+
+	fill_decision(c, reason, &d, dst);
 	/* stderr and the summary name the destination as the program did */
 	size_t ll = 0;
 	uint16_t port = conn_port(c);
@@ -493,100 +467,86 @@ void proxy_conn_refuse(struct proxy_conn *c, const char *verdict, const char *re
 	else if (c->raw_len && !c->target.has_addr)
 		ll = (size_t)snprintf(label, sizeof(label), "%.*s", (int)c->raw_len, c->raw);
 	else if (a)
-		ll = strlen(proxy_format_dst(a, port, label));
+		ll = strlen(decision_format_dst(a, port, label));
 	if (ll >= sizeof(label))
 		ll = sizeof(label) - 1;
-	if (ll)
-		proxy_audit_refused(p, label, ll, reason, h);
+	d.label = label;
+	d.label_len = ll;
+	record(c->p, &d);
 
+	const char *h = decision_log_hint(c->p->log, &d, hint, sizeof(hint)) ? hint : NULL;
 	proxy_front_refused(c, reason, h);
 	proxy_conn_free(c);
 }
 
 static void write_allow(struct proxy_conn *c)
 {
-	struct proxy_audit_entry e;
+	struct decision d;
 	char dst[PROXY_DST_STRLEN], up[PROXY_DST_STRLEN];
 
-	fill_entry(c, &e, dst);
-	e.verdict = "allow";
-	e.reason = "allow";
-	e.upstream = proxy_format_dst(&c->upstream_addr, conn_port(c), up);
-	if (!e.dst)
-		e.dst = e.upstream; /* a proxied name: where it went */
-	if (proxy_audit_write(c->p, &e) < 0)
-		log_msg(LOG_LEVEL_WARN, "cannot write the audit record: %s", strerror(errno));
+	fill_decision(c, POLICY_REASON_ALLOW, &d, dst);
+	d.upstream = decision_format_dst(&c->upstream_addr, conn_port(c), up);
+	if (!d.dst)
+		d.dst = d.upstream; /* a proxied name: where it went */
+	record(c->p, &d);
 }
 
 /* ---- relay -------------------------------------------------------------- */
 
-static const char *end_name(enum proxy_relay_end end)
+static enum policy_reason end_reason(enum proxy_relay_end end)
 {
 	switch (end) {
-	case PROXY_RELAY_CLOSED: return "closed";
-	case PROXY_RELAY_RESET: return "reset";
-	case PROXY_RELAY_IDLE: return "idle";
-	case PROXY_RELAY_NO_MEMORY: return "no-memory";
-	case PROXY_RELAY_REFUSED: return "refused";
+	case PROXY_RELAY_CLOSED: return POLICY_REASON_CLOSED;
+	case PROXY_RELAY_RESET: return POLICY_REASON_CLOSED_RESET;
+	case PROXY_RELAY_IDLE: return POLICY_REASON_CLOSED_IDLE;
+	case PROXY_RELAY_NO_MEMORY: return POLICY_REASON_CLOSED_NO_MEMORY;
+	case PROXY_RELAY_REFUSED: return POLICY_REASON_CLOSED_REFUSED;
 	}
-	return "closed";
+	return POLICY_REASON_CLOSED;
 }
 
 static void on_relay_done(enum proxy_relay_end end, const struct proxy_relay_stats *st, void *arg)
 {
 	struct proxy_conn *c = arg;
-	struct proxy_audit_entry e;
+	struct decision d;
 	char dst[PROXY_DST_STRLEN], up[PROXY_DST_STRLEN];
 
 	c->relay = NULL;
-	fill_entry(c, &e, dst);
-	e.verdict = "allow";
-	e.reason = end_name(end);
-	e.upstream = proxy_format_dst(&c->upstream_addr, conn_port(c), up);
-	if (!e.dst)
-		e.dst = e.upstream;
-	e.closing = true;
-	e.bytes_up = st->bytes_up + c->pre_up;
-	e.bytes_down = st->bytes_down + c->pre_down;
-	e.duration_ms = st->duration_ms;
-	if (proxy_audit_write(c->p, &e) < 0)
-		log_msg(LOG_LEVEL_WARN, "cannot write the audit record: %s", strerror(errno));
+	fill_decision(c, end_reason(end), &d, dst);
+	d.upstream = decision_format_dst(&c->upstream_addr, conn_port(c), up);
+	if (!d.dst)
+		d.dst = d.upstream;
+	d.closing = true;
+	d.bytes_up = st->bytes_up + c->pre_up;
+	d.bytes_down = st->bytes_down + c->pre_down;
+	d.duration_ms = st->duration_ms;
+	record(c->p, &d);
 	proxy_conn_free(c);
 }
 
-/* A refusal in the middle of a relay (the gate's): the audit record and
- * the stderr line, naming what the refused request named; the relay resets
- * both sides and its close record follows. */
-static void refuse_in_relay(struct proxy_conn *c, const char *reason,
+/* A refusal in the middle of a relay (the gate's): the record names what
+ * the refused request named, with no hint; the relay resets both sides and
+ * its close record follows. */
+static void refuse_in_relay(struct proxy_conn *c, enum policy_reason reason,
 			    const struct proxy_http_head *h)
 {
-	struct proxy_audit_entry e;
-	char dst[PROXY_DST_STRLEN], up[PROXY_DST_STRLEN], label[POLICY_NAME_MAX + 8];
-	size_t ll;
+	struct decision d;
+	char dst[PROXY_DST_STRLEN], up[PROXY_DST_STRLEN];
 
-	fill_entry(c, &e, dst);
-	e.upstream = proxy_format_dst(&c->upstream_addr, conn_port(c), up);
-	if (!e.dst)
-		e.dst = e.upstream;
+	fill_decision(c, reason, &d, dst);
+	d.upstream = decision_format_dst(&c->upstream_addr, conn_port(c), up);
+	if (!d.dst)
+		d.dst = d.upstream;
 	if (h && h->host_value.n) {
-		e.host = (const char *)h->host_value.p;
-		e.host_len = h->host_value.n;
+		d.host = (const char *)h->host_value.p;
+		d.host_len = h->host_value.n;
+		d.label = d.host;
+		d.label_len = d.host_len < POLICY_NAME_MAX + 7 ? d.host_len : POLICY_NAME_MAX + 7;
 	}
-	e.rule = NULL;
-	e.verdict = "deny";
-	e.reason = reason;
-	if (proxy_audit_write(c->p, &e) < 0)
-		log_msg(LOG_LEVEL_WARN, "cannot write the audit record: %s", strerror(errno));
-	if (h && h->host_value.n) {
-		ll = h->host_value.n < sizeof(label) - 1 ? h->host_value.n : sizeof(label) - 1;
-		memcpy(label, h->host_value.p, ll);
-	} else {
-		ll = strlen(e.dst);
-		if (ll >= sizeof(label))
-			ll = sizeof(label) - 1;
-		memcpy(label, e.dst, ll);
-	}
-	proxy_audit_refused(c->p, label, ll, reason, NULL);
+	d.rule = NULL;
+	d.hint_name = NULL;
+	d.hint_addr = NULL;
+	record(c->p, &d);
 }
 
 /* A later request's Host (and target) name the host and port the first
@@ -625,29 +585,29 @@ static enum proxy_relay_gate_verdict http_gate(const uint8_t *buf, size_t len, s
 	while (off < len) {
 		struct proxy_http_head h;
 		size_t used = 0;
-		const char *reason = NULL;
+		enum policy_reason reason = POLICY_REASON_ALLOW;
 		switch (proxy_http_stream_feed(&c->hs, buf + off, len - off, &used, &h)) {
 		case PROXY_HS_PASS:
 			off += used;
 			continue;
 		case PROXY_HS_NEED_MORE:
 			if (len >= PROXY_RELAY_GATE_MAX && off == 0)
-				reason = "too-big"; /* cannot happen below the caps; never wait forever */
+				reason = POLICY_REASON_TOO_BIG; /* cannot happen below the caps; never wait forever */
 			break;
 		case PROXY_HS_HEAD:
 			if (!same_authority(c, &h)) {
-				refuse_in_relay(c, "host-changed", &h);
+				refuse_in_relay(c, POLICY_REASON_HOST_CHANGED, &h);
 				return PROXY_RELAY_GATE_STOP;
 			}
 			proxy_http_stream_accept(&c->hs, &h);
 			off += used;
 			continue;
-		case PROXY_HS_MALFORMED: reason = "malformed-http"; break;
-		case PROXY_HS_TOO_BIG: reason = "too-big"; break;
-		case PROXY_HS_NO_HOST: reason = "no-host"; break;
-		case PROXY_HS_DUPLICATE_HOST: reason = "duplicate-host"; break;
+		case PROXY_HS_MALFORMED: reason = POLICY_REASON_MALFORMED_HTTP; break;
+		case PROXY_HS_TOO_BIG: reason = POLICY_REASON_TOO_BIG; break;
+		case PROXY_HS_NO_HOST: reason = POLICY_REASON_NO_HOST; break;
+		case PROXY_HS_DUPLICATE_HOST: reason = POLICY_REASON_DUPLICATE_HOST; break;
 		}
-		if (reason) {
+		if (reason != POLICY_REASON_ALLOW) {
 			refuse_in_relay(c, reason, NULL);
 			return PROXY_RELAY_GATE_STOP;
 		}
@@ -705,8 +665,8 @@ static void on_dialled(int fd, size_t index, int err, void *arg)
 	if (fd < 0) {
 		char d[PROXY_DST_STRLEN];
 		log_msg(LOG_LEVEL_DEBUG, "dial %s: %s",
-			proxy_format_dst(&c->cand[c->n_cand - 1], conn_port(c), d), strerror(-err));
-		proxy_conn_refuse(c, "error", "dial-failed");
+			decision_format_dst(&c->cand[c->n_cand - 1], conn_port(c), d), strerror(-err));
+		proxy_conn_refuse(c, POLICY_REASON_DIAL_FAILED);
 		return;
 	}
 	c->upstream = fd;
@@ -721,7 +681,7 @@ static void dial_cands(struct proxy_conn *c)
 	c->dial = proxy_dial_start(c->p->base, c->cand, c->n_cand, conn_port(c),
 				   c->p->limits.dial_timeout_ms, on_dialled, c);
 	if (!c->dial)
-		proxy_conn_refuse(c, "error", "dial-failed");
+		proxy_conn_refuse(c, POLICY_REASON_DIAL_FAILED);
 }
 
 static void dial_one(struct proxy_conn *c, const struct policy_addr *a)
@@ -765,9 +725,9 @@ static void resolved(struct proxy_conn *c)
 		return;
 	}
 	if (c->denied_seen)
-		proxy_conn_refuse(c, "deny", "denied-address");
+		proxy_conn_refuse(c, POLICY_REASON_DENIED_ADDRESS);
 	else
-		proxy_conn_refuse(c, "error", "resolve-failed");
+		proxy_conn_refuse(c, POLICY_REASON_RESOLVE_FAILED);
 }
 
 static void on_resolved(bool ok, const struct policy_addr *addrs, size_t n, void *arg, int f)
@@ -804,7 +764,7 @@ static void resolve_name(struct proxy_conn *c)
 	if (!c->res[1])
 		c->res_pending--;
 	if (c->res_pending == 0)
-		proxy_conn_refuse(c, "error", "resolve-failed");
+		proxy_conn_refuse(c, POLICY_REASON_RESOLVE_FAILED);
 }
 
 /* True when porta's own resolver handed `a` out for `name` (and it has not
@@ -845,13 +805,13 @@ void proxy_conn_decide(struct proxy_conn *c)
 	else if (c->has_dialled)
 		q.addr = &c->dialled;
 	if (!q.name && !q.addr) {
-		proxy_conn_refuse(c, "deny", "no-rule");
+		proxy_conn_refuse(c, POLICY_REASON_NO_RULE);
 		return;
 	}
 	enum policy_net_verdict v = policy_net_decide(p->rules, p->n_rules, &q, &d);
 	c->rule = d.rule;
 	if (v != POLICY_NET_ALLOWED) {
-		proxy_conn_refuse(c, "deny", policy_net_reason_code(&d));
+		proxy_conn_refuse(c, policy_reason_of_net(&d));
 		return;
 	}
 	if (is_addr_rule(d.rule) || !q.name) {
@@ -894,7 +854,7 @@ void proxy_conn_decide_by_address(struct proxy_conn *c)
 			c->target.has_name = true;
 			copy_name(c->target.name, sizeof(c->target.name), names[i].name);
 			c->rule = d.rule;
-			proxy_conn_refuse(c, "deny", "deny-rule");
+			proxy_conn_refuse(c, POLICY_REASON_DENY_RULE);
 			return;
 		}
 		if (v == POLICY_NET_ALLOWED && !allow) {
@@ -906,7 +866,7 @@ void proxy_conn_decide_by_address(struct proxy_conn *c)
 	enum policy_net_verdict v = policy_net_decide(p->rules, p->n_rules, &q, &d);
 	if (v == POLICY_NET_DENIED) {
 		c->rule = d.rule;
-		proxy_conn_refuse(c, "deny", "deny-rule");
+		proxy_conn_refuse(c, POLICY_REASON_DENY_RULE);
 		return;
 	}
 	if (allow) {
@@ -917,7 +877,7 @@ void proxy_conn_decide_by_address(struct proxy_conn *c)
 		c->rule = d.rule;
 	} else {
 		c->rule = NULL;
-		proxy_conn_refuse(c, "deny", policy_net_reason_code(&d));
+		proxy_conn_refuse(c, policy_reason_of_net(&d));
 		return;
 	}
 	dial_one(c, &c->dialled);
@@ -939,7 +899,7 @@ void proxy_front_connected(struct proxy_conn *c)
 	}
 }
 
-void proxy_front_refused(struct proxy_conn *c, const char *reason, const char *hint)
+void proxy_front_refused(struct proxy_conn *c, enum policy_reason reason, const char *hint)
 {
 	bool answered = false;
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
@@ -982,16 +942,16 @@ static void check_http(struct proxy_conn *c, size_t n)
 		proxy_conn_relay(c);
 		return;
 	case PROXY_HTTP_MALFORMED:
-		proxy_conn_refuse(c, "deny", "malformed-http");
+		proxy_conn_refuse(c, POLICY_REASON_MALFORMED_HTTP);
 		return;
 	case PROXY_HTTP_TOO_BIG:
-		proxy_conn_refuse(c, "deny", "too-big");
+		proxy_conn_refuse(c, POLICY_REASON_TOO_BIG);
 		return;
 	case PROXY_HTTP_HOST_MISSING:
-		proxy_conn_refuse(c, "deny", "no-host");
+		proxy_conn_refuse(c, POLICY_REASON_NO_HOST);
 		return;
 	case PROXY_HTTP_HOST_DUPLICATE:
-		proxy_conn_refuse(c, "deny", "duplicate-host");
+		proxy_conn_refuse(c, POLICY_REASON_DUPLICATE_HOST);
 		return;
 	case PROXY_HTTP_OK:
 		break;
@@ -1004,7 +964,7 @@ static void check_http(struct proxy_conn *c, size_t n)
 		proxy_conn_relay(c);
 		return;
 	}
-	proxy_conn_refuse(c, "deny", "host-mismatch");
+	proxy_conn_refuse(c, POLICY_REASON_HOST_MISMATCH);
 }
 
 /* Keeps the name as sent (for the audit) and reads it as a target: a
@@ -1061,7 +1021,7 @@ void proxy_check_sni_readable(struct proxy_conn *c)
 			proxy_conn_relay(c);
 			return;
 		}
-		proxy_conn_refuse(c, "deny", "sni-mismatch");
+		proxy_conn_refuse(c, POLICY_REASON_SNI_MISMATCH);
 		return;
 	case SNIFF_NO_SNI:
 		/* After a CONNECT or SOCKS request for a NAME, the hello must
@@ -1069,7 +1029,7 @@ void proxy_check_sni_readable(struct proxy_conn *c)
 		 * default certificate, another tenant of a shared front.  An
 		 * address target, or an IP rule transparently, names no host. */
 		if (strict || (c->front != PROXY_FRONT_TRANSPARENT && c->target.has_name))
-			proxy_conn_refuse(c, "deny", "no-sni");
+			proxy_conn_refuse(c, POLICY_REASON_NO_SNI);
 		else
 			proxy_conn_relay(c); /* allowed by the rule that allowed the target */
 		return;
@@ -1089,16 +1049,16 @@ void proxy_check_sni_readable(struct proxy_conn *c)
 		return;
 	case SNIFF_NEED_MORE:
 		if ((size_t)n >= PROXY_TLS_WIRE_MAX) {
-			proxy_conn_refuse(c, "deny", "too-big");
+			proxy_conn_refuse(c, POLICY_REASON_TOO_BIG);
 			return;
 		}
 		proxy_conn_want_more(c, (size_t)n);
 		return;
 	case SNIFF_MALFORMED:
-		proxy_conn_refuse(c, "deny", "malformed-tls");
+		proxy_conn_refuse(c, POLICY_REASON_MALFORMED_TLS);
 		return;
 	case SNIFF_TOO_BIG:
-		proxy_conn_refuse(c, "deny", "too-big");
+		proxy_conn_refuse(c, POLICY_REASON_TOO_BIG);
 		return;
 	}
 }
@@ -1129,19 +1089,20 @@ static void refuse_limit(struct proxy *p, int fd, enum proxy_front front)
 	struct policy_addr a;
 	uint16_t port;
 	char dst[PROXY_DST_STRLEN];
-	struct proxy_audit_entry e = {
-		.kind = front == PROXY_FRONT_TRANSPARENT ? "connect" : "proxy",
-		.verdict = "error",
-		.reason = "limit",
+	struct decision d = {
+		.kind = front == PROXY_FRONT_TRANSPARENT ? DECISION_KIND_CONNECT : DECISION_KIND_PROXY,
+		.reason = POLICY_REASON_LIMIT,
 	};
 
 	if (front == PROXY_FRONT_TRANSPARENT &&
 	    getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 && proxy_sockaddr_to(&ss, &a, &port) == 0)
-		e.dst = proxy_format_dst(&a, port, dst);
-	if (p->n_limit++ == 0)
+		d.dst = decision_format_dst(&a, port, dst);
+	if (!p->limit_warned) {
+		p->limit_warned = true;
 		log_msg(LOG_LEVEL_WARN, "%u connections open: refusing more until some end",
 			p->limits.max_connections);
-	proxy_audit_write(p, &e);
+	}
+	decision_log_record(p->log, &d);
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	close(fd);
@@ -1201,9 +1162,7 @@ int proxy_create(const struct proxy_config *cfg, struct proxy **out)
 	p->n_host_addrs = cfg->n_host_addrs;
 	p->map = cfg->map;
 	p->upstream = cfg->upstream;
-	p->audit = cfg->audit;
-	p->quiet = cfg->quiet;
-	p->proxy_only = cfg->proxy_only;
+	p->log = cfg->log;
 	p->limits = cfg->limits;
 	if (!p->limits.max_connections)
 		p->limits.max_connections = PROXY_DEFAULT_MAX_CONNECTIONS;
@@ -1217,10 +1176,9 @@ int proxy_create(const struct proxy_config *cfg, struct proxy **out)
 	if (p->quiet_ms > p->limits.sniff_timeout_ms)
 		p->quiet_ms = p->limits.sniff_timeout_ms;
 	p->scratch = malloc(PROXY_TLS_WIRE_MAX);
-	p->refused = calloc(PROXY_REFUSED_MAX, sizeof(*p->refused));
 	p->lst = calloc(n ? n : 1, sizeof(*p->lst));
 	p->ev_resume = evtimer_new(p->base, on_resume, p);
-	if (!p->scratch || !p->refused || !p->lst || !p->ev_resume)
+	if (!p->scratch || !p->lst || !p->ev_resume)
 		goto fail;
 	for (size_t i = 0; i < cfg->n_transparent; i++)
 		p->lst[p->n_lst++] = (struct proxy_lst){ p, cfg->transparent[i].fd,
@@ -1254,7 +1212,6 @@ fail:
 		event_free(p->ev_resume);
 	free(p->lst);
 	free(p->scratch);
-	proxy_audit_free(p);
 	free(p);
 	return -err;
 }
@@ -1272,7 +1229,6 @@ void proxy_destroy(struct proxy *p)
 	event_free(p->ev_resume);
 	free(p->lst);
 	free(p->scratch);
-	proxy_audit_free(p);
 	free(p);
 }
 
