@@ -169,13 +169,14 @@ static size_t qname_text(const struct dnsd_query *q, char out[DNSD_NAME_WIRE_MAX
 }
 
 /* The decision log's record of one query: the resolver the program asked as
- * dst, the name decided on (else the bytes as asked) as host. */
+ * dst, the name decided on (else the bytes as asked) as host.  A question
+ * names no port, so neither the stderr line nor the hint makes one up: the
+ * program may have wanted the name for HTTP as well as for TLS. */
 static void record(struct dnsd_responder *r, const struct dnsd_event *ev)
 {
-	char dst[DECISION_DST_STRLEN], label[POLICY_NAME_MAX + 8];
+	char dst[DECISION_DST_STRLEN];
 	const char *host = ev->name ? ev->name : ev->qname;
 	size_t host_len = ev->name ? strlen(ev->name) : ev->qname_len;
-	size_t hl = host_len > POLICY_NAME_MAX ? POLICY_NAME_MAX : host_len;
 	struct decision d = {
 		.kind = DECISION_KIND_DNS,
 		.reason = ev->reason,
@@ -185,13 +186,9 @@ static void record(struct dnsd_responder *r, const struct dnsd_event *ev)
 		.host_len = host_len,
 		.rule = ev->rule,
 		.hint_name = ev->name,
-		.port = 443,
-		.label = hl ? label : NULL,
+		.label = host_len ? host : NULL,
+		.label_len = host_len > POLICY_NAME_MAX ? POLICY_NAME_MAX : host_len,
 	};
-	if (hl) {
-		memcpy(label, host, hl);
-		d.label_len = hl + (size_t)snprintf(label + hl, sizeof(label) - hl, ":%u", d.port);
-	}
 	if (decision_log_record(r->log, &d) < 0)
 		log_msg(LOG_LEVEL_DEBUG, "cannot write the audit record of a DNS query");
 }

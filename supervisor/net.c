@@ -121,6 +121,13 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 			.hint_addr = have_addr ? &a : NULL,
 			.port = ev.port,
 		};
+		/* an address porta's resolver handed out: the name the program
+		 * asked for, on the port it used, is what an option should name
+		 * (the address may change; the most recent answer first) */
+		struct dnsd_namemap_name names[1];
+		if (have_addr && ns->map &&
+		    dnsd_namemap_lookup(ns->map, &a, dnsd_clock_ms(), names, 1) > 0)
+			d.hint_name = names[0].name;
 		decision_log_record(ns->log, &d);
 	}
 }

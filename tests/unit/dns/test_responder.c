@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "decision/log.h"
 #include "dns/namemap.h"
 #include "dns/responder.h"
 #include "dns/wire.h"
@@ -71,6 +72,9 @@ struct got_event {
 struct fixture {
 	struct event_base *base;
 	struct dnsd_responder *r;
+	struct decision_log *dlog; /* quiet: the audit lines only, into audit_buf */
+	FILE *audit;
+	char audit_buf[1 << 16];
 	struct dnsd_namemap *map;
 	struct policy_net_rule rules[8];
 	size_t n_rules;
@@ -298,6 +302,9 @@ static void start_at(struct fixture *f, int family, const char *addr,
 	cr_assert_not_null(f->base);
 	f->map = dnsd_namemap_create(64);
 	cr_assert_not_null(f->map);
+	f->audit = fmemopen(f->audit_buf, sizeof(f->audit_buf), "w");
+	struct decision_log_config lc = { .audit = f->audit, .quiet = true };
+	cr_assert_eq(decision_log_create(&lc, &f->dlog), 0);
 	for (size_t i = 0; rules[i]; i++) {
 		cr_assert_eq(policy_net_rule_parse(rules[i], strlen(rules[i]), POLICY_NET_ALLOW,
 						   POLICY_NET_SCOPE_ALL, &f->rules[f->n_rules]),
@@ -322,6 +329,7 @@ static void start_at(struct fixture *f, int family, const char *addr,
 		.map = f->map,
 		.on_event = on_event,
 		.event_arg = f,
+		.log = f->dlog,
 	};
 	if (lim)
 		cfg.limits = *lim;
@@ -339,6 +347,8 @@ static void stop(struct fixture *f)
 	event_free(f->up_ev);
 	close(f->up_fd);
 	dnsd_namemap_destroy(f->map);
+	decision_log_destroy(f->dlog);
+	fclose(f->audit);
 	event_base_free(f->base);
 }
 
@@ -690,6 +700,40 @@ Test(responder, refused_names_never_reach_upstream)
 	close(fd);
 	cr_expect_eq(f.n_log, 0, "upstream saw %zu questions", f.n_log);
 	cr_expect_eq(upstream_count(&f, "evil"), 0);
+	stop(&f);
+}
+
+/* Every query is recorded in the decision log.  A name refused at DNS was
+ * asked without a port: the hint and the summary name it without one (they
+ * once said NAME:443, whatever the program went on to fetch). */
+Test(responder, records_a_refused_name_without_a_port)
+{
+	struct fixture f;
+	start(&f, NULL);
+	struct answer a = ask_udp(&f, "evil.test", T_A);
+	cr_expect_eq(a.rcode, DNSD_RCODE_REFUSED);
+	a = ask_udp(&f, "api.allowed.test", T_TXT);
+	cr_expect_eq(a.rcode, DNSD_RCODE_NOERROR);
+	fflush(f.audit);
+	char dst[64];
+	snprintf(dst, sizeof(dst), "\"dst\":\"127.0.0.1:%u\"",
+		 ntohs(((struct sockaddr_in *)&f.udp_addr)->sin_port));
+	cr_expect(strstr(f.audit_buf, dst), "%s", f.audit_buf);
+	cr_expect(strstr(f.audit_buf, "\"kind\":\"dns\","), "%s", f.audit_buf);
+	cr_expect(strstr(f.audit_buf, "\"host\":\"evil.test\",\"sni\":null,\"rule\":null,"
+				      "\"verdict\":\"deny\",\"reason\":\"no-rule\","
+				      "\"hint\":\"--allow-net evil.test\"}\n"),
+		  "%s", f.audit_buf);
+	cr_expect(strstr(f.audit_buf, "\"host\":\"api.allowed.test\",\"sni\":null,"
+				      "\"rule\":\"api.allowed.test\",\"verdict\":\"allow\","
+				      "\"reason\":\"not-address-type\",\"hint\":null}\n"),
+		  "%s", f.audit_buf);
+	const char *d, *words, *hint;
+	cr_assert(decision_log_refused_at(f.dlog, 0, &d, &words, &hint));
+	cr_expect_str_eq(d, "evil.test");
+	cr_expect_str_eq(words, "no rule");
+	cr_expect_str_eq(hint, "--allow-net evil.test");
+	cr_expect_not(decision_log_refused_at(f.dlog, 1, &d, &words, &hint));
 	stop(&f);
 }
 
