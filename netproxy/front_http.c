@@ -18,7 +18,7 @@
  * Refusals answer 403 with a short text naming the option that would allow
  * it; a head porta cannot read, 400; an upstream it cannot reach, 502.
  */
-#include "netproxy/internal.h"
+#include "netproxy/conn.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@
 
 #include "common/log.h"
 
-void proxy_http_start(struct proxy_conn *c)
+static void start(struct proxy_conn *c)
 {
 	proxy_conn_sniff(c, false);
 }
@@ -90,7 +90,7 @@ static uint8_t *rewrite_head(const uint8_t *buf, const struct proxy_http_head *h
 	return o;
 }
 
-void proxy_http_readable(struct proxy_conn *c)
+static void readable(struct proxy_conn *c)
 {
 	struct proxy_http_head h;
 	ssize_t n = proxy_conn_peek(c, PROXY_HTTP_HEAD_MAX + 1);
@@ -179,7 +179,7 @@ static void relay_now(struct proxy_conn *c)
 	proxy_conn_relay(c);
 }
 
-void proxy_http_connected(struct proxy_conn *c)
+static void connected(struct proxy_conn *c)
 {
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 
@@ -217,7 +217,7 @@ static const char *refusal_status(enum policy_reason reason)
 	}
 }
 
-void proxy_http_refused(struct proxy_conn *c, enum policy_reason reason, const char *hint)
+static bool refused(struct proxy_conn *c, enum policy_reason reason, const char *hint)
 {
 	char body[POLICY_NAME_MAX * 4 + 160], esc[POLICY_NAME_MAX * 4 + 8], msg[sizeof(body) + 200];
 	const char *status = refusal_status(reason);
@@ -251,4 +251,18 @@ void proxy_http_refused(struct proxy_conn *c, enum policy_reason reason, const c
 		;
 	shutdown(c->client, SHUT_WR);
 	c->replied = true;
+	return true;
+}
+
+static const struct proxy_front_ops ops = {
+	.front = PROXY_FRONT_HTTP,
+	.start = start,
+	.readable = readable,
+	.connected = connected,
+	.refused = refused,
+};
+
+const struct proxy_front_ops *proxy_front_http(void)
+{
+	return &ops;
 }

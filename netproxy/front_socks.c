@@ -5,7 +5,7 @@
  * (corpus row 36).  A CONNECT is decided like the HTTP proxy's, the success
  * reply is sent only once the upstream connect succeeded, and the SNI that
  * follows must name the same host. */
-#include "netproxy/internal.h"
+#include "netproxy/conn.h"
 
 #include <errno.h>
 #include <string.h>
@@ -13,7 +13,7 @@
 
 #include "netproxy/socks5.h"
 
-void proxy_socks_start(struct proxy_conn *c)
+static void start(struct proxy_conn *c)
 {
 	proxy_conn_sniff(c, false);
 }
@@ -88,7 +88,7 @@ static void request(struct proxy_conn *c, const uint8_t *buf, size_t n)
 	proxy_conn_decide(c);
 }
 
-void proxy_socks_readable(struct proxy_conn *c)
+static void readable(struct proxy_conn *c)
 {
 	ssize_t n = proxy_conn_peek(c, 4 + 1 + 255 + 2 + 512);
 
@@ -138,7 +138,7 @@ void proxy_socks_readable(struct proxy_conn *c)
 	proxy_conn_want_more(c, 0);
 }
 
-void proxy_socks_connected(struct proxy_conn *c)
+static void connected(struct proxy_conn *c)
 {
 	uint8_t rep[PROXY_SOCKS5_REPLY_MAX];
 	/* BND.ADDR 0.0.0.0:0: the client cannot reach porta's outgoing
@@ -161,9 +161,10 @@ static uint8_t reply_code(enum policy_reason reason)
 	}
 }
 
-void proxy_socks_refused(struct proxy_conn *c, enum policy_reason reason)
+static bool refused(struct proxy_conn *c, enum policy_reason reason, const char *hint)
 {
 	uint8_t rep[PROXY_SOCKS5_REPLY_MAX];
+	(void)hint; /* a reply code has no room for it */
 	uint8_t code = c->socks_rep ? c->socks_rep : reply_code(reason);
 
 	if (c->socks_stage == 1) /* a reply only answers a request */
@@ -172,4 +173,18 @@ void proxy_socks_refused(struct proxy_conn *c, enum policy_reason reason)
 	for (int i = 0; i < 16 && recv(c->client, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
 		;
 	shutdown(c->client, SHUT_WR);
+	return true;
+}
+
+static const struct proxy_front_ops ops = {
+	.front = PROXY_FRONT_SOCKS,
+	.start = start,
+	.readable = readable,
+	.connected = connected,
+	.refused = refused,
+};
+
+const struct proxy_front_ops *proxy_front_socks(void)
+{
+	return &ops;
 }

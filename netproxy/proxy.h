@@ -94,6 +94,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "netproxy/limits.h"
 #include "policy/addr.h"
 #include "policy/netrule.h"
 
@@ -102,17 +103,6 @@ struct decision_log;
 struct dnsd_namemap;
 struct dnsd_upstream;
 struct proxy;
-
-struct proxy_limits {
-	uint32_t max_connections;  /* open at once; 0: default 4096 */
-	uint32_t sniff_timeout_ms; /* first bytes must decide within; 0: default 5000 */
-	uint32_t dial_timeout_ms;  /* upstream connect; 0: default 10000 */
-	uint32_t idle_timeout_ms;  /* relayed connection without traffic; 0: default 600000 */
-	/* Nothing arrived this long after accept (transparent) or after a
-	 * CONNECT/SOCKS reply: the server speaks first (SSH, SMTP), decide
-	 * without a name; 0: default 300, at most sniff_timeout_ms. */
-	uint32_t quiet_ms;
-};
 
 /* One transparent listener: a listening TCP socket and the port it serves. */
 struct proxy_listener {

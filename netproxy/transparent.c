@@ -16,15 +16,16 @@
  *   else  (or nothing within the quiet wait: the server speaks first) the
  *         DNS map or an IP/CIDR rule (proxy.c).
  */
-#include "netproxy/internal.h"
+#include "netproxy/conn.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "common/log.h"
+#include "netproxy/dial.h"
 
-void proxy_transparent_start(struct proxy_conn *c)
+static void start(struct proxy_conn *c)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
@@ -100,7 +101,7 @@ static void sniff_http(struct proxy_conn *c, const uint8_t *buf, size_t n)
 	proxy_conn_decide(c);
 }
 
-void proxy_transparent_readable(struct proxy_conn *c)
+static void readable(struct proxy_conn *c)
 {
 	struct proxy_tls_hello hello;
 	ssize_t n = proxy_conn_peek(c, PROXY_TLS_WIRE_MAX);
@@ -145,4 +146,28 @@ void proxy_transparent_readable(struct proxy_conn *c)
 		sniff_http(c, buf, (size_t)n);
 		return;
 	}
+}
+
+/* Dialled: relay at once, or, when decided before the client spoke, check
+ * its first bytes when they come (conn.h, proxy_check_sni_*). */
+static void connected(struct proxy_conn *c)
+{
+	if (c->quiet_decided)
+		proxy_check_sni_start(c);
+	else
+		proxy_conn_relay(c);
+}
+
+/* A refusal is a reset: nothing was ever said to the program. */
+static const struct proxy_front_ops ops = {
+	.front = PROXY_FRONT_TRANSPARENT,
+	.start = start,
+	.readable = readable,
+	.connected = connected,
+	.refused = NULL,
+};
+
+const struct proxy_front_ops *proxy_front_transparent(void)
+{
+	return &ops;
 }

@@ -1,36 +1,43 @@
-/* netproxy/internal.h: the proxy's own pieces, shared by its files and its
- * tests only (STYLE 1).
+/* netproxy/conn.h: the connection core, the module's own (netproxy/ and
+ * its tests).
  *
  * ARCHITECTURE: one struct proxy_conn per accepted connection, whatever the
  * front end (transparent listener, HTTP proxy, SOCKS5), with one state enum
- * and one free path (proxy_conn_free).  The front ends find out what the
- * connection wants (sniff.h, socks5.h) and hand a target to proxy.c, which
- * decides (policy_net_decide), resolves (resolve.c) or takes the dialled
- * address, dials (dial.c) and calls the front end back once connected; the
- * front end then answers its client and starts the relay (relay.h).  Every
- * decision is recorded in the decision log (decision/log.h).  One thread:
- * the base's.
+ * and one free path (proxy_conn_free).  The front ends (front.h: each a
+ * table of callbacks) find out what the connection wants (sniff.h,
+ * socks5.h) and hand a target to the core (conn.c), which decides
+ * (policy_net_decide), resolves (resolve.h) or takes the dialled address,
+ * dials (dial.h) and calls the front end back through its table once
+ * connected; the front end then answers its client and starts the relay
+ * (relay.h).  Every decision is recorded in the decision log
+ * (decision/log.h).  Layers, each using only those below it: dial.c and
+ * resolve.c; conn.c; the front ends; proxy.c (listeners, limits, create and
+ * destroy: proxy.h).  One thread: the base's.
  */
-#ifndef PORTA_NETPROXY_INTERNAL_H
-#define PORTA_NETPROXY_INTERNAL_H
+#ifndef PORTA_NETPROXY_CONN_H
+#define PORTA_NETPROXY_CONN_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
+#include <sys/types.h>
 
 #include "decision/log.h"
 #include "netproxy/http_stream.h"
-#include "netproxy/proxy.h"
+#include "netproxy/front.h"
+#include "netproxy/limits.h"
 #include "netproxy/relay.h"
+#include "netproxy/resolve.h"
 #include "netproxy/sniff.h"
 #include "policy/addr.h"
 #include "policy/netrule.h"
 #include "policy/reason.h"
 
+struct dnsd_namemap;
+struct dnsd_upstream;
 struct event;
+struct event_base;
 struct proxy_dial;
-struct proxy_resolve;
 
 /* Defaults of struct proxy_limits. */
 #define PROXY_DEFAULT_MAX_CONNECTIONS 4096
@@ -38,16 +45,8 @@ struct proxy_resolve;
 #define PROXY_DEFAULT_QUIET_MS 300
 #define PROXY_DEFAULT_DIAL_MS 10000
 #define PROXY_DEFAULT_IDLE_MS 600000
-/* Addresses one name may resolve to that are tried, per family. */
-#define PROXY_RESOLVE_MAX 8
 /* "[" + IPv6 + "]:" + port, with its NUL */
 #define PROXY_DST_STRLEN DECISION_DST_STRLEN
-
-enum proxy_front {
-	PROXY_FRONT_TRANSPARENT,
-	PROXY_FRONT_HTTP,
-	PROXY_FRONT_SOCKS,
-};
 
 enum proxy_conn_state {
 	PROXY_CONN_SNIFF,     /* peeking the first bytes (transparent) or the head (fronts) */
@@ -69,9 +68,10 @@ struct proxy_target {
 };
 
 struct proxy_conn {
-	struct proxy *p;
+	struct proxy_core *p;
 	struct proxy_conn *prev, *next;
-	enum proxy_front front;
+	const struct proxy_front_ops *ops;
+	enum proxy_front front; /* ops->front */
 	enum proxy_conn_state state;
 	int client;   /* owned until the relay takes it, then -1 */
 	int upstream; /* owned once the dial succeeds, until the relay takes it */
@@ -142,15 +142,9 @@ struct proxy_conn {
 	uint16_t hs_port; /* the first request's Host port (80 when none) */
 };
 
-struct proxy_lst {
-	struct proxy *p;
-	int fd;
-	uint16_t port;
-	enum proxy_front front;
-	struct event *ev;
-};
-
-struct proxy {
+/* What every connection shares: the rules, the resolver, the log, the
+ * limits, the connection table.  The top (proxy.c) fills it in and owns it. */
+struct proxy_core {
 	struct event_base *base;
 	const struct policy_net_rule *rules;
 	size_t n_rules;
@@ -162,18 +156,18 @@ struct proxy {
 	struct proxy_limits limits; /* defaults filled in */
 	uint32_t quiet_ms;
 
-	struct proxy_lst *lst; /* transparent, then HTTP, then SOCKS */
-	size_t n_lst;
-	struct event *ev_resume; /* re-arms the listeners after EMFILE */
-
 	struct proxy_conn *conns;
 	size_t n_conns;
 	uint8_t *scratch; /* PROXY_TLS_WIRE_MAX bytes: every peek lands here */
-
-	bool limit_warned; /* max_connections reached once: said so */
 };
 
-/* ---- proxy.c ---- */
+/* ---- conn.c ---- */
+
+/* Takes fd (an accepted, non-blocking socket) as a new connection served by
+ * ops, and starts it (ops->start).  On failure (no memory) fd is closed. */
+void proxy_conn_start(struct proxy_core *p, int fd, const struct proxy_front_ops *ops);
+/* Ends every connection (relays end as reset, their close records written). */
+void proxy_conn_free_all(struct proxy_core *p);
 
 uint64_t proxy_now_ms(void);
 /* The one free path of a connection: events, dial, resolves, fds, memory. */
@@ -183,7 +177,7 @@ void proxy_conn_free(struct proxy_conn *c);
  * SOCKS reply / RST), then proxy_conn_free. */
 void proxy_conn_refuse(struct proxy_conn *c, enum policy_reason reason);
 /* c->target is filled: decide, then resolve or take the address, then dial;
- * calls proxy_front_connected() once connected, or refuses c. */
+ * calls c->ops->connected() once connected, or refuses c. */
 void proxy_conn_decide(struct proxy_conn *c);
 /* Transparent, without a name: the DNS map or an IP/CIDR rule. */
 void proxy_conn_decide_by_address(struct proxy_conn *c);
@@ -210,62 +204,11 @@ void proxy_conn_want_more(struct proxy_conn *c, size_t have);
 /* Drops n bytes from the client's receive queue (already peeked). */
 int proxy_conn_consume(struct proxy_conn *c, size_t n);
 
-/* ---- front ends (transparent.c, front_http.c, front_socks.c) ---- */
-
-void proxy_transparent_start(struct proxy_conn *c);
-void proxy_transparent_readable(struct proxy_conn *c);
-void proxy_http_start(struct proxy_conn *c);
-void proxy_http_readable(struct proxy_conn *c);
-void proxy_socks_start(struct proxy_conn *c);
-void proxy_socks_readable(struct proxy_conn *c);
-/* Upstream connected (c->upstream set): the front end answers and relays. */
-void proxy_front_connected(struct proxy_conn *c);
-void proxy_http_connected(struct proxy_conn *c);
-void proxy_socks_connected(struct proxy_conn *c);
-/* The answer to a refused request, when none was sent yet (403/400/502, a
- * SOCKS reply code); best effort, never blocks. */
-void proxy_http_refused(struct proxy_conn *c, enum policy_reason reason, const char *hint);
-void proxy_socks_refused(struct proxy_conn *c, enum policy_reason reason);
 /* After a CONNECT or SOCKS reply, or once a transparent connection decided
  * before its client spoke is dialled: the client's first bytes are checked
  * against the target (a ClientHello's SNI must name it; on the transparent
  * path an HTTP Host too) before the relay starts, whenever they come; what
  * the server sends meanwhile is carried down (server-speaks-first). */
 void proxy_check_sni_start(struct proxy_conn *c);
-void proxy_check_sni_readable(struct proxy_conn *c);
-/* The front end's answer to a refusal, before the connection is freed. */
-void proxy_front_refused(struct proxy_conn *c, enum policy_reason reason, const char *hint);
 
-/* ---- dial.c ---- */
-
-/* Called once: fd (connected, non-blocking, CLOEXEC; the callee owns it) and
- * the address index that answered, or fd -1 and -errno of the last try. */
-typedef void (*proxy_dial_done_fn)(int fd, size_t index, int err, void *arg);
-
-/* Connects to addrs[0..n) port in order, each try bounded by timeout_ms.
- * addrs is copied.  Returns the dial (done is called later, never from
- * here) or NULL with errno set. */
-struct proxy_dial *proxy_dial_start(struct event_base *base, const struct policy_addr *addrs,
-				    size_t n, uint16_t port, uint32_t timeout_ms,
-				    proxy_dial_done_fn done, void *arg);
-/* Abandons a dial in progress without calling done.  NULL is a no-op. */
-void proxy_dial_cancel(struct proxy_dial *d);
-/* sockaddr glue. */
-size_t proxy_sockaddr_from(const struct policy_addr *a, uint16_t port, void *ss);
-int proxy_sockaddr_to(const void *ss, struct policy_addr *a, uint16_t *port);
-
-/* ---- resolve.c ---- */
-
-/* Called once per accepted query with the addresses of the answer (at most
- * PROXY_RESOLVE_MAX, in answer order; n 0 for an empty answer) or ok false
- * when the upstream failed. */
-typedef void (*proxy_resolve_done_fn)(bool ok, const struct policy_addr *addrs, size_t n,
-				      void *arg);
-/* Asks u for the A (qtype 1) or AAAA (28) records of the canonical name.
- * Returns the query or NULL with errno set.  The query outlives a detached
- * caller: proxy_resolve_detach() makes it free itself when the answer comes. */
-struct proxy_resolve *proxy_resolve_start(struct dnsd_upstream *u, const char *name,
-					  uint16_t qtype, proxy_resolve_done_fn done, void *arg);
-void proxy_resolve_detach(struct proxy_resolve *r);
-
-#endif /* PORTA_NETPROXY_INTERNAL_H */
+#endif /* PORTA_NETPROXY_CONN_H */
