@@ -15,6 +15,7 @@
 
 #include "common/kernel.h"
 #include "common/log.h"
+#include "decision/log.h"
 #include "dns/upstream.h"
 #include "wire/dns.h"
 
@@ -97,6 +98,7 @@ struct dnsd_responder {
 	struct dnsd_namemap *map;
 	dnsd_event_fn on_event;
 	void *event_arg;
+	struct decision_log *log;
 	struct dnsd_limits lim;
 	struct dnsd_upstream *up;
 	struct pending *pending;
@@ -171,13 +173,40 @@ static size_t qname_text(const struct dnsd_query *q, char out[DNSD_NAME_WIRE_MAX
 	return o;
 }
 
-static void emit(struct dnsd_responder *r, const struct dnsd_event *ev)
+/* The decision log's record of one query: the resolver the program asked as
+ * dst, the name decided on (else the bytes as asked) as host.  A question
+ * names no port, so neither the stderr line nor the hint makes one up: the
+ * program may have wanted the name for HTTP as well as for TLS. */
+static void record(struct dnsd_responder *r, const struct dnsd_event *ev)
 {
+	char dst[DECISION_DST_STRLEN];
+	const char *host = ev->name ? ev->name : ev->qname;
+	size_t host_len = ev->name ? strlen(ev->name) : ev->qname_len;
+	struct decision d = {
+		.kind = DECISION_KIND_DNS,
+		.reason = ev->reason,
+		.dst = ev->server_known ? decision_format_dst(&ev->server, ev->server_port, dst)
+					: NULL,
+		.host = host,
+		.host_len = host_len,
+		.rule = ev->rule,
+		.hint_name = ev->name,
+		.label = host_len ? host : NULL,
+		.label_len = host_len > POLICY_NAME_MAX ? POLICY_NAME_MAX : host_len,
+	};
+	if (decision_log_record(r->log, &d) < 0)
+		log_msg(LOG_LEVEL_DEBUG, "cannot write the audit record of a DNS query");
+}
+
+static void emit(struct dnsd_responder *r, struct dnsd_event *ev)
+{
+	ev->verdict = policy_reason_verdict(ev->reason);
 	r->stats.queries++;
-	if (ev->verdict == DNSD_VERDICT_DENY)
+	if (ev->verdict == POLICY_VERDICT_DENY)
 		r->stats.refused++;
-	else if (ev->verdict == DNSD_VERDICT_ERROR)
+	else if (ev->verdict == POLICY_VERDICT_ERROR)
 		r->stats.errors++;
+	record(r, ev);
 	if (r->on_event)
 		r->on_event(ev, r->event_arg);
 }
@@ -316,7 +345,7 @@ static bool is_name_rule(const struct policy_net_rule *ru)
  * function tries (an allow rule's first port, the port after a deny
  * range). */
 static bool decide_name(const struct dnsd_responder *r, const char *name,
-			const struct policy_net_rule **rule, const char **reason)
+			const struct policy_net_rule **rule, enum policy_reason *reason)
 {
 	struct policy_net_query nq = { .name = name, .host_addrs = r->host_addrs,
 				       .n_host_addrs = r->n_host_addrs };
@@ -325,7 +354,7 @@ static bool decide_name(const struct dnsd_responder *r, const char *name,
 	bool port_set = false;
 
 	*rule = NULL;
-	*reason = allowed ? "allow" : "no-rule";
+	*reason = allowed ? POLICY_REASON_ALLOW : POLICY_REASON_NO_RULE;
 	for (size_t i = 0; i < r->n_rules; i++) {
 		const struct policy_net_rule *ru = &r->rules[i];
 		if (ru->scope != POLICY_NET_SCOPE_ALL || !is_name_rule(ru) ||
@@ -351,7 +380,7 @@ static bool decide_name(const struct dnsd_responder *r, const char *name,
 	if (!port_set)
 		nq.port = POLICY_NET_DEFAULT_PORT;
 	if (policy_net_decide(r->rules, r->n_rules, &nq, &d) != POLICY_NET_ALLOWED) {
-		*reason = policy_net_reason_code(&d);
+		*reason = policy_reason_of_net(&d);
 		*rule = d.rule;
 	}
 	return false;
@@ -373,19 +402,17 @@ static void answer_upstream(struct dnsd_responder *r, struct pending *p, const u
 	if (dnsd_response_parse(msg, len, &resp, rrs, MAX_UPSTREAM_ADDRS) != DNSD_OK ||
 	    resp.qtype != p->q.qtype ||
 	    !dnsd_name_equal(resp.qname, resp.qname_len, p->q.qname, p->q.qname_len)) {
-		ev->verdict = DNSD_VERDICT_ERROR;
-		ev->reason = "upstream-malformed";
+		ev->reason = POLICY_REASON_UPSTREAM_MALFORMED;
 		ev->rcode = reply(r, &p->o, &p->q, DNSD_RCODE_SERVFAIL, NULL, 0, 0);
 		return;
 	}
 	if (resp.rcode == DNSD_RCODE_NXDOMAIN) {
-		ev->reason = "nxdomain";
+		ev->reason = POLICY_REASON_NXDOMAIN;
 		ev->rcode = reply(r, &p->o, &p->q, DNSD_RCODE_NXDOMAIN, NULL, 0, 0);
 		return;
 	}
 	if (resp.rcode != DNSD_RCODE_NOERROR) {
-		ev->verdict = DNSD_VERDICT_ERROR;
-		ev->reason = "upstream-error";
+		ev->reason = POLICY_REASON_UPSTREAM_ERROR;
 		ev->rcode = reply(r, &p->o, &p->q, DNSD_RCODE_SERVFAIL, NULL, 0, 0);
 		return;
 	}
@@ -406,11 +433,10 @@ static void answer_upstream(struct dnsd_responder *r, struct pending *p, const u
 	if (n_keep == 0)
 		ttl = 0;
 	ev->n_dropped = dropped;
-	if (dropped) {
-		ev->reason = "denied-address";
-		if (n_keep == 0)
-			ev->verdict = DNSD_VERDICT_DENY;
-	}
+	/* the name's other addresses still answer: an allow that says some
+	 * were dropped; none left: refused */
+	if (dropped)
+		ev->reason = n_keep ? POLICY_REASON_SOME_DENIED : POLICY_REASON_DENIED_ADDRESS;
 	ev->rcode = reply(r, &p->o, &p->q, DNSD_RCODE_NOERROR, keep, n_keep, ttl);
 	ev->addrs = keep;
 	ev->n_addrs = n_keep;
@@ -457,21 +483,18 @@ static void on_upstream(enum dnsd_upstream_result res, const uint8_t *msg, size_
 	ev.name = p->name;
 	ev.qtype = p->q.qtype;
 	ev.rule = p->rule ? p->rule->text : NULL;
-	ev.verdict = DNSD_VERDICT_ALLOW;
-	ev.reason = "allow";
+	ev.reason = POLICY_REASON_ALLOW;
 	switch (res) {
 	case DNSD_UPSTREAM_ANSWER:
 		answer_upstream(r, p, msg, len, keep, &ev);
 		break;
 	case DNSD_UPSTREAM_TIMEOUT:
-		ev.verdict = DNSD_VERDICT_ERROR;
-		ev.reason = "upstream-timeout";
+		ev.reason = POLICY_REASON_UPSTREAM_TIMEOUT;
 		ev.rcode = reply(r, &p->o, &p->q, DNSD_RCODE_SERVFAIL, NULL, 0, 0);
 		break;
 	case DNSD_UPSTREAM_ERROR:
 	case DNSD_UPSTREAM_CANCELLED:
-		ev.verdict = DNSD_VERDICT_ERROR;
-		ev.reason = "upstream-error";
+		ev.reason = POLICY_REASON_UPSTREAM_ERROR;
 		ev.rcode = reply(r, &p->o, &p->q, DNSD_RCODE_SERVFAIL, NULL, 0, 0);
 		break;
 	}
@@ -491,26 +514,25 @@ static void handle_query(struct dnsd_responder *r, const struct origin *o, const
 	char name[POLICY_NAME_MAX + 1];
 	size_t name_len;
 	const struct policy_net_rule *rule;
-	const char *reason;
+	enum policy_reason reason;
 	enum dnsd_status st = dnsd_query_parse(msg, len, &q);
 
 	event_begin(&ev, o);
-	ev.verdict = DNSD_VERDICT_ERROR;
 	switch (st) {
 	case DNSD_OK:
 		break;
 	case DNSD_NOT_QUERY:
 		/* never answer a response: two resolvers could bounce it forever */
-		ev.reason = "not-query";
+		ev.reason = POLICY_REASON_NOT_QUERY;
 		emit(r, &ev);
 		return;
 	case DNSD_NOTIMP:
-		ev.reason = "not-implemented";
+		ev.reason = POLICY_REASON_NOT_IMPLEMENTED;
 		ev.rcode = reply_error(r, o, msg, len, DNSD_RCODE_NOTIMP);
 		emit(r, &ev);
 		return;
 	default:
-		ev.reason = "malformed-query";
+		ev.reason = POLICY_REASON_MALFORMED_QUERY;
 		ev.rcode = reply_error(r, o, msg, len, DNSD_RCODE_FORMERR);
 		emit(r, &ev);
 		return;
@@ -519,29 +541,28 @@ static void handle_query(struct dnsd_responder *r, const struct origin *o, const
 	ev.qname = qtext;
 	ev.qtype = q.qtype;
 	if (q.edns && q.edns_version != 0) {
-		ev.reason = "bad-edns-version";
+		ev.reason = POLICY_REASON_BAD_EDNS_VERSION;
 		ev.rcode = reply(r, o, &q, DNSD_RCODE_BADVERS, NULL, 0, 0);
 		emit(r, &ev);
 		return;
 	}
-	ev.verdict = DNSD_VERDICT_DENY;
 	if (!q.name_is_text) {
-		ev.reason = "malformed-name";
+		ev.reason = POLICY_REASON_MALFORMED_NAME;
 		goto refuse;
 	}
 	switch (policy_name_canonical((const uint8_t *)q.name, q.name_len, name, &name_len)) {
 	case POLICY_NAME_OK:
 		break;
 	case POLICY_NAME_NUMERIC:
-		ev.reason = "ip-literal-name";
+		ev.reason = POLICY_REASON_IP_LITERAL_NAME;
 		goto refuse;
 	case POLICY_NAME_MALFORMED:
-		ev.reason = "malformed-name";
+		ev.reason = POLICY_REASON_MALFORMED_NAME;
 		goto refuse;
 	}
 	ev.name = name;
 	if (q.qclass != DNSD_CLASS_IN) {
-		ev.reason = "unsupported-class";
+		ev.reason = POLICY_REASON_UNSUPPORTED_CLASS;
 		goto refuse;
 	}
 	if (!decide_name(r, name, &rule, &reason)) {
@@ -550,24 +571,21 @@ static void handle_query(struct dnsd_responder *r, const struct origin *o, const
 		goto refuse;
 	}
 	ev.rule = rule ? rule->text : NULL;
-	ev.verdict = DNSD_VERDICT_ALLOW;
 	if (q.qtype != DNSD_TYPE_A && q.qtype != DNSD_TYPE_AAAA) {
 		/* DESIGN.md: other record types get an empty answer; nothing
 		 * is asked upstream, so no TXT or ANY data can come back in */
-		ev.reason = "not-address-type";
+		ev.reason = POLICY_REASON_NOT_ADDRESS_TYPE;
 		ev.rcode = reply(r, o, &q, DNSD_RCODE_NOERROR, NULL, 0, 0);
 		emit(r, &ev);
 		return;
 	}
 	if (r->stats.in_flight >= r->lim.max_in_flight) {
-		ev.verdict = DNSD_VERDICT_ERROR;
-		ev.reason = "too-many-queries";
+		ev.reason = POLICY_REASON_TOO_MANY_QUERIES;
 		goto servfail;
 	}
 	struct pending *p = calloc(1, sizeof(*p));
 	if (!p) {
-		ev.verdict = DNSD_VERDICT_ERROR;
-		ev.reason = "no-memory";
+		ev.reason = POLICY_REASON_NO_MEMORY;
 		goto servfail;
 	}
 	p->r = r;
@@ -578,8 +596,7 @@ static void handle_query(struct dnsd_responder *r, const struct origin *o, const
 	int rc = dnsd_upstream_query(r->up, p->name, q.qtype, on_upstream, p);
 	if (rc < 0) {
 		free(p);
-		ev.verdict = DNSD_VERDICT_ERROR;
-		ev.reason = rc == -ENOMEM ? "no-memory" : "upstream-error";
+		ev.reason = rc == -ENOMEM ? POLICY_REASON_NO_MEMORY : POLICY_REASON_UPSTREAM_ERROR;
 		goto servfail;
 	}
 	p->next = r->pending;
@@ -721,8 +738,7 @@ static void conn_process(struct tcp_conn *c)
 			/* RFC 7766 8: the framing can no longer be trusted */
 			struct dnsd_event ev;
 			event_begin(&ev, &c->origin);
-			ev.verdict = DNSD_VERDICT_ERROR;
-			ev.reason = "malformed-query";
+			ev.reason = POLICY_REASON_MALFORMED_QUERY;
 			emit(r, &ev);
 			c->doomed = true;
 			break;
@@ -876,8 +892,7 @@ static void on_accept(evutil_socket_t fd, short what, void *arg)
 				sa_to_addr((const struct sockaddr *)&local, &o.server, &o.server_port);
 			close(cfd);
 			event_begin(&ev, &o);
-			ev.verdict = DNSD_VERDICT_ERROR;
-			ev.reason = "too-many-connections";
+			ev.reason = POLICY_REASON_TOO_MANY_CONNECTIONS;
 			emit(r, &ev);
 			continue;
 		}
@@ -963,6 +978,7 @@ int dnsd_responder_create(const struct dnsd_responder_config *cfg, struct dnsd_r
 	r->n_host_addrs = cfg->n_host_addrs;
 	r->map = cfg->map;
 	r->on_event = cfg->on_event;
+	r->log = cfg->log;
 	r->event_arg = cfg->event_arg;
 	r->lim.max_in_flight = or_default(cfg->limits.max_in_flight, DEF_MAX_IN_FLIGHT);
 	r->lim.max_tcp_conns = or_default(cfg->limits.max_tcp_conns, DEF_MAX_TCP_CONNS);

@@ -38,7 +38,8 @@
  *      max(TTL, map_min_ttl_s): a client may use an answer for its TTL and
  *      connect a moment later, so the map never forgets a pair before the
  *      client could (TTL 0 answers included).
- *   6. One dnsd_event per query, through the callback.
+ *   6. One dnsd_event per query, through the callback, and one record in
+ *      the decision log.
  *
  * UDP replies go out FROM the address the query was sent TO (IPV6_PKTINFO /
  * IP_PKTINFO on receive and on sendmsg(2)): with AnyIP the socket is bound
@@ -74,19 +75,15 @@
 #include "dns/resolvconf.h"
 #include "policy/addr.h"
 #include "policy/netrule.h"
+#include "policy/reason.h"
 
 struct event_base;
+struct decision_log;
 struct dnsd_responder;
 
 enum dnsd_transport {
 	DNSD_TRANSPORT_UDP,
 	DNSD_TRANSPORT_TCP,
-};
-
-enum dnsd_verdict {
-	DNSD_VERDICT_ALLOW, /* the name is allowed and was resolved (or answered empty) */
-	DNSD_VERDICT_DENY,  /* refused by the policy, or every address was default-denied */
-	DNSD_VERDICT_ERROR, /* malformed query, upstream failure, a limit */
 };
 
 /* One decision, for the audit.  Every pointer is valid only during the
@@ -106,14 +103,13 @@ struct dnsd_event {
 	size_t qname_len;
 	const char *name;            /* canonical name decided on, or NULL */
 	uint16_t qtype;              /* 0 when the query could not be parsed */
-	enum dnsd_verdict verdict;
-	/* "allow", "not-address-type", "nxdomain", "denied-address",
-	 * "no-rule", "deny-rule", "reserved-name", "malformed-name",
-	 * "ip-literal-name", "unsupported-class", "malformed-query",
-	 * "not-query", "not-implemented", "bad-edns-version",
-	 * "upstream-timeout", "upstream-error", "upstream-malformed",
-	 * "too-many-queries", "too-many-connections", "no-memory" */
-	const char *reason;
+	/* Why (policy/reason.h's table: its code is the audit record's
+	 * "reason"), and the verdict that table gives it: ALLOW (the name is
+	 * allowed and was resolved or answered empty), DENY (refused by the
+	 * policy, or every address was default-denied), ERROR (malformed
+	 * query, upstream failure, a limit). */
+	enum policy_reason reason;
+	enum policy_verdict verdict;
 	const char *rule;            /* text of the deciding rule, or NULL */
 	int rcode;                   /* rcode answered, -1 when nothing was sent */
 	const struct policy_addr *addrs; /* addresses answered */
@@ -149,6 +145,8 @@ struct dnsd_responder_config {
 	struct dnsd_namemap *map; /* borrowed; may be NULL (nothing recorded) */
 	dnsd_event_fn on_event;   /* may be NULL */
 	void *event_arg;
+	struct decision_log *log; /* borrowed, or NULL: where every query's decision is
+				   * recorded (decision/log.h) */
 	struct dnsd_limits limits;
 };
 

@@ -1,7 +1,7 @@
 /* netproxy/dial.c: non-blocking connect(2) to a list of addresses, in order,
- * each try bounded by a timeout (internal.h).  No happy eyeballs: the list is
+ * each try bounded by a timeout (dial.h).  No happy eyeballs: the list is
  * short and ordered by the caller (A answers before AAAA). */
-#include "netproxy/internal.h"
+#include "netproxy/dial.h"
 
 #include <errno.h>
 #include <event2/event.h>

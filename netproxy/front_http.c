@@ -18,7 +18,7 @@
  * Refusals answer 403 with a short text naming the option that would allow
  * it; a head porta cannot read, 400; an upstream it cannot reach, 502.
  */
-#include "netproxy/internal.h"
+#include "netproxy/conn.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -27,7 +27,7 @@
 
 #include "common/log.h"
 
-void proxy_http_start(struct proxy_conn *c)
+static void start(struct proxy_conn *c)
 {
 	proxy_conn_sniff(c, false);
 }
@@ -90,7 +90,7 @@ static uint8_t *rewrite_head(const uint8_t *buf, const struct proxy_http_head *h
 	return o;
 }
 
-void proxy_http_readable(struct proxy_conn *c)
+static void readable(struct proxy_conn *c)
 {
 	struct proxy_http_head h;
 	ssize_t n = proxy_conn_peek(c, PROXY_HTTP_HEAD_MAX + 1);
@@ -111,13 +111,13 @@ void proxy_http_readable(struct proxy_conn *c)
 		return;
 	case PROXY_HTTP_NOT_HTTP:
 	case PROXY_HTTP_MALFORMED:
-		proxy_conn_refuse(c, "deny", "malformed-http");
+		proxy_conn_refuse(c, POLICY_REASON_MALFORMED_HTTP);
 		return;
 	case PROXY_HTTP_TOO_BIG:
-		proxy_conn_refuse(c, "deny", "too-big");
+		proxy_conn_refuse(c, POLICY_REASON_TOO_BIG);
 		return;
 	case PROXY_HTTP_HOST_DUPLICATE:
-		proxy_conn_refuse(c, "deny", "duplicate-host");
+		proxy_conn_refuse(c, POLICY_REASON_DUPLICATE_HOST);
 		return;
 	case PROXY_HTTP_OK:
 	case PROXY_HTTP_HOST_MISSING:
@@ -129,18 +129,18 @@ void proxy_http_readable(struct proxy_conn *c)
 	} else if (h.form == PROXY_HTTP_FORM_ABSOLUTE) {
 		port = h.target_authority.port ? h.target_authority.port : 80;
 	} else {
-		proxy_conn_refuse(c, "deny", "not-proxy-request");
+		proxy_conn_refuse(c, POLICY_REASON_NOT_PROXY_REQUEST);
 		return;
 	}
 	/* a Host that names another host than the target: two readers could
 	 * take two destinations from one head */
 	if (st == PROXY_HTTP_OK && !proxy_http_target_matches_host(&h)) {
 		take_target(c, &h.target_authority, port);
-		proxy_conn_refuse(c, "deny", "host-mismatch");
+		proxy_conn_refuse(c, POLICY_REASON_HOST_MISMATCH);
 		return;
 	}
 	if (!take_target(c, &h.target_authority, port)) {
-		proxy_conn_refuse(c, "deny", "malformed-name");
+		proxy_conn_refuse(c, POLICY_REASON_MALFORMED_NAME);
 		return;
 	}
 	if (h.form == PROXY_HTTP_FORM_ABSOLUTE) {
@@ -152,7 +152,7 @@ void proxy_http_readable(struct proxy_conn *c)
 		proxy_http_stream_init(&c->hs);
 		enum proxy_hs_status hs = proxy_http_stream_feed(&c->hs, buf, (size_t)n, &used, &fh);
 		if (hs != PROXY_HS_HEAD && hs != PROXY_HS_NO_HOST) {
-			proxy_conn_refuse(c, "deny", "malformed-http");
+			proxy_conn_refuse(c, POLICY_REASON_MALFORMED_HTTP);
 			return;
 		}
 		proxy_http_stream_accept(&c->hs, &fh);
@@ -162,7 +162,7 @@ void proxy_http_readable(struct proxy_conn *c)
 		c->http_absolute = true;
 		c->out = rewrite_head(buf, &h, &c->out_len);
 		if (!c->out) {
-			proxy_conn_refuse(c, "error", "no-memory");
+			proxy_conn_refuse(c, POLICY_REASON_NO_MEMORY);
 			return;
 		}
 	}
@@ -179,7 +179,7 @@ static void relay_now(struct proxy_conn *c)
 	proxy_conn_relay(c);
 }
 
-void proxy_http_connected(struct proxy_conn *c)
+static void connected(struct proxy_conn *c)
 {
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 
@@ -197,34 +197,44 @@ void proxy_http_connected(struct proxy_conn *c)
 	proxy_conn_write(c, c->client, ok, sizeof(ok) - 1, proxy_check_sni_start);
 }
 
-void proxy_http_refused(struct proxy_conn *c, const char *reason, const char *hint)
+/* The status line of a refusal: what porta could not read is the client's
+ * fault (400), what it could not reach the upstream's (502). */
+static const char *refusal_status(enum policy_reason reason)
+{
+	switch (reason) {
+	case POLICY_REASON_MALFORMED_HTTP:
+	case POLICY_REASON_TOO_BIG:
+	case POLICY_REASON_NOT_PROXY_REQUEST:
+	case POLICY_REASON_DUPLICATE_HOST:
+	case POLICY_REASON_HOST_MISMATCH:
+	case POLICY_REASON_MALFORMED_NAME: return "400 Bad Request";
+	case POLICY_REASON_DIAL_FAILED:
+	case POLICY_REASON_RESOLVE_FAILED: return "502 Bad Gateway";
+	case POLICY_REASON_SNIFF_TIMEOUT: return "408 Request Timeout";
+	case POLICY_REASON_LIMIT:
+	case POLICY_REASON_NO_MEMORY: return "503 Service Unavailable";
+	default: return "403 Forbidden";
+	}
+}
+
+static bool refused(struct proxy_conn *c, enum policy_reason reason, const char *hint)
 {
 	char body[POLICY_NAME_MAX * 4 + 160], esc[POLICY_NAME_MAX * 4 + 8], msg[sizeof(body) + 200];
-	const char *status = "403 Forbidden";
-
-	if (strcmp(reason, "malformed-http") == 0 || strcmp(reason, "too-big") == 0 ||
-	    strcmp(reason, "not-proxy-request") == 0 || strcmp(reason, "duplicate-host") == 0 ||
-	    strcmp(reason, "host-mismatch") == 0 || strcmp(reason, "malformed-name") == 0)
-		status = "400 Bad Request";
-	else if (strcmp(reason, "dial-failed") == 0 || strcmp(reason, "resolve-failed") == 0)
-		status = "502 Bad Gateway";
-	else if (strcmp(reason, "sniff-timeout") == 0)
-		status = "408 Request Timeout";
-	else if (strcmp(reason, "limit") == 0 || strcmp(reason, "no-memory") == 0)
-		status = "503 Service Unavailable";
+	const char *status = refusal_status(reason);
+	const char *code = policy_reason_code(reason);
 
 	if (c->target.has_name)
 		snprintf(esc, sizeof(esc), "%s", c->target.name);
 	else if (c->target.has_addr)
-		proxy_format_dst(&c->target.addr, c->target.port, esc);
+		decision_format_dst(&c->target.addr, c->target.port, esc);
 	else
 		log_escape(c->raw, c->raw_len, esc, sizeof(esc));
 	int bl;
 	if (c->target.has_name)
 		bl = snprintf(body, sizeof(body), "porta: refused %s:%u (%s)%s%s\n", esc,
-			      c->target.port, reason, hint ? "; allow with " : "", hint ? hint : "");
+			      c->target.port, code, hint ? "; allow with " : "", hint ? hint : "");
 	else
-		bl = snprintf(body, sizeof(body), "porta: refused %s (%s)%s%s\n", esc, reason,
+		bl = snprintf(body, sizeof(body), "porta: refused %s (%s)%s%s\n", esc, code,
 			      hint ? "; allow with " : "", hint ? hint : "");
 	if (bl < 0 || (size_t)bl >= sizeof(body))
 		bl = (int)strlen(body);
@@ -241,4 +251,18 @@ void proxy_http_refused(struct proxy_conn *c, const char *reason, const char *hi
 		;
 	shutdown(c->client, SHUT_WR);
 	c->replied = true;
+	return true;
+}
+
+static const struct proxy_front_ops ops = {
+	.front = PROXY_FRONT_HTTP,
+	.start = start,
+	.readable = readable,
+	.connected = connected,
+	.refused = refused,
+};
+
+const struct proxy_front_ops *proxy_front_http(void)
+{
+	return &ops;
 }

@@ -5,7 +5,7 @@
  * (corpus row 36).  A CONNECT is decided like the HTTP proxy's, the success
  * reply is sent only once the upstream connect succeeded, and the SNI that
  * follows must name the same host. */
-#include "netproxy/internal.h"
+#include "netproxy/conn.h"
 
 #include <errno.h>
 #include <string.h>
@@ -13,7 +13,7 @@
 
 #include "wire/socks5.h"
 
-void proxy_socks_start(struct proxy_conn *c)
+static void start(struct proxy_conn *c)
 {
 	proxy_conn_sniff(c, false);
 }
@@ -24,10 +24,10 @@ static void send_now(struct proxy_conn *c, const uint8_t *b, size_t n)
 	(void)!send(c->client, b, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 }
 
-static void refuse_code(struct proxy_conn *c, const char *reason, uint8_t rep)
+static void refuse_code(struct proxy_conn *c, enum policy_reason reason, uint8_t rep)
 {
 	c->socks_rep = rep;
-	proxy_conn_refuse(c, "deny", reason);
+	proxy_conn_refuse(c, reason);
 }
 
 static void request(struct proxy_conn *c, const uint8_t *buf, size_t n)
@@ -43,14 +43,14 @@ static void request(struct proxy_conn *c, const uint8_t *buf, size_t n)
 		proxy_conn_free(c);
 		return;
 	case PROXY_SOCKS5_MALFORMED:
-		refuse_code(c, "malformed-socks", proxy_socks5_reply_code(st));
+		refuse_code(c, POLICY_REASON_MALFORMED_SOCKS, proxy_socks5_reply_code(st));
 		return;
 	case PROXY_SOCKS5_NO_METHOD:
 	case PROXY_SOCKS5_CMD_UNSUPPORTED:
-		refuse_code(c, "unsupported-command", PROXY_SOCKS5_REP_CMD_UNSUPPORTED);
+		refuse_code(c, POLICY_REASON_UNSUPPORTED_COMMAND, PROXY_SOCKS5_REP_CMD_UNSUPPORTED);
 		return;
 	case PROXY_SOCKS5_ATYP_UNSUPPORTED:
-		refuse_code(c, "unsupported-address", PROXY_SOCKS5_REP_ATYP_UNSUPPORTED);
+		refuse_code(c, POLICY_REASON_UNSUPPORTED_ADDRESS, PROXY_SOCKS5_REP_ATYP_UNSUPPORTED);
 		return;
 	case PROXY_SOCKS5_NAME_REFUSED:
 		/* for the audit (escaped there): the name as far as it came,
@@ -60,7 +60,7 @@ static void request(struct proxy_conn *c, const uint8_t *buf, size_t n)
 			c->raw_len = nl < sizeof(c->raw) ? nl : sizeof(c->raw) - 1;
 			memcpy(c->raw, buf + 5, c->raw_len);
 		}
-		refuse_code(c, "malformed-name", PROXY_SOCKS5_REP_NOT_ALLOWED);
+		refuse_code(c, POLICY_REASON_MALFORMED_NAME, PROXY_SOCKS5_REP_NOT_ALLOWED);
 		return;
 	case PROXY_SOCKS5_OK:
 		break;
@@ -76,7 +76,7 @@ static void request(struct proxy_conn *c, const uint8_t *buf, size_t n)
 		c->target.addr = policy_addr_unmap(&c->target.addr);
 	} else {
 		if (!proxy_conn_take_name(c, req.dst.name.p, req.dst.name.n)) {
-			refuse_code(c, "malformed-name", PROXY_SOCKS5_REP_NOT_ALLOWED);
+			refuse_code(c, POLICY_REASON_MALFORMED_NAME, PROXY_SOCKS5_REP_NOT_ALLOWED);
 			return;
 		}
 	}
@@ -88,7 +88,7 @@ static void request(struct proxy_conn *c, const uint8_t *buf, size_t n)
 	proxy_conn_decide(c);
 }
 
-void proxy_socks_readable(struct proxy_conn *c)
+static void readable(struct proxy_conn *c)
 {
 	ssize_t n = proxy_conn_peek(c, 4 + 1 + 255 + 2 + 512);
 
@@ -117,7 +117,7 @@ void proxy_socks_readable(struct proxy_conn *c)
 		send_now(c, out, proxy_socks5_build_method(out, sizeof(out),
 							   PROXY_SOCKS5_METHOD_UNACCEPTABLE));
 		c->replied = true;
-		proxy_conn_refuse(c, "deny", "socks-no-method");
+		proxy_conn_refuse(c, POLICY_REASON_SOCKS_NO_METHOD);
 		return;
 	default:
 		proxy_conn_free(c);
@@ -138,7 +138,7 @@ void proxy_socks_readable(struct proxy_conn *c)
 	proxy_conn_want_more(c, 0);
 }
 
-void proxy_socks_connected(struct proxy_conn *c)
+static void connected(struct proxy_conn *c)
 {
 	uint8_t rep[PROXY_SOCKS5_REPLY_MAX];
 	/* BND.ADDR 0.0.0.0:0: the client cannot reach porta's outgoing
@@ -148,26 +148,43 @@ void proxy_socks_connected(struct proxy_conn *c)
 	proxy_conn_write(c, c->client, rep, n, proxy_check_sni_start);
 }
 
-void proxy_socks_refused(struct proxy_conn *c, const char *reason)
+/* The REP of a refusal (RFC 1928 6) when the request did not set one. */
+static uint8_t reply_code(enum policy_reason reason)
+{
+	switch (reason) {
+	case POLICY_REASON_DIAL_FAILED: return PROXY_SOCKS5_REP_CONN_REFUSED;
+	case POLICY_REASON_RESOLVE_FAILED: return PROXY_SOCKS5_REP_HOST_UNREACHABLE;
+	case POLICY_REASON_NO_MEMORY:
+	case POLICY_REASON_SNIFF_TIMEOUT:
+	case POLICY_REASON_WRITE_FAILED: return PROXY_SOCKS5_REP_GENERAL_FAILURE;
+	default: return PROXY_SOCKS5_REP_NOT_ALLOWED;
+	}
+}
+
+static bool refused(struct proxy_conn *c, enum policy_reason reason, const char *hint)
 {
 	uint8_t rep[PROXY_SOCKS5_REPLY_MAX];
-	uint8_t code = c->socks_rep;
+	(void)hint; /* a reply code has no room for it */
+	uint8_t code = c->socks_rep ? c->socks_rep : reply_code(reason);
 
-	if (!code) {
-		if (strcmp(reason, "dial-failed") == 0)
-			code = PROXY_SOCKS5_REP_CONN_REFUSED;
-		else if (strcmp(reason, "resolve-failed") == 0)
-			code = PROXY_SOCKS5_REP_HOST_UNREACHABLE;
-		else if (strcmp(reason, "no-memory") == 0 || strcmp(reason, "sniff-timeout") == 0 ||
-			 strcmp(reason, "write-failed") == 0)
-			code = PROXY_SOCKS5_REP_GENERAL_FAILURE;
-		else
-			code = PROXY_SOCKS5_REP_NOT_ALLOWED;
-	}
 	if (c->socks_stage == 1) /* a reply only answers a request */
 		send_now(c, rep, proxy_socks5_build_reply(rep, sizeof(rep), code, NULL));
 	uint8_t sink[1024];
 	for (int i = 0; i < 16 && recv(c->client, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
 		;
 	shutdown(c->client, SHUT_WR);
+	return true;
+}
+
+static const struct proxy_front_ops ops = {
+	.front = PROXY_FRONT_SOCKS,
+	.start = start,
+	.readable = readable,
+	.connected = connected,
+	.refused = refused,
+};
+
+const struct proxy_front_ops *proxy_front_socks(void)
+{
+	return &ops;
 }

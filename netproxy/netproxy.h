@@ -21,11 +21,19 @@
  *   passed through policy_name_canonical() first, never compared raw.
  * - relay: upstream dial, then bytes both ways with half-close and
  *   back-pressure, splice(2) once decided.
- * - audit: one JSON line per decision, program-controlled strings escaped.
+ * - record: every decision goes to the decision log (decision/log.h), which
+ *   writes the audit line, the stderr line and the summary.
  *
- * The glue (proxy.h is its API): proxy.c (listeners, connection table,
- * decide/resolve/dial), transparent.c, front_http.c, front_socks.c, dial.c,
- * resolve.c, audit.c; internal.h is shared by them and their tests.
+ * The glue (proxy.h is its API), in layers that each use only those below:
+ *   dial.c, resolve.c   connect to addresses; ask the resolver for a name
+ *   conn.c (conn.h)     the connection core: table, decide, resolve, dial,
+ *                       check the first bytes, relay, refuse, free
+ *   transparent.c, front_http.c, front_socks.c
+ *                       the front ends, each a struct proxy_front_ops
+ *                       (front.h) the core calls back through
+ *   proxy.c             listeners, the connection limit, create, destroy
+ * conn.h, front.h, dial.h and resolve.h are the module's own (and its
+ * tests'); limits.h is part of proxy.h.
  */
 #ifndef PORTA_NETPROXY_NETPROXY_H
 #define PORTA_NETPROXY_NETPROXY_H

@@ -1,1123 +1,43 @@
-/* netproxy/proxy.c: see proxy.h.  The listeners' accept callbacks, the
- * connection table and its limits, and the path every front end shares once
- * it knows the target: decide, resolve or take the dialled address, dial,
- * hand back to the front end, relay, and the one free path. */
-#include "netproxy/internal.h"
+/* netproxy/proxy.c: see proxy.h.  The top of the module: the listeners and
+ * their accept callbacks, the connection limit, create and destroy.  Each
+ * listener serves one front end, whose table (front.h) it hands every
+ * accepted connection to; the connection core (conn.h) does the rest. */
+#include "netproxy/proxy.h"
 
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "common/log.h"
-#include "dns/namemap.h"
-#include "dns/responder.h"
-#include "wire/dns.h"
+#include "decision/log.h"
+#include "netproxy/conn.h"
+#include "netproxy/dial.h"
+#include "netproxy/front.h"
 
-uint64_t proxy_now_ms(void)
-{
-	return dnsd_clock_ms();
-}
+struct proxy_lst {
+	struct proxy *p;
+	int fd;
+	uint16_t port;
+	const struct proxy_front_ops *ops;
+	struct event *ev;
+};
 
-/* Copies a NUL-terminated canonical name into a buffer of cap bytes
- * (POLICY_NAME_MAX + 1 on both sides; truncation cannot happen, but the
- * compiler cannot see the bound). */
-static void copy_name(char *dst, size_t cap, const char *src)
-{
-	size_t l = strnlen(src, cap - 1);
-	memcpy(dst, src, l);
-	dst[l] = '\0';
-}
-
-static const char *kind_of(const struct proxy_conn *c)
-{
-	return c->front == PROXY_FRONT_TRANSPARENT ? "connect" : "proxy";
-}
-
-static bool is_addr_rule(const struct policy_net_rule *r)
-{
-	return r && (r->kind == POLICY_NET_RULE_ADDR || r->kind == POLICY_NET_RULE_CIDR);
-}
-
-/* ---- the connection table ---------------------------------------------- */
-
-void proxy_conn_free(struct proxy_conn *c)
-{
-	if (!c)
-		return;
-	if (c->relay) {
-		/* the relay's callback comes back here with relay NULL */
-		struct proxy_relay *r = c->relay;
-		c->relay = NULL;
-		proxy_relay_abort(r);
-		return;
-	}
-	struct proxy *p = c->p;
-	if (c->ev_read)
-		event_free(c->ev_read);
-	if (c->ev_write)
-		event_free(c->ev_write);
-	if (c->ev_sniff)
-		event_free(c->ev_sniff);
-	if (c->ev_quiet)
-		event_free(c->ev_quiet);
-	if (c->ev_down)
-		event_free(c->ev_down);
-	if (c->ev_down_w)
-		event_free(c->ev_down_w);
-	free(c->down);
-	proxy_dial_cancel(c->dial);
-	for (int i = 0; i < 2; i++)
-		proxy_resolve_detach(c->res[i]);
-	if (c->client >= 0)
-		close(c->client);
-	if (c->upstream >= 0)
-		close(c->upstream);
-	free(c->out);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		p->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	p->n_conns--;
-	free(c);
-}
-
-static void on_client_read(evutil_socket_t fd, short what, void *arg)
-{
-	struct proxy_conn *c = arg;
-	(void)fd;
-	(void)what;
-
-	if (c->state == PROXY_CONN_CHECK_SNI) {
-		proxy_check_sni_readable(c);
-		return;
-	}
-	if (c->state != PROXY_CONN_SNIFF) {
-		event_del(c->ev_read);
-		return;
-	}
-	switch (c->front) {
-	case PROXY_FRONT_TRANSPARENT: proxy_transparent_readable(c); break;
-	case PROXY_FRONT_HTTP: proxy_http_readable(c); break;
-	case PROXY_FRONT_SOCKS: proxy_socks_readable(c); break;
-	}
-}
-
-static void stop_sniffing(struct proxy_conn *c)
-{
-	event_del(c->ev_read);
-	event_del(c->ev_sniff);
-	event_del(c->ev_quiet);
-}
-
-static void on_sniff_deadline(evutil_socket_t fd, short what, void *arg)
-{
-	struct proxy_conn *c = arg;
-	(void)fd;
-	(void)what;
-	stop_sniffing(c);
-	if (c->state == PROXY_CONN_CHECK_SNI && !c->first_seen)
-		proxy_conn_refuse(c, "error", "idle"); /* neither side said anything */
-	else
-		proxy_conn_refuse(c, "deny", "sniff-timeout");
-}
-
-static void on_quiet(evutil_socket_t fd, short what, void *arg)
-{
-	struct proxy_conn *c = arg;
-	(void)fd;
-	(void)what;
-	if (c->peeked != 0 || c->state != PROXY_CONN_SNIFF || c->front != PROXY_FRONT_TRANSPARENT)
-		return; /* bytes arrived: the sniffer decides, within the deadline */
-	/* The server may speak first: decide without a name, dial, and check
-	 * the client's first bytes when they come (proxy_check_sni_*), so a
-	 * client that merely waits cannot skip the SNI or Host rule. */
-	c->quiet_decided = true;
-	proxy_conn_decide_by_address(c);
-}
+struct proxy {
+	struct proxy_core core;
+	struct proxy_lst *lst; /* transparent, then HTTP, then SOCKS */
+	size_t n_lst;
+	struct event *ev_resume; /* re-arms the listeners after EMFILE */
+	bool limit_warned;       /* max_connections reached once: said so */
+};
 
 static void arm(struct event *ev, uint32_t ms)
 {
 	struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
 	event_add(ev, &tv);
-}
-
-void proxy_conn_sniff(struct proxy_conn *c, bool quiet)
-{
-	c->peeked = 0;
-	event_add(c->ev_read, NULL);
-	arm(c->ev_sniff, c->p->limits.sniff_timeout_ms);
-	if (quiet)
-		arm(c->ev_quiet, c->p->quiet_ms);
-}
-
-static void on_down(evutil_socket_t fd, short what, void *arg);
-
-/* Sends what down[] holds to the client; arms the write event if it would
- * block.  -1 when the client failed (c refused and freed). */
-static int flush_down(struct proxy_conn *c)
-{
-	while (c->down_off < c->down_len) {
-		ssize_t n = send(c->client, c->down + c->down_off, c->down_len - c->down_off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n > 0) {
-			c->down_off += (size_t)n;
-			c->pre_down += (uint64_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN) {
-			event_del(c->ev_down);
-			event_add(c->ev_down_w, NULL);
-			return 0;
-		}
-		proxy_conn_refuse(c, "error", "write-failed");
-		return -1;
-	}
-	c->down_off = c->down_len = 0;
-	event_del(c->ev_down_w);
-	if (c->relay_pending) {
-		proxy_conn_relay(c);
-		return -1;
-	}
-	if (!c->up_eof)
-		event_add(c->ev_down, NULL);
-	return 0;
-}
-
-static void on_down(evutil_socket_t fd, short what, void *arg)
-{
-	struct proxy_conn *c = arg;
-	(void)what;
-
-	ssize_t n = recv(fd, c->down, PROXY_TLS_WIRE_MAX, MSG_DONTWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n < 0) {
-		proxy_conn_refuse(c, "error", "reset");
-		return;
-	}
-	if (n == 0) {
-		/* the server is done sending; the client may still speak */
-		c->up_eof = true;
-		event_del(c->ev_down);
-		shutdown(c->client, SHUT_WR);
-		return;
-	}
-	c->down_len = (size_t)n;
-	c->down_off = 0;
-	c->server_spoke = true;
-	flush_down(c);
-}
-
-static void on_down_writable(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	flush_down(arg);
-}
-
-void proxy_check_sni_start(struct proxy_conn *c)
-{
-	struct proxy *p = c->p;
-
-	c->state = PROXY_CONN_CHECK_SNI;
-	c->peeked = 0;
-	c->down = malloc(PROXY_TLS_WIRE_MAX);
-	c->ev_down = event_new(p->base, c->upstream, EV_READ | EV_PERSIST, on_down, c);
-	c->ev_down_w = event_new(p->base, c->client, EV_WRITE, on_down_writable, c);
-	if (!c->down || !c->ev_down || !c->ev_down_w) {
-		proxy_conn_refuse(c, "error", "no-memory");
-		return;
-	}
-	event_add(c->ev_read, NULL);
-	event_add(c->ev_down, NULL);
-	/* until the client's first byte, the idle limit; then the sniff deadline */
-	arm(c->ev_sniff, p->limits.idle_timeout_ms);
-}
-
-static struct proxy_conn *conn_new(struct proxy *p, int fd, enum proxy_front front)
-{
-	struct proxy_conn *c = calloc(1, sizeof(*c));
-	if (!c)
-		return NULL;
-	c->p = p;
-	c->front = front;
-	c->state = PROXY_CONN_SNIFF;
-	c->client = fd;
-	c->upstream = -1;
-	c->out_fd = -1;
-	c->via_proxy = front != PROXY_FRONT_TRANSPARENT;
-	c->started_ms = proxy_now_ms();
-	c->next = p->conns;
-	if (p->conns)
-		p->conns->prev = c;
-	p->conns = c;
-	p->n_conns++;
-	c->ev_read = event_new(p->base, fd, EV_READ | EV_PERSIST, on_client_read, c);
-	c->ev_sniff = evtimer_new(p->base, on_sniff_deadline, c);
-	c->ev_quiet = evtimer_new(p->base, on_quiet, c);
-	if (!c->ev_read || !c->ev_sniff || !c->ev_quiet) {
-		c->client = -1; /* stays the caller's */
-		proxy_conn_free(c);
-		return NULL;
-	}
-	return c;
-}
-
-/* ---- peeking ----------------------------------------------------------- */
-
-ssize_t proxy_conn_peek(struct proxy_conn *c, size_t cap)
-{
-	if (cap > PROXY_TLS_WIRE_MAX)
-		cap = PROXY_TLS_WIRE_MAX;
-	for (;;) {
-		ssize_t n = recv(c->client, c->p->scratch, cap, MSG_PEEK | MSG_DONTWAIT);
-		if (n >= 0)
-			return n;
-		if (errno == EINTR)
-			continue;
-		return -errno;
-	}
-}
-
-/* True when the client has sent its FIN (what MSG_PEEK cannot tell while
- * bytes are still queued): TCP_INFO's state is CLOSE_WAIT then. */
-static bool client_closed(int fd)
-{
-	struct tcp_info ti;
-	socklen_t len = sizeof(ti);
-	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0)
-		return true;
-	return ti.tcpi_state != TCP_ESTABLISHED;
-}
-
-void proxy_conn_want_more(struct proxy_conn *c, size_t have)
-{
-	/* Level-triggered readiness would fire again at once for the bytes
-	 * already peeked; SO_RCVLOWAT (socket(7)) makes poll report readable
-	 * only when more than `have` bytes are queued (or on EOF/error). */
-	if (have > 0 && have == c->peeked && client_closed(c->client)) {
-		/* no new bytes and the client is done sending: it vanished mid-handshake */
-		stop_sniffing(c);
-		log_msg(LOG_LEVEL_DEBUG, "client closed before its first bytes decided");
-		proxy_conn_free(c);
-		return;
-	}
-	if (c->state == PROXY_CONN_CHECK_SNI && have > 0 && !c->first_seen) {
-		c->first_seen = true;
-		arm(c->ev_sniff, c->p->limits.sniff_timeout_ms);
-	}
-	int lowat = (int)have + 1;
-	setsockopt(c->client, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat));
-	c->peeked = have;
-	event_add(c->ev_read, NULL);
-}
-
-int proxy_conn_consume(struct proxy_conn *c, size_t n)
-{
-	uint8_t sink[512];
-	while (n > 0) {
-		ssize_t r = recv(c->client, sink, n < sizeof(sink) ? n : sizeof(sink), MSG_DONTWAIT);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EPIPE;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
-/* ---- writing a reply or a head ----------------------------------------- */
-
-static void on_writable(evutil_socket_t fd, short what, void *arg);
-
-static void write_step(struct proxy_conn *c, void (*then)(struct proxy_conn *c))
-{
-	while (c->out_off < c->out_len) {
-		ssize_t n = send(c->out_fd, c->out + c->out_off, c->out_len - c->out_off,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n > 0) {
-			c->out_off += (size_t)n;
-			if (c->out_fd == c->upstream)
-				c->pre_up += (uint64_t)n;
-			continue;
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && errno == EAGAIN) {
-			event_add(c->ev_write, NULL);
-			return;
-		}
-		proxy_conn_refuse(c, "error", "write-failed");
-		return;
-	}
-	if (c->ev_write)
-		event_del(c->ev_write);
-	free(c->out);
-	c->out = NULL;
-	c->out_len = c->out_off = 0;
-	then(c);
-}
-
-static void on_writable(evutil_socket_t fd, short what, void *arg)
-{
-	struct proxy_conn *c = arg;
-	(void)fd;
-	(void)what;
-	write_step(c, c->then);
-}
-
-int proxy_conn_write(struct proxy_conn *c, int fd, const void *buf, size_t len,
-		     void (*then)(struct proxy_conn *c))
-{
-	c->out = malloc(len ? len : 1);
-	if (!c->out) {
-		proxy_conn_refuse(c, "error", "no-memory");
-		return -ENOMEM;
-	}
-	memcpy(c->out, buf, len);
-	c->out_len = len;
-	c->out_off = 0;
-	c->out_fd = fd;
-	c->then = then;
-	c->state = PROXY_CONN_REPLY;
-	if (c->ev_write)
-		event_free(c->ev_write);
-	c->ev_write = event_new(c->p->base, fd, EV_WRITE, on_writable, c);
-	if (!c->ev_write) {
-		proxy_conn_refuse(c, "error", "no-memory");
-		return -ENOMEM;
-	}
-	write_step(c, then);
-	return 0;
-}
-
-/* ---- audit helpers ------------------------------------------------------ */
-
-/* The address a refusal or an allow is about, for dst and hints. */
-static const struct policy_addr *conn_addr(const struct proxy_conn *c)
-{
-	if (c->target.has_addr)
-		return &c->target.addr;
-	if (c->has_dialled)
-		return &c->dialled;
-	return NULL;
-}
-
-static uint16_t conn_port(const struct proxy_conn *c)
-{
-	return c->target.port ? c->target.port : c->dialled_port;
-}
-
-static void fill_entry(const struct proxy_conn *c, struct proxy_audit_entry *e,
-		       char dst[PROXY_DST_STRLEN])
-{
-	memset(e, 0, sizeof(*e));
-	e->kind = kind_of(c);
-	if (c->has_dialled)
-		e->dst = proxy_format_dst(&c->dialled, c->dialled_port, dst);
-	else if (c->target.has_addr)
-		e->dst = proxy_format_dst(&c->target.addr, c->target.port, dst);
-	if (c->target.has_name) {
-		e->host = c->target.name;
-		e->host_len = strlen(c->target.name);
-	} else if (c->raw_len) {
-		e->host = c->raw;
-		e->host_len = c->raw_len;
-	}
-	if (c->sni_len) {
-		e->sni = c->sni;
-		e->sni_len = c->sni_len;
-	}
-	e->rule = c->rule ? c->rule->text : NULL;
-}
-
-/* The option that would have allowed c, or NULL when none would. */
-static const char *hint_for(const struct proxy_conn *c, const char *reason, char *out, size_t cap)
-{
-	char d[PROXY_DST_STRLEN];
-	const struct policy_addr *a = conn_addr(c);
-	uint16_t port = conn_port(c);
-	/* On a degraded host only proxied requests reach porta at all. */
-	const char *opt = proxy_allow_option(c->p);
-
-	if (strcmp(reason, "no-rule") == 0 && c->target.has_name) {
-		snprintf(out, cap, "%s %s:%u", opt, c->target.name, port);
-		return out;
-	}
-	/* refused after resolving: the address the name resolved to */
-	if (strcmp(reason, "denied-address") == 0 && c->denied_seen)
-		a = &c->denied_addr;
-	if (a && (strcmp(reason, "no-rule") == 0 || strcmp(reason, "denied-address") == 0 ||
-		  strcmp(reason, "reserved-name") == 0 || strcmp(reason, "no-sni") == 0 ||
-		  strcmp(reason, "no-host") == 0)) {
-		if (strcmp(reason, "reserved-name") == 0 && !c->has_dialled)
-			return NULL; /* the address a reserved name stands for is not known */
-		snprintf(out, cap, "%s %s", opt, proxy_format_dst(a, port, d));
-		return out;
-	}
-	return NULL;
-}
-
-void proxy_conn_refuse(struct proxy_conn *c, const char *verdict, const char *reason)
-{
-	struct proxy *p = c->p;
-	struct proxy_audit_entry e;
-	char dst[PROXY_DST_STRLEN], hint[POLICY_NAME_MAX + 24], label[POLICY_NAME_MAX + 8];
-	const char *h = hint_for(c, reason, hint, sizeof(hint));
-
-	fill_entry(c, &e, dst);
-	e.verdict = verdict;
-	e.reason = reason;
-	e.hint = h;
-	if (proxy_audit_write(p, &e) < 0)
-		log_msg(LOG_LEVEL_WARN, "cannot write the audit record: %s", strerror(errno));
-
-	/* stderr and the summary name the destination as the program did */
-	size_t ll = 0;
-	uint16_t port = conn_port(c);
-	const struct policy_addr *a = conn_addr(c);
-	if (c->target.has_name)
-		ll = (size_t)snprintf(label, sizeof(label), "%s:%u", c->target.name, port);
-	else if (c->raw_len && !c->target.has_addr && port)
-		ll = (size_t)snprintf(label, sizeof(label), "%.*s:%u", (int)c->raw_len, c->raw, port);
-	else if (c->raw_len && !c->target.has_addr)
-		ll = (size_t)snprintf(label, sizeof(label), "%.*s", (int)c->raw_len, c->raw);
-	else if (a)
-		ll = strlen(proxy_format_dst(a, port, label));
-	if (ll >= sizeof(label))
-		ll = sizeof(label) - 1;
-	if (ll)
-		proxy_audit_refused(p, label, ll, reason, h);
-
-	proxy_front_refused(c, reason, h);
-	proxy_conn_free(c);
-}
-
-static void write_allow(struct proxy_conn *c)
-{
-	struct proxy_audit_entry e;
-	char dst[PROXY_DST_STRLEN], up[PROXY_DST_STRLEN];
-
-	fill_entry(c, &e, dst);
-	e.verdict = "allow";
-	e.reason = "allow";
-	e.upstream = proxy_format_dst(&c->upstream_addr, conn_port(c), up);
-	if (!e.dst)
-		e.dst = e.upstream; /* a proxied name: where it went */
-	if (proxy_audit_write(c->p, &e) < 0)
-		log_msg(LOG_LEVEL_WARN, "cannot write the audit record: %s", strerror(errno));
-}
-
-/* ---- relay -------------------------------------------------------------- */
-
-static const char *end_name(enum proxy_relay_end end)
-{
-	switch (end) {
-	case PROXY_RELAY_CLOSED: return "closed";
-	case PROXY_RELAY_RESET: return "reset";
-	case PROXY_RELAY_IDLE: return "idle";
-	case PROXY_RELAY_NO_MEMORY: return "no-memory";
-	case PROXY_RELAY_REFUSED: return "refused";
-	}
-	return "closed";
-}
-
-static void on_relay_done(enum proxy_relay_end end, const struct proxy_relay_stats *st, void *arg)
-{
-	struct proxy_conn *c = arg;
-	struct proxy_audit_entry e;
-	char dst[PROXY_DST_STRLEN], up[PROXY_DST_STRLEN];
-
-	c->relay = NULL;
-	fill_entry(c, &e, dst);
-	e.verdict = "allow";
-	e.reason = end_name(end);
-	e.upstream = proxy_format_dst(&c->upstream_addr, conn_port(c), up);
-	if (!e.dst)
-		e.dst = e.upstream;
-	e.closing = true;
-	e.bytes_up = st->bytes_up + c->pre_up;
-	e.bytes_down = st->bytes_down + c->pre_down;
-	e.duration_ms = st->duration_ms;
-	if (proxy_audit_write(c->p, &e) < 0)
-		log_msg(LOG_LEVEL_WARN, "cannot write the audit record: %s", strerror(errno));
-	proxy_conn_free(c);
-}
-
-/* A refusal in the middle of a relay (the gate's): the audit record and
- * the stderr line, naming what the refused request named; the relay resets
- * both sides and its close record follows. */
-static void refuse_in_relay(struct proxy_conn *c, const char *reason,
-			    const struct proxy_http_head *h)
-{
-	struct proxy_audit_entry e;
-	char dst[PROXY_DST_STRLEN], up[PROXY_DST_STRLEN], label[POLICY_NAME_MAX + 8];
-	size_t ll;
-
-	fill_entry(c, &e, dst);
-	e.upstream = proxy_format_dst(&c->upstream_addr, conn_port(c), up);
-	if (!e.dst)
-		e.dst = e.upstream;
-	if (h && h->host_value.n) {
-		e.host = (const char *)h->host_value.p;
-		e.host_len = h->host_value.n;
-	}
-	e.rule = NULL;
-	e.verdict = "deny";
-	e.reason = reason;
-	if (proxy_audit_write(c->p, &e) < 0)
-		log_msg(LOG_LEVEL_WARN, "cannot write the audit record: %s", strerror(errno));
-	if (h && h->host_value.n) {
-		ll = h->host_value.n < sizeof(label) - 1 ? h->host_value.n : sizeof(label) - 1;
-		memcpy(label, h->host_value.p, ll);
-	} else {
-		ll = strlen(e.dst);
-		if (ll >= sizeof(label))
-			ll = sizeof(label) - 1;
-		memcpy(label, e.dst, ll);
-	}
-	proxy_audit_refused(c->p, label, ll, reason, NULL);
-}
-
-/* A later request's Host (and target) name the host and port the first
- * request did, compared canonical (the first one sets the port). */
-static bool same_authority(struct proxy_conn *c, const struct proxy_http_head *h)
-{
-	struct policy_net_target t;
-
-	if ((h->form == PROXY_HTTP_FORM_ABSOLUTE || h->form == PROXY_HTTP_FORM_AUTHORITY) &&
-	    !proxy_http_target_matches_host(h))
-		return false;
-	if (policy_net_target_parse(h->host.host.p, h->host.host.n, &t) != POLICY_NET_TARGET_OK)
-		return false;
-	bool same = false;
-	if (c->target.has_name)
-		same = !t.is_addr && strcmp(t.name, c->target.name) == 0;
-	else if (c->target.has_addr)
-		same = t.is_addr && policy_addr_equal(&t.addr, &c->target.addr);
-	/* RFC 9110 §4.2.1: http without a port means 80 */
-	uint16_t port = h->host.port ? h->host.port : 80;
-	if (!c->hs_port_set) {
-		c->hs_port_set = true;
-		c->hs_port = port;
-	}
-	return same && port == c->hs_port;
-}
-
-/* The relay's gate on plain HTTP: frames the client's requests and lets
- * through only those naming the connection's host (escape corpus row 47). */
-static enum proxy_relay_gate_verdict http_gate(const uint8_t *buf, size_t len, size_t *pass,
-					       void *arg)
-{
-	struct proxy_conn *c = arg;
-	size_t off = 0;
-
-	while (off < len) {
-		struct proxy_http_head h;
-		size_t used = 0;
-		const char *reason = NULL;
-		switch (proxy_http_stream_feed(&c->hs, buf + off, len - off, &used, &h)) {
-		case PROXY_HS_PASS:
-			off += used;
-			continue;
-		case PROXY_HS_NEED_MORE:
-			if (len >= PROXY_RELAY_GATE_MAX && off == 0)
-				reason = "too-big"; /* cannot happen below the caps; never wait forever */
-			break;
-		case PROXY_HS_HEAD:
-			if (!same_authority(c, &h)) {
-				refuse_in_relay(c, "host-changed", &h);
-				return PROXY_RELAY_GATE_STOP;
-			}
-			proxy_http_stream_accept(&c->hs, &h);
-			off += used;
-			continue;
-		case PROXY_HS_MALFORMED: reason = "malformed-http"; break;
-		case PROXY_HS_TOO_BIG: reason = "too-big"; break;
-		case PROXY_HS_NO_HOST: reason = "no-host"; break;
-		case PROXY_HS_DUPLICATE_HOST: reason = "duplicate-host"; break;
-		}
-		if (reason) {
-			refuse_in_relay(c, reason, NULL);
-			return PROXY_RELAY_GATE_STOP;
-		}
-		break;
-	}
-	*pass = off;
-	return PROXY_RELAY_GATE_PASS;
-}
-
-void proxy_conn_relay(struct proxy_conn *c)
-{
-	int one = 1;
-
-	stop_sniffing(c);
-	if (c->ev_down)
-		event_del(c->ev_down);
-	if (c->down_off < c->down_len) {
-		/* the server's first words are still on their way down: they
-		 * go before anything the relay carries */
-		c->relay_pending = true;
-		event_add(c->ev_down_w, NULL);
-		return;
-	}
-	if (c->ev_down_w)
-		event_del(c->ev_down_w);
-	if (c->ev_write)
-		event_del(c->ev_write);
-	/* the relay's splice(2) reads must not wait for a low-water mark */
-	setsockopt(c->client, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof(one));
-	c->state = PROXY_CONN_RELAY;
-	int client = c->client, upstream = c->upstream;
-	c->client = c->upstream = -1;
-	c->relay = proxy_relay_start(c->p->base, client, upstream, c->p->limits.idle_timeout_ms,
-				     on_relay_done, c);
-	if (!c->relay) {
-		log_msg(LOG_LEVEL_WARN, "cannot relay a connection: %s", strerror(errno));
-		proxy_conn_free(c);
-		return;
-	}
-	/* an IP/CIDR rule allowed the address, whatever the bytes name */
-	if (c->http_framed && !is_addr_rule(c->rule) &&
-	    proxy_relay_set_gate(c->relay, http_gate, c) < 0) {
-		log_msg(LOG_LEVEL_WARN, "no memory to frame a connection's requests: dropped");
-		proxy_conn_free(c); /* aborts the relay, whose callback frees c */
-	}
-}
-
-/* ---- dial ---------------------------------------------------------------- */
-
-static void on_dialled(int fd, size_t index, int err, void *arg)
-{
-	struct proxy_conn *c = arg;
-
-	c->dial = NULL;
-	if (fd < 0) {
-		char d[PROXY_DST_STRLEN];
-		log_msg(LOG_LEVEL_DEBUG, "dial %s: %s",
-			proxy_format_dst(&c->cand[c->n_cand - 1], conn_port(c), d), strerror(-err));
-		proxy_conn_refuse(c, "error", "dial-failed");
-		return;
-	}
-	c->upstream = fd;
-	c->upstream_addr = c->cand[index];
-	write_allow(c);
-	proxy_front_connected(c);
-}
-
-static void dial_cands(struct proxy_conn *c)
-{
-	c->state = PROXY_CONN_DIAL;
-	c->dial = proxy_dial_start(c->p->base, c->cand, c->n_cand, conn_port(c),
-				   c->p->limits.dial_timeout_ms, on_dialled, c);
-	if (!c->dial)
-		proxy_conn_refuse(c, "error", "dial-failed");
-}
-
-static void dial_one(struct proxy_conn *c, const struct policy_addr *a)
-{
-	c->cand[0] = *a;
-	c->n_cand = 1;
-	dial_cands(c);
-}
-
-/* ---- resolve ------------------------------------------------------------ */
-
-static void resolved(struct proxy_conn *c)
-{
-	struct policy_net_query q = {
-		.name = c->target.name,
-		.port = conn_port(c),
-		.via_proxy = c->via_proxy,
-		.host_addrs = c->p->host_addrs,
-		.n_host_addrs = c->p->n_host_addrs,
-	};
-	struct policy_net_decision d;
-
-	c->n_cand = 0;
-	/* A answers first, then AAAA; every address is decided again with the
-	 * name: default-denied classes only through an explicit IP/CIDR rule,
-	 * and deny rules on addresses apply (DESIGN.md, Network) */
-	for (int f = 0; f < 2; f++) {
-		for (size_t i = 0; i < c->res_n[f]; i++) {
-			q.addr = &c->res_addrs[f][i];
-			if (policy_net_decide(c->p->rules, c->p->n_rules, &q, &d) ==
-			    POLICY_NET_ALLOWED) {
-				c->cand[c->n_cand++] = c->res_addrs[f][i];
-			} else if (!c->denied_seen) {
-				c->denied_seen = true;
-				c->denied_addr = c->res_addrs[f][i];
-			}
-		}
-	}
-	if (c->n_cand > 0) {
-		dial_cands(c);
-		return;
-	}
-	if (c->denied_seen)
-		proxy_conn_refuse(c, "deny", "denied-address");
-	else
-		proxy_conn_refuse(c, "error", "resolve-failed");
-}
-
-static void on_resolved(bool ok, const struct policy_addr *addrs, size_t n, void *arg, int f)
-{
-	struct proxy_conn *c = arg;
-	c->res[f] = NULL;
-	c->res_ok[f] = ok;
-	c->res_n[f] = n > PROXY_RESOLVE_MAX ? PROXY_RESOLVE_MAX : n;
-	memcpy(c->res_addrs[f], addrs, c->res_n[f] * sizeof(*addrs));
-	if (--c->res_pending == 0)
-		resolved(c);
-}
-
-static void on_resolved_a(bool ok, const struct policy_addr *addrs, size_t n, void *arg)
-{
-	on_resolved(ok, addrs, n, arg, 0);
-}
-
-static void on_resolved_aaaa(bool ok, const struct policy_addr *addrs, size_t n, void *arg)
-{
-	on_resolved(ok, addrs, n, arg, 1);
-}
-
-static void resolve_name(struct proxy_conn *c)
-{
-	c->state = PROXY_CONN_RESOLVE;
-	c->res_pending = 2;
-	c->res[0] = proxy_resolve_start(c->p->upstream, c->target.name, DNSD_TYPE_A,
-					on_resolved_a, c);
-	if (!c->res[0])
-		c->res_pending--;
-	c->res[1] = proxy_resolve_start(c->p->upstream, c->target.name, DNSD_TYPE_AAAA,
-					on_resolved_aaaa, c);
-	if (!c->res[1])
-		c->res_pending--;
-	if (c->res_pending == 0)
-		proxy_conn_refuse(c, "error", "resolve-failed");
-}
-
-/* True when porta's own resolver handed `a` out for `name` (and it has not
- * expired): only then may the address the program chose be dialled for a
- * name decision. */
-static bool map_says(struct proxy *p, const struct policy_addr *a, const char *name)
-{
-	struct dnsd_namemap_name names[16];
-	if (!p->map)
-		return false;
-	size_t n = dnsd_namemap_lookup(p->map, a, proxy_now_ms(), names, 16);
-	for (size_t i = 0; i < n && i < 16; i++)
-		if (strcmp(names[i].name, name) == 0)
-			return true;
-	return false;
-}
-
-/* ---- decide -------------------------------------------------------------- */
-
-void proxy_conn_decide(struct proxy_conn *c)
-{
-	struct proxy *p = c->p;
-	struct policy_net_decision d;
-	struct policy_net_query q = {
-		.name = c->target.has_name ? c->target.name : NULL,
-		.port = conn_port(c),
-		.via_proxy = c->via_proxy,
-		.host_addrs = p->host_addrs,
-		.n_host_addrs = p->n_host_addrs,
-	};
-
-	stop_sniffing(c);
-	/* an address target is decided on that address; a name on the
-	 * transparent path with the address the program dialled (a name rule
-	 * never reaches a default-denied address) */
-	if (c->target.has_addr)
-		q.addr = &c->target.addr;
-	else if (c->has_dialled)
-		q.addr = &c->dialled;
-	if (!q.name && !q.addr) {
-		proxy_conn_refuse(c, "deny", "no-rule");
-		return;
-	}
-	enum policy_net_verdict v = policy_net_decide(p->rules, p->n_rules, &q, &d);
-	c->rule = d.rule;
-	if (v != POLICY_NET_ALLOWED) {
-		proxy_conn_refuse(c, "deny", policy_net_reason_code(&d));
-		return;
-	}
-	if (is_addr_rule(d.rule) || !q.name) {
-		/* an IP/CIDR rule allowed this very address */
-		dial_one(c, q.addr);
-		return;
-	}
-	if (c->has_dialled && !c->target.has_addr && map_says(p, &c->dialled, c->target.name)) {
-		dial_one(c, &c->dialled);
-		return;
-	}
-	/* never the address the program chose because a name was allowed */
-	resolve_name(c);
-}
-
-void proxy_conn_decide_by_address(struct proxy_conn *c)
-{
-	struct proxy *p = c->p;
-	struct policy_net_decision d;
-	struct dnsd_namemap_name names[16];
-	const struct policy_net_rule *allow = NULL;
-	const char *allow_name = NULL;
-	struct policy_net_query q = {
-		.addr = &c->dialled,
-		.port = c->dialled_port,
-		.host_addrs = p->host_addrs,
-		.n_host_addrs = p->n_host_addrs,
-	};
-
-	stop_sniffing(c);
-	/* DESIGN.md: a connection without SNI or Host is allowed only by the
-	 * DNS mapping or by an IP/CIDR rule.  Every name porta handed this
-	 * address out for is decided; a deny for any of them refuses (the
-	 * bytes cannot say which of them the program meant). */
-	size_t n = p->map ? dnsd_namemap_lookup(p->map, &c->dialled, proxy_now_ms(), names, 16) : 0;
-	for (size_t i = 0; i < n && i < 16; i++) {
-		q.name = names[i].name;
-		enum policy_net_verdict v = policy_net_decide(p->rules, p->n_rules, &q, &d);
-		if (v == POLICY_NET_DENIED) {
-			c->target.has_name = true;
-			copy_name(c->target.name, sizeof(c->target.name), names[i].name);
-			c->rule = d.rule;
-			proxy_conn_refuse(c, "deny", "deny-rule");
-			return;
-		}
-		if (v == POLICY_NET_ALLOWED && !allow) {
-			allow = d.rule;
-			allow_name = names[i].name;
-		}
-	}
-	q.name = NULL;
-	enum policy_net_verdict v = policy_net_decide(p->rules, p->n_rules, &q, &d);
-	if (v == POLICY_NET_DENIED) {
-		c->rule = d.rule;
-		proxy_conn_refuse(c, "deny", "deny-rule");
-		return;
-	}
-	if (allow) {
-		c->target.has_name = true;
-		copy_name(c->target.name, sizeof(c->target.name), allow_name);
-		c->rule = allow;
-	} else if (v == POLICY_NET_ALLOWED) {
-		c->rule = d.rule;
-	} else {
-		c->rule = NULL;
-		proxy_conn_refuse(c, "deny", policy_net_reason_code(&d));
-		return;
-	}
-	dial_one(c, &c->dialled);
-}
-
-/* ---- front-end dispatch ------------------------------------------------- */
-
-void proxy_front_connected(struct proxy_conn *c)
-{
-	switch (c->front) {
-	case PROXY_FRONT_TRANSPARENT:
-		if (c->quiet_decided)
-			proxy_check_sni_start(c); /* its first bytes are still to come */
-		else
-			proxy_conn_relay(c);
-		return;
-	case PROXY_FRONT_HTTP: proxy_http_connected(c); return;
-	case PROXY_FRONT_SOCKS: proxy_socks_connected(c); return;
-	}
-}
-
-void proxy_front_refused(struct proxy_conn *c, const char *reason, const char *hint)
-{
-	bool answered = false;
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-
-	if (c->client >= 0 && !c->replied && c->front == PROXY_FRONT_HTTP) {
-		proxy_http_refused(c, reason, hint);
-		answered = true;
-	} else if (c->client >= 0 && !c->replied && c->front == PROXY_FRONT_SOCKS) {
-		proxy_socks_refused(c, reason);
-		answered = true;
-	}
-	/* Otherwise a TCP RST (SO_LINGER 0, socket(7)): the program sees the
-	 * refusal at once.  Nothing was ever sent upstream. */
-	if (c->client >= 0 && !answered)
-		setsockopt(c->client, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-	if (c->upstream >= 0)
-		setsockopt(c->upstream, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-}
-
-/* ---- the SNI after a CONNECT or SOCKS reply ------------------------------ */
-
-/* True when the name as sent reads as the canonical name `want`. */
-static bool same_name(const char *raw, size_t len, const char *want)
-{
-	struct policy_net_target t;
-	return policy_net_target_parse((const uint8_t *)raw, len, &t) == POLICY_NET_TARGET_OK &&
-	       !t.is_addr && strcmp(t.name, want) == 0;
-}
-
-/* The transparent rules for an HTTP head, against the host decided on. */
-static void check_http(struct proxy_conn *c, size_t n)
-{
-	struct proxy_http_head h;
-
-	switch (proxy_http_parse_head(c->p->scratch, n, &h)) {
-	case PROXY_HTTP_NEED_MORE:
-		proxy_conn_want_more(c, n);
-		return;
-	case PROXY_HTTP_NOT_HTTP:
-		proxy_conn_relay(c);
-		return;
-	case PROXY_HTTP_MALFORMED:
-		proxy_conn_refuse(c, "deny", "malformed-http");
-		return;
-	case PROXY_HTTP_TOO_BIG:
-		proxy_conn_refuse(c, "deny", "too-big");
-		return;
-	case PROXY_HTTP_HOST_MISSING:
-		proxy_conn_refuse(c, "deny", "no-host");
-		return;
-	case PROXY_HTTP_HOST_DUPLICATE:
-		proxy_conn_refuse(c, "deny", "duplicate-host");
-		return;
-	case PROXY_HTTP_OK:
-		break;
-	}
-	if (((h.form != PROXY_HTTP_FORM_ABSOLUTE && h.form != PROXY_HTTP_FORM_AUTHORITY) ||
-	     proxy_http_target_matches_host(&h)) &&
-	    c->target.has_name && same_name((const char *)h.host.host.p, h.host.host.n, c->target.name)) {
-		c->http_framed = true; /* and every later request (row 47) */
-		proxy_http_stream_init(&c->hs);
-		proxy_conn_relay(c);
-		return;
-	}
-	proxy_conn_refuse(c, "deny", "host-mismatch");
-}
-
-/* Keeps the name as sent (for the audit) and reads it as a target: a
- * canonical name, or an address spelled as a name ("127.1"). */
-bool proxy_conn_take_name(struct proxy_conn *c, const uint8_t *name, size_t len)
-{
-	struct policy_net_target t;
-
-	c->raw_len = len < sizeof(c->raw) ? len : sizeof(c->raw) - 1;
-	memcpy(c->raw, name, c->raw_len);
-	c->raw[c->raw_len] = '\0';
-	if (policy_net_target_parse(name, len, &t) != POLICY_NET_TARGET_OK)
-		return false;
-	if (t.is_addr) {
-		c->target.has_addr = true;
-		c->target.addr = t.addr;
-	} else {
-		c->target.has_name = true;
-		memcpy(c->target.name, t.name, sizeof(c->target.name));
-	}
-	return true;
-}
-
-void proxy_check_sni_readable(struct proxy_conn *c)
-{
-	struct proxy_tls_hello hello;
-	ssize_t n = proxy_conn_peek(c, PROXY_TLS_WIRE_MAX);
-
-	if (n == -EAGAIN) {
-		proxy_conn_want_more(c, c->peeked);
-		return;
-	}
-	if (n <= 0) {
-		/* the client is done (or gone) before sending anything: the relay
-		 * carries the EOF and writes the close record */
-		proxy_conn_relay(c);
-		return;
-	}
-	/* Transparent (decided before the client spoke): the bytes must show
-	 * what they would have had to show at once, naming the host decided
-	 * on; an IP/CIDR rule for the address allows any bytes. */
-	bool strict = c->front == PROXY_FRONT_TRANSPARENT && !is_addr_rule(c->rule);
-	switch (proxy_sniff_tls(c->p->scratch, (size_t)n, &hello)) {
-	case SNIFF_OK:
-		c->sni_len = hello.sni_len;
-		memcpy(c->sni, hello.sni, hello.sni_len + 1);
-		if (c->front == PROXY_FRONT_TRANSPARENT && !strict) {
-			proxy_conn_relay(c);
-			return;
-		}
-		/* the SNI must name the CONNECT host, compared canonical; an
-		 * address target has no name an SNI could repeat */
-		if (c->target.has_name && same_name(hello.sni, hello.sni_len, c->target.name)) {
-			proxy_conn_relay(c);
-			return;
-		}
-		proxy_conn_refuse(c, "deny", "sni-mismatch");
-		return;
-	case SNIFF_NO_SNI:
-		/* After a CONNECT or SOCKS request for a NAME, the hello must
-		 * name that host (DESIGN.md): one without SNI gets the server's
-		 * default certificate, another tenant of a shared front.  An
-		 * address target, or an IP rule transparently, names no host. */
-		if (strict || (c->front != PROXY_FRONT_TRANSPARENT && c->target.has_name))
-			proxy_conn_refuse(c, "deny", "no-sni");
-		else
-			proxy_conn_relay(c); /* allowed by the rule that allowed the target */
-		return;
-	case SNIFF_NOT_TLS:
-		/* Plain HTTP must name the host decided on, as a hello must,
-		 * and so must every later request of the connection (row 47):
-		 * transparently, and in a CONNECT or SOCKS tunnel to a name.
-		 * Bytes that are not HTTP are relayed as they come, and so is
-		 * everything after a server that spoke first (an HTTP server
-		 * never does: SMTP, SSH, FTP, databases). */
-		if (!c->server_spoke &&
-		    (strict || (c->front != PROXY_FRONT_TRANSPARENT && c->target.has_name &&
-				!is_addr_rule(c->rule))))
-			check_http(c, (size_t)n);
-		else
-			proxy_conn_relay(c);
-		return;
-	case SNIFF_NEED_MORE:
-		if ((size_t)n >= PROXY_TLS_WIRE_MAX) {
-			proxy_conn_refuse(c, "deny", "too-big");
-			return;
-		}
-		proxy_conn_want_more(c, (size_t)n);
-		return;
-	case SNIFF_MALFORMED:
-		proxy_conn_refuse(c, "deny", "malformed-tls");
-		return;
-	case SNIFF_TOO_BIG:
-		proxy_conn_refuse(c, "deny", "too-big");
-		return;
-	}
-}
-
-/* ---- listeners ------------------------------------------------------------ */
-
-static void start_conn(struct proxy *p, int fd, enum proxy_front front)
-{
-	struct proxy_conn *c = conn_new(p, fd, front);
-	if (!c) {
-		log_msg(LOG_LEVEL_WARN, "no memory for a connection: dropped");
-		close(fd);
-		return;
-	}
-	switch (front) {
-	case PROXY_FRONT_TRANSPARENT: proxy_transparent_start(c); break;
-	case PROXY_FRONT_HTTP: proxy_http_start(c); break;
-	case PROXY_FRONT_SOCKS: proxy_socks_start(c); break;
-	}
 }
 
 /* Beyond max_connections the connection is accepted and reset at once: a
@@ -1129,19 +49,20 @@ static void refuse_limit(struct proxy *p, int fd, enum proxy_front front)
 	struct policy_addr a;
 	uint16_t port;
 	char dst[PROXY_DST_STRLEN];
-	struct proxy_audit_entry e = {
-		.kind = front == PROXY_FRONT_TRANSPARENT ? "connect" : "proxy",
-		.verdict = "error",
-		.reason = "limit",
+	struct decision d = {
+		.kind = front == PROXY_FRONT_TRANSPARENT ? DECISION_KIND_CONNECT : DECISION_KIND_PROXY,
+		.reason = POLICY_REASON_LIMIT,
 	};
 
 	if (front == PROXY_FRONT_TRANSPARENT &&
 	    getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 && proxy_sockaddr_to(&ss, &a, &port) == 0)
-		e.dst = proxy_format_dst(&a, port, dst);
-	if (p->n_limit++ == 0)
+		d.dst = decision_format_dst(&a, port, dst);
+	if (!p->limit_warned) {
+		p->limit_warned = true;
 		log_msg(LOG_LEVEL_WARN, "%u connections open: refusing more until some end",
-			p->limits.max_connections);
-	proxy_audit_write(p, &e);
+			p->core.limits.max_connections);
+	}
+	decision_log_record(p->core.log, &d);
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	close(fd);
@@ -1179,10 +100,10 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 			}
 			return;
 		}
-		if (p->n_conns >= p->limits.max_connections)
-			refuse_limit(p, fd, l->front);
+		if (p->core.n_conns >= p->core.limits.max_connections)
+			refuse_limit(p, fd, l->ops->front);
 		else
-			start_conn(p, fd, l->front);
+			proxy_conn_start(&p->core, fd, l->ops);
 	}
 }
 
@@ -1194,42 +115,41 @@ int proxy_create(const struct proxy_config *cfg, struct proxy **out)
 
 	if (!p)
 		return -ENOMEM;
-	p->base = cfg->base;
-	p->rules = cfg->rules;
-	p->n_rules = cfg->n_rules;
-	p->host_addrs = cfg->host_addrs;
-	p->n_host_addrs = cfg->n_host_addrs;
-	p->map = cfg->map;
-	p->upstream = cfg->upstream;
-	p->audit = cfg->audit;
-	p->quiet = cfg->quiet;
-	p->proxy_only = cfg->proxy_only;
-	p->limits = cfg->limits;
-	if (!p->limits.max_connections)
-		p->limits.max_connections = PROXY_DEFAULT_MAX_CONNECTIONS;
-	if (!p->limits.sniff_timeout_ms)
-		p->limits.sniff_timeout_ms = PROXY_DEFAULT_SNIFF_MS;
-	if (!p->limits.dial_timeout_ms)
-		p->limits.dial_timeout_ms = PROXY_DEFAULT_DIAL_MS;
-	if (!p->limits.idle_timeout_ms)
-		p->limits.idle_timeout_ms = PROXY_DEFAULT_IDLE_MS;
-	p->quiet_ms = cfg->limits.quiet_ms ? cfg->limits.quiet_ms : PROXY_DEFAULT_QUIET_MS;
-	if (p->quiet_ms > p->limits.sniff_timeout_ms)
-		p->quiet_ms = p->limits.sniff_timeout_ms;
-	p->scratch = malloc(PROXY_TLS_WIRE_MAX);
-	p->refused = calloc(PROXY_REFUSED_MAX, sizeof(*p->refused));
+	struct proxy_core *c = &p->core;
+
+	c->base = cfg->base;
+	c->rules = cfg->rules;
+	c->n_rules = cfg->n_rules;
+	c->host_addrs = cfg->host_addrs;
+	c->n_host_addrs = cfg->n_host_addrs;
+	c->map = cfg->map;
+	c->upstream = cfg->upstream;
+	c->log = cfg->log;
+	c->limits = cfg->limits;
+	if (!c->limits.max_connections)
+		c->limits.max_connections = PROXY_DEFAULT_MAX_CONNECTIONS;
+	if (!c->limits.sniff_timeout_ms)
+		c->limits.sniff_timeout_ms = PROXY_DEFAULT_SNIFF_MS;
+	if (!c->limits.dial_timeout_ms)
+		c->limits.dial_timeout_ms = PROXY_DEFAULT_DIAL_MS;
+	if (!c->limits.idle_timeout_ms)
+		c->limits.idle_timeout_ms = PROXY_DEFAULT_IDLE_MS;
+	c->quiet_ms = cfg->limits.quiet_ms ? cfg->limits.quiet_ms : PROXY_DEFAULT_QUIET_MS;
+	if (c->quiet_ms > c->limits.sniff_timeout_ms)
+		c->quiet_ms = c->limits.sniff_timeout_ms;
+	c->scratch = malloc(PROXY_TLS_WIRE_MAX);
 	p->lst = calloc(n ? n : 1, sizeof(*p->lst));
-	p->ev_resume = evtimer_new(p->base, on_resume, p);
-	if (!p->scratch || !p->refused || !p->lst || !p->ev_resume)
+	p->ev_resume = evtimer_new(c->base, on_resume, p);
+	if (!c->scratch || !p->lst || !p->ev_resume)
 		goto fail;
 	for (size_t i = 0; i < cfg->n_transparent; i++)
 		p->lst[p->n_lst++] = (struct proxy_lst){ p, cfg->transparent[i].fd,
 							 cfg->transparent[i].port,
-							 PROXY_FRONT_TRANSPARENT, NULL };
+							 proxy_front_transparent(), NULL };
 	if (cfg->http_fd >= 0)
-		p->lst[p->n_lst++] = (struct proxy_lst){ p, cfg->http_fd, 0, PROXY_FRONT_HTTP, NULL };
+		p->lst[p->n_lst++] = (struct proxy_lst){ p, cfg->http_fd, 0, proxy_front_http(), NULL };
 	if (cfg->socks_fd >= 0)
-		p->lst[p->n_lst++] = (struct proxy_lst){ p, cfg->socks_fd, 0, PROXY_FRONT_SOCKS, NULL };
+		p->lst[p->n_lst++] = (struct proxy_lst){ p, cfg->socks_fd, 0, proxy_front_socks(), NULL };
 	for (size_t i = 0; i < p->n_lst; i++) {
 		struct proxy_lst *l = &p->lst[i];
 		int fl = fcntl(l->fd, F_GETFL);
@@ -1237,7 +157,7 @@ int proxy_create(const struct proxy_config *cfg, struct proxy **out)
 			err = errno;
 			goto fail;
 		}
-		l->ev = event_new(p->base, l->fd, EV_READ | EV_PERSIST, on_accept, l);
+		l->ev = event_new(c->base, l->fd, EV_READ | EV_PERSIST, on_accept, l);
 		if (!l->ev)
 			goto fail;
 	}
@@ -1253,8 +173,7 @@ fail:
 	if (p->ev_resume)
 		event_free(p->ev_resume);
 	free(p->lst);
-	free(p->scratch);
-	proxy_audit_free(p);
+	free(c->scratch);
 	free(p);
 	return -err;
 }
@@ -1267,16 +186,14 @@ void proxy_destroy(struct proxy *p)
 		event_free(p->lst[i].ev);
 		close(p->lst[i].fd);
 	}
-	while (p->conns)
-		proxy_conn_free(p->conns);
+	proxy_conn_free_all(&p->core);
 	event_free(p->ev_resume);
 	free(p->lst);
-	free(p->scratch);
-	proxy_audit_free(p);
+	free(p->core.scratch);
 	free(p);
 }
 
 size_t proxy_connections(const struct proxy *p)
 {
-	return p ? p->n_conns : 0;
+	return p ? p->core.n_conns : 0;
 }

@@ -23,8 +23,9 @@
  *                          (dnsd_namemap), otherwise the allowed name is
  *                          resolved (dnsd_upstream) and that is dialled;
  *                          default-denied addresses only by IP/CIDR rules.
- *   audit                  one JSON line per decision (DESIGN.md's keys),
- *                          a second when an allowed connection closes; one
+ *   record                 every decision goes to the decision log
+ *                          (decision/log.h): one JSON line per decision, a
+ *                          second when an allowed connection closes; one
  *                          stderr line per distinct refused destination
  *                          with the option that would allow it; a summary
  *                          at the end.
@@ -60,9 +61,9 @@
  *     unreachable, 408 sniff deadline); SOCKS REP 0x02 (0x07 BIND/UDP, 0x08
  *     address type, 0x05 dial failed, 0x04 resolve failed).
  *
- * Audit records (one JSON object per line): ts (RFC 3339 UTC, ms), seq,
- * kind ("connect": transparent; "proxy": front ends; "dns"/"connect" from
- * proxy_record), pid and comm only when known, dst ("ip:port"/"[ip6]:port":
+ * Audit records (one JSON object per line, written by decision/log.h): ts
+ * (RFC 3339 UTC, ms), seq, kind ("connect": transparent; "proxy": front
+ * ends), pid and comm only when known, dst ("ip:port"/"[ip6]:port":
  * what the program dialled, or the address target), host (the name decided
  * on, escaped; as sent when malformed), sni (as sent, escaped, or null),
  * rule (text or null), verdict ("allow", "deny", "error"), reason, hint
@@ -70,7 +71,7 @@
  * address porta connected to).  A second record when an allowed connection
  * ends: verdict "allow", reason "closed"/"reset"/"idle"/"no-memory",
  * bytes_up, bytes_down, duration_ms.
- * Reasons: "allow"; policy_net_reason_code()'s "no-rule", "deny-rule",
+ * Reasons (policy/reason.h's table): "allow"; the rules' "no-rule", "deny-rule",
  * "denied-address" (a name rule matched but the address dialled or resolved
  * is in a default-denied class), "reserved-name" (localhost, metadata
  * names); and "malformed-name" (not a host name, CR/LF/NUL, ...),
@@ -92,26 +93,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
+#include "netproxy/limits.h"
 #include "policy/addr.h"
 #include "policy/netrule.h"
 
 struct event_base;
+struct decision_log;
 struct dnsd_namemap;
 struct dnsd_upstream;
 struct proxy;
-
-struct proxy_limits {
-	uint32_t max_connections;  /* open at once; 0: default 4096 */
-	uint32_t sniff_timeout_ms; /* first bytes must decide within; 0: default 5000 */
-	uint32_t dial_timeout_ms;  /* upstream connect; 0: default 10000 */
-	uint32_t idle_timeout_ms;  /* relayed connection without traffic; 0: default 600000 */
-	/* Nothing arrived this long after accept (transparent) or after a
-	 * CONNECT/SOCKS reply: the server speaks first (SSH, SMTP), decide
-	 * without a name; 0: default 300, at most sniff_timeout_ms. */
-	uint32_t quiet_ms;
-};
 
 /* One transparent listener: a listening TCP socket and the port it serves. */
 struct proxy_listener {
@@ -131,10 +122,8 @@ struct proxy_config {
 	size_t n_transparent;
 	int http_fd;  /* listening socket of the HTTP proxy front end, or -1; owned on success */
 	int socks_fd; /* listening socket of the SOCKS5 front end, or -1; owned on success */
-	FILE *audit;  /* borrowed, or NULL: JSON lines are written and flushed here */
-	bool quiet;   /* -q: no stderr line per refusal, no summary */
-	bool proxy_only; /* a host without user namespaces: only proxied requests
-			  * reach porta, so refusals suggest --proxy-allow */
+	struct decision_log *log; /* borrowed, or NULL: every decision is recorded here
+				   * (audit line, stderr line, summary: decision/log.h) */
 	struct proxy_limits limits;
 };
 
@@ -145,38 +134,6 @@ struct proxy_config {
  * proxy, but not while the loop runs with the proxy alive.  The process must
  * ignore SIGPIPE (relay.h). */
 int proxy_create(const struct proxy_config *cfg, struct proxy **out);
-
-/* What the proxy learns from elsewhere, recorded in the same audit stream and
- * summary: a DNS decision (dns/responder.h's event, converted by the
- * supervisor) or a connect() the seccomp watch refused or saw. */
-struct proxy_audit_rec {
-	const char *kind;     /* "dns" or "connect" */
-	int pid;              /* as the program sees it; 0 when unknown */
-	const char *comm;     /* raw bytes, NUL-terminated, escaped by the proxy; may be NULL */
-	const char *dst;      /* "ip:port" or "[ip6]:port", or NULL */
-	const char *host;     /* raw name (escaped by the proxy), or NULL */
-	size_t host_len;
-	const char *rule;     /* text of the deciding rule, or NULL */
-	const char *verdict;  /* "allow", "deny", "error" */
-	const char *reason;   /* "no-rule", "denied-address", ... */
-	uint16_t port;        /* for the hint; 0 when none */
-};
-
-/* Records one decision made elsewhere (audit line; stderr line and summary
- * entry when it is a refusal).  0 or -errno (the audit write failed). */
-int proxy_record(struct proxy *p, const struct proxy_audit_rec *rec);
-
-/* Prints the end-of-run summary of what was refused and the exact options
- * that would allow it, unless quiet or nothing was refused. */
-void proxy_summary(struct proxy *p, FILE *err);
-
-/* The i-th distinct refused destination (in the order first refused), as
- * the summary prints it: dst ("evil.test:443", "192.0.2.1:22"), reason
- * ("no rule") and hint (the option that would allow it, "" when none), all
- * escaped and owned by the proxy until proxy_destroy().  False past the
- * last.  Kept under quiet too.  For --why. */
-bool proxy_refused_at(const struct proxy *p, size_t i, const char **dst, const char **reason,
-		      const char **hint);
 
 /* Connections open now (accepted and not yet closed), for tests and limits. */
 size_t proxy_connections(const struct proxy *p);

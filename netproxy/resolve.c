@@ -5,7 +5,7 @@
  * dns/upstream.h calls back exactly once per query and has no per-query
  * cancel, so the query is its own small object: a connection that ends
  * first detaches it, and the answer then only frees it. */
-#include "netproxy/internal.h"
+#include "netproxy/resolve.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -16,15 +16,16 @@
  *   else  (or nothing within the quiet wait: the server speaks first) the
  *         DNS map or an IP/CIDR rule (proxy.c).
  */
-#include "netproxy/internal.h"
+#include "netproxy/conn.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "common/log.h"
+#include "netproxy/dial.h"
 
-void proxy_transparent_start(struct proxy_conn *c)
+static void start(struct proxy_conn *c)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
@@ -41,7 +42,7 @@ void proxy_transparent_start(struct proxy_conn *c)
 }
 
 /* No name to decide on: only an IP/CIDR rule for the dialled address. */
-static void decide_address_rule_only(struct proxy_conn *c, const char *reason)
+static void decide_address_rule_only(struct proxy_conn *c, enum policy_reason reason)
 {
 	struct policy_net_decision d;
 	struct policy_net_query q = {
@@ -55,7 +56,7 @@ static void decide_address_rule_only(struct proxy_conn *c, const char *reason)
 		return;
 	}
 	c->rule = d.verdict == POLICY_NET_DENIED ? d.rule : NULL;
-	proxy_conn_refuse(c, "deny", d.verdict == POLICY_NET_DENIED ? "deny-rule" : reason);
+	proxy_conn_refuse(c, d.verdict == POLICY_NET_DENIED ? POLICY_REASON_DENY_RULE : reason);
 }
 
 static void sniff_http(struct proxy_conn *c, const uint8_t *buf, size_t n)
@@ -70,16 +71,16 @@ static void sniff_http(struct proxy_conn *c, const uint8_t *buf, size_t n)
 		proxy_conn_decide_by_address(c);
 		return;
 	case PROXY_HTTP_MALFORMED:
-		proxy_conn_refuse(c, "deny", "malformed-http");
+		proxy_conn_refuse(c, POLICY_REASON_MALFORMED_HTTP);
 		return;
 	case PROXY_HTTP_TOO_BIG:
-		proxy_conn_refuse(c, "deny", "too-big");
+		proxy_conn_refuse(c, POLICY_REASON_TOO_BIG);
 		return;
 	case PROXY_HTTP_HOST_MISSING:
-		decide_address_rule_only(c, "no-host");
+		decide_address_rule_only(c, POLICY_REASON_NO_HOST);
 		return;
 	case PROXY_HTTP_HOST_DUPLICATE:
-		proxy_conn_refuse(c, "deny", "duplicate-host");
+		proxy_conn_refuse(c, POLICY_REASON_DUPLICATE_HOST);
 		return;
 	case PROXY_HTTP_OK:
 		break;
@@ -87,11 +88,11 @@ static void sniff_http(struct proxy_conn *c, const uint8_t *buf, size_t n)
 	if ((h.form == PROXY_HTTP_FORM_ABSOLUTE || h.form == PROXY_HTTP_FORM_AUTHORITY) &&
 	    !proxy_http_target_matches_host(&h)) {
 		proxy_conn_take_name(c, h.host.host.p, h.host.host.n);
-		proxy_conn_refuse(c, "deny", "host-mismatch");
+		proxy_conn_refuse(c, POLICY_REASON_HOST_MISMATCH);
 		return;
 	}
 	if (!proxy_conn_take_name(c, h.host.host.p, h.host.host.n)) {
-		proxy_conn_refuse(c, "deny", "malformed-name");
+		proxy_conn_refuse(c, POLICY_REASON_MALFORMED_NAME);
 		return;
 	}
 	/* the relay reads every request of the connection (row 47) */
@@ -100,7 +101,7 @@ static void sniff_http(struct proxy_conn *c, const uint8_t *buf, size_t n)
 	proxy_conn_decide(c);
 }
 
-void proxy_transparent_readable(struct proxy_conn *c)
+static void readable(struct proxy_conn *c)
 {
 	struct proxy_tls_hello hello;
 	ssize_t n = proxy_conn_peek(c, PROXY_TLS_WIRE_MAX);
@@ -120,29 +121,53 @@ void proxy_transparent_readable(struct proxy_conn *c)
 		c->sni_len = hello.sni_len;
 		memcpy(c->sni, hello.sni, hello.sni_len + 1);
 		if (!proxy_conn_take_name(c, (const uint8_t *)hello.sni, hello.sni_len)) {
-			proxy_conn_refuse(c, "deny", "malformed-name");
+			proxy_conn_refuse(c, POLICY_REASON_MALFORMED_NAME);
 			return;
 		}
 		proxy_conn_decide(c);
 		return;
 	case SNIFF_NO_SNI:
-		decide_address_rule_only(c, "no-sni");
+		decide_address_rule_only(c, POLICY_REASON_NO_SNI);
 		return;
 	case SNIFF_NEED_MORE:
 		if ((size_t)n >= PROXY_TLS_WIRE_MAX) {
-			proxy_conn_refuse(c, "deny", "too-big");
+			proxy_conn_refuse(c, POLICY_REASON_TOO_BIG);
 			return;
 		}
 		proxy_conn_want_more(c, (size_t)n);
 		return;
 	case SNIFF_MALFORMED:
-		proxy_conn_refuse(c, "deny", "malformed-tls");
+		proxy_conn_refuse(c, POLICY_REASON_MALFORMED_TLS);
 		return;
 	case SNIFF_TOO_BIG:
-		proxy_conn_refuse(c, "deny", "too-big");
+		proxy_conn_refuse(c, POLICY_REASON_TOO_BIG);
 		return;
 	case SNIFF_NOT_TLS:
 		sniff_http(c, buf, (size_t)n);
 		return;
 	}
+}
+
+/* Dialled: relay at once, or, when decided before the client spoke, check
+ * its first bytes when they come (conn.h, proxy_check_sni_*). */
+static void connected(struct proxy_conn *c)
+{
+	if (c->quiet_decided)
+		proxy_check_sni_start(c);
+	else
+		proxy_conn_relay(c);
+}
+
+/* A refusal is a reset: nothing was ever said to the program. */
+static const struct proxy_front_ops ops = {
+	.front = PROXY_FRONT_TRANSPARENT,
+	.start = start,
+	.readable = readable,
+	.connected = connected,
+	.refused = NULL,
+};
+
+const struct proxy_front_ops *proxy_front_transparent(void)
+{
+	return &ops;
 }

@@ -380,21 +380,6 @@ bool policy_net_name_resolvable(const struct policy_net_rule *rules, size_t n_ru
 	return false;
 }
 
-const char *policy_net_reason_code(const struct policy_net_decision *d)
-{
-	if (d->verdict == POLICY_NET_ALLOWED)
-		return "allow";
-	if (d->verdict == POLICY_NET_DENIED)
-		return "deny-rule";
-	switch (d->reason) {
-	case POLICY_NET_REASON_DENIED_ADDRESS: return "denied-address";
-	case POLICY_NET_REASON_RESERVED_NAME: return "reserved-name";
-	case POLICY_NET_REASON_RULE:
-	case POLICY_NET_REASON_NO_RULE: break;
-	}
-	return "no-rule";
-}
-
 enum policy_net_target_status policy_net_target_parse(const uint8_t *host, size_t len,
 						      struct policy_net_target *out)
 {

@@ -158,10 +158,6 @@ enum policy_net_verdict policy_net_decide(const struct policy_net_rule *rules, s
 bool policy_net_name_resolvable(const struct policy_net_rule *rules, size_t n_rules,
 				const char *name);
 
-/* A short code for audit records: "allow", "deny-rule", "no-rule",
- * "denied-address", "reserved-name".  Never NULL. */
-const char *policy_net_reason_code(const struct policy_net_decision *d);
-
 /* What a program named as its destination host (a CONNECT or SOCKS target,
  * an HTTP Host without its port, a proxy URL's host) turned into a name or an
  * address, as porta will decide on it. */

@@ -3,7 +3,7 @@
 #define PORTA_SANDBOX_INTERNAL_H
 
 #ifndef PORTA_INSIDE_SANDBOX
-#error "sandbox/internal.h is sandbox/'s own (and its unit tests'): use its public header"
+#error "sandbox/internal.h is sandbox/'s own (and its unit tests'): use sandbox/sandbox.h"
 #endif
 
 #include <stdint.h>

@@ -7,8 +7,9 @@ Fails (exit 1, one line per finding) when
   - two source files depend on each other, directly or around a longer
     cycle (a file is its .c and its .h together: x.c includes y.h, or x.c
     calls a function only y.c defines),
-  - a file includes another module's internal header (<mod>/internal*.h is
-    for <mod>/ and tests/unit/<mod>/ only).
+  - a file includes another module's internal header (<mod>/internal*.h, or
+    a header guarded by #ifndef PORTA_INSIDE_<MOD>, is for <mod>/ and
+    tests/unit/<mod>/ only).
 Includes are read from the sources; calls from the objects of BUILD_DIR
 (nm: what each object leaves undefined and what each defines), so a call
 through a header-less extern is seen too.  Exit 2 on a usage error.
@@ -29,14 +30,17 @@ LAYERS = {
     "common": [],
     "policy": ["common"],
     "wire": ["common"],
+    "decision": ["common", "policy"],
     "tools": ["common", "policy"],
-    "dns": ["common", "policy", "wire"],
+    "dns": ["common", "policy", "wire", "decision"],
     "tls": ["common", "policy"],
-    "netproxy": ["common", "policy", "wire", "dns", "tls"],
+    "netproxy": ["common", "policy", "wire", "decision", "dns", "tls"],
     "sandbox": ["common", "policy"],
-    "host": ["common", "policy", "wire", "dns", "sandbox"],
-    "supervisor": ["common", "policy", "wire", "dns", "tls", "netproxy", "sandbox", "host"],
-    "src": ["common", "policy", "wire", "dns", "tls", "netproxy", "sandbox", "host", "supervisor"],
+    "host": ["common", "policy", "wire", "decision", "dns", "sandbox"],
+    "supervisor": ["common", "policy", "wire", "decision", "dns", "tls", "netproxy", "sandbox",
+                   "host"],
+    "src": ["common", "policy", "wire", "decision", "dns", "tls", "netproxy", "sandbox", "host",
+            "supervisor"],
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -49,6 +53,16 @@ def rel(path):
 def module_of(path):
     top = path.split("/", 1)[0]
     return top if top in LAYERS else None
+
+
+def is_internal(path):
+    """A module's own header: internal*.h, or one that refuses to compile
+    outside its module (#ifndef PORTA_INSIDE_<MOD>, CMakeLists.txt's
+    porta_module())."""
+    if os.path.basename(path).startswith("internal"):
+        return True
+    with open(os.path.join(REPO, path), encoding="utf-8", errors="replace") as f:
+        return "#ifndef PORTA_INSIDE_" in f.read()
 
 
 def unit_of(path):
@@ -193,7 +207,7 @@ def main(argv):
 
     for src in sources() + test_sources():
         for inc in includes(src):
-            if not os.path.basename(inc).startswith("internal"):
+            if not is_internal(inc):
                 continue
             owner = inc.split("/", 1)[0]
             if src.startswith(owner + "/") or src.startswith(f"tests/unit/{owner}/"):

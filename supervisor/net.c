@@ -13,6 +13,7 @@
 
 #include "common/cleanup.h"
 #include "common/log.h"
+#include "decision/log.h"
 #include "dns/namemap.h"
 #include "dns/responder.h"
 #include "dns/upstream.h"
@@ -35,6 +36,7 @@ struct supervisor_net {
 	struct dnsd_upstream *upstream;
 	struct dnsd_responder *responder;
 	struct proxy *proxy;
+	struct decision_log *log; /* every decision's record; outlives the proxy and the responder */
 	int watch_fd;
 	struct event *ev_watch;
 	bool local; /* degraded host: the proxies on the host's loopback, no netns */
@@ -57,33 +59,25 @@ struct supervisor_net *supervisor_net_create(struct event_base *base,
 	return ns;
 }
 
-static void on_dns_event(const struct dnsd_event *ev, void *arg)
+/* The destination of a notified connect(), as an address. */
+static bool event_addr(const struct supervisor_connect_event *ev, struct policy_addr *a)
 {
-	struct supervisor_net *ns = arg;
-	char dst[POLICY_ADDR_STRLEN + 16], addr[POLICY_ADDR_STRLEN];
-
-	if (!ns->proxy)
-		return;
-	if (ev->server_known) {
-		policy_addr_format(&ev->server, addr);
-		snprintf(dst, sizeof(dst), ev->server.family == POLICY_ADDR_V6 ? "[%s]:%u" : "%s:%u",
-			 addr, (unsigned)ev->server_port);
+	memset(a, 0, sizeof(*a));
+	if (ev->addr_status != SUPERVISOR_CONNECT_ADDR_OK)
+		return false;
+	if (ev->family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ev->sa;
+		a->family = POLICY_ADDR_V4;
+		memcpy(a->b, &s4->sin_addr, 4);
+		return true;
 	}
-	struct proxy_audit_rec rec = {
-		.kind = "dns",
-		.dst = ev->server_known ? dst : NULL,
-		/* the name decided on (canonical) when there was one, else the
-		 * bytes as asked (escaped by the proxy) */
-		.host = ev->name ? ev->name : ev->qname,
-		.host_len = ev->name ? strlen(ev->name) : ev->qname_len,
-		.rule = ev->rule,
-		.verdict = ev->verdict == DNSD_VERDICT_ALLOW ? "allow"
-			   : ev->verdict == DNSD_VERDICT_DENY ? "deny"
-								 : "error",
-		.reason = ev->reason,
-		.port = 443,
-	};
-	proxy_record(ns->proxy, &rec);
+	if (ev->family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ev->sa;
+		a->family = POLICY_ADDR_V6;
+		memcpy(a->b, &s6->sin6_addr, 16);
+		return true;
+	}
+	return false;
 }
 
 static void on_watch(evutil_socket_t fd, short what, void *arg)
@@ -107,33 +101,46 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 			ns->watch_fd = -1;
 			return;
 		}
-		if (ev.withdrawn || ev.verdict != SUPERVISOR_CONNECT_REFUSE || !ns->proxy)
+		if (ev.withdrawn || ev.verdict != SUPERVISOR_CONNECT_REFUSE)
 			continue;
 		char dst[80];
 		supervisor_connect_event_dst(&ev, dst, sizeof(dst));
 		bool udp = ev.sock_type == SOCK_DGRAM;
-		struct proxy_audit_rec rec = {
-			.kind = "connect",
+		struct policy_addr a;
+		bool have_addr = event_addr(&ev, &a);
+		struct decision d = {
+			.kind = DECISION_KIND_CONNECT,
+			/* no option forwards UDP but DNS: no hint for it; on a
+			 * degraded host only the proxy is reachable */
+			.reason = ns->local ? POLICY_REASON_NOT_THROUGH_PROXY
+				  : udp     ? POLICY_REASON_UDP_NOT_FORWARDED
+					    : POLICY_REASON_PORT_NOT_OPEN,
 			.pid = ev.ns_pid,
 			.comm = ev.comm,
 			.dst = dst,
-			.verdict = "deny",
-			/* no option forwards UDP but DNS: no hint for it; on a
-			 * degraded host only the proxy is reachable */
-			.reason = ns->local ? "not-through-proxy"
-				  : udp     ? "udp-not-forwarded"
-					    : "port-not-open",
-			.port = udp || ns->local ? 0 : ev.port,
+			.hint_addr = have_addr ? &a : NULL,
+			.port = ev.port,
 		};
-		proxy_record(ns->proxy, &rec);
+		/* an address porta's resolver handed out: the name the program
+		 * asked for, on the port it used, is what an option should name
+		 * (the address may change; the most recent answer first) */
+		struct dnsd_namemap_name names[1];
+		if (have_addr && ns->map &&
+		    dnsd_namemap_lookup(ns->map, &a, dnsd_clock_ms(), names, 1) > 0)
+			d.hint_name = names[0].name;
+		decision_log_record(ns->log, &d);
 	}
 }
 
 static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 {
 	const struct policy_plan *plan = ns->plan;
+	struct decision_log_config lcfg = { .audit = ns->audit, .quiet = ns->quiet,
+					    .proxy_only = ns->local };
 	int r;
 
+	if ((r = decision_log_create(&lcfg, &ns->log)))
+		return porta_fail(e, "network policy", NULL, -r, NULL);
 	ns->map = dnsd_namemap_create(0);
 	if (!ns->map)
 		return porta_fail(e, "network policy", NULL, ENOMEM, NULL);
@@ -152,8 +159,7 @@ static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 		.n_host_addrs = plan->n_host_addrs,
 		.upstream = ucfg.server,
 		.map = ns->map,
-		.on_event = on_dns_event,
-		.event_arg = ns,
+		.log = ns->log,
 	};
 	/* A degraded host has no DNS responder: names reach porta only
 	 * through the proxy. */
@@ -172,9 +178,7 @@ static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 		.n_transparent = ns->n_transparent,
 		.http_fd = ns->http,
 		.socks_fd = ns->socks,
-		.audit = ns->audit,
-		.quiet = ns->quiet,
-		.proxy_only = ns->local,
+		.log = ns->log,
 	};
 	if ((r = proxy_create(&pcfg, &ns->proxy)))
 		return porta_fail(e, "network proxy", NULL, -r, NULL);
@@ -264,10 +268,10 @@ int supervisor_net_listen_local(struct supervisor_net *ns, struct sandbox_net_po
 
 void supervisor_net_why(const struct supervisor_net *ns, struct supervisor_why *w)
 {
-	const char *dst, *reason, *hint;
+	const char *dst, *words, *hint;
 
-	for (size_t i = 0; ns && w && proxy_refused_at(ns->proxy, i, &dst, &reason, &hint); i++)
-		supervisor_why_add_net(w, dst, reason, hint);
+	for (size_t i = 0; ns && w && decision_log_refused_at(ns->log, i, &dst, &words, &hint); i++)
+		supervisor_why_add_net(w, dst, words, hint);
 }
 
 void supervisor_net_destroy(struct supervisor_net *ns)
@@ -275,7 +279,7 @@ void supervisor_net_destroy(struct supervisor_net *ns)
 	if (!ns)
 		return;
 	if (ns->proxy)
-		proxy_summary(ns->proxy, stderr);
+		decision_log_summary(ns->log, stderr);
 	if (ns->ev_watch)
 		event_free(ns->ev_watch);
 	if (ns->watch_fd >= 0)
@@ -284,6 +288,7 @@ void supervisor_net_destroy(struct supervisor_net *ns)
 	dnsd_responder_destroy(ns->responder);
 	dnsd_upstream_destroy(ns->upstream);
 	dnsd_namemap_destroy(ns->map);
+	decision_log_destroy(ns->log);
 	for (size_t i = 0; i < ns->n_transparent; i++)
 		close(ns->transparent[i].fd);
 	int *fds[] = { &ns->dns_udp, &ns->dns_tcp, &ns->http, &ns->socks };

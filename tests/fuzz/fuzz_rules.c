@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "policy/netrule.h"
+#include "policy/reason.h"
 #include "tests/fuzz/fuzz.h"
 
 static void check_rule(const struct policy_net_rule *r, const char *text, size_t len)
@@ -119,7 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (v == POLICY_NET_ALLOWED && (d.verdict != POLICY_NET_DENIED || d.rule != &rules[1]))
 		abort();
-	(void)policy_net_reason_code(&d);
+	if (policy_reason_code(policy_reason_of_net(&d)) == NULL)
+		abort();
 	if (!t.is_addr)
 		(void)policy_net_name_resolvable(rules, 2, t.name);
 	return 0;

@@ -414,7 +414,13 @@ for url in ("https://allowed.test/u", "http://web.allowed.test/u", "https://evil
         self.assertTrue(self.lab.queries("allowed.test", below=False))
         self.assertEqual({q["type"] for q in self.lab.queries("allowed.test", below=False)} - {"A", "AAAA"},
                          set())
-        self.denied(run, "evil.test", kind="dns", hint=True)
+        recs = self.denied(run, "evil.test", kind="dns", hint=True)
+        # refused at DNS: no port was asked, so the hint names none (it once
+        # said evil.test:443 whatever the program meant to fetch)
+        self.assertEqual({r["hint"] for r in recs if r["host"] == "evil.test"},
+                         {"--allow-net evil.test"}, run.describe())
+        self.assertIn("porta: refused evil.test (no rule); allow with --allow-net evil.test",
+                      run.err.splitlines(), run.describe())
         self.allowed(run, "allowed.test", kind="dns")
 
     def test_client_that_ignores_proxy_variables(self):
@@ -581,6 +587,16 @@ class Row25ClosedPorts(NetPolicyCase):
             self.assertTrue(any(r.get("pid") == pid and r.get("comm") == "probe-r25" for r in recs),
                             "the refusal of %s does not name the dialling process (pid %d, "
                             "probe-r25): %r" % (dst, pid, recs))
+        # the address was porta's answer for allowed.test: the hint names
+        # that name on the port the program used (plain HTTP: 80), not an
+        # address the name may stop resolving to
+        for port in (80, 22, 8443):
+            want = "--allow-net allowed.test:%d" % port
+            recs = self.records(run, kind="connect", dst="%s:%d" % (TLS, port))
+            self.assertTrue(recs and all(r["hint"] == want for r in recs),
+                            "hints for %s:%d: %r" % (TLS, port, [r["hint"] for r in recs]))
+            self.assertTrue(any(l.endswith("; allow with " + want) for l in run.err.splitlines()),
+                            run.describe())
 
     def test_stderr_one_line_per_destination_and_a_summary(self):
         steps = [{"op": "tcp", "host": TLS, "port": 22, "send": "x"} for _ in range(3)]

@@ -103,6 +103,15 @@ class CheckDeps(unittest.TestCase):
         self.assertIn("internal: supervisor/r.c includes sandbox/internal.h", out)
         self.assertNotIn("tests/unit/sandbox/t.c", out, "a module's own tests may")
 
+    def test_a_header_guarded_as_internal(self):
+        rc, out = self.tree({
+            "netproxy/conn.h": "#ifndef PORTA_INSIDE_NETPROXY\n#error no\n#endif\nint c(void);\n",
+            "netproxy/conn.c": "int c(void) { return 1; }\n",
+            "supervisor/n.h": '#include "netproxy/conn.h"\n',
+        })
+        self.assertEqual(rc, 1, out)
+        self.assertIn("internal: supervisor/n.h includes netproxy/conn.h", out)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "decision/log.h"
 #include "dns/namemap.h"
 #include "dns/responder.h"
 #include "wire/dns.h"
@@ -57,8 +58,8 @@ struct got_event {
 	char name[256];
 	bool has_name;
 	uint16_t qtype;
-	enum dnsd_verdict verdict;
-	char reason[40];
+	enum policy_verdict verdict;
+	enum policy_reason reason;
 	char rule[300];
 	bool has_rule;
 	int rcode;
@@ -71,6 +72,9 @@ struct got_event {
 struct fixture {
 	struct event_base *base;
 	struct dnsd_responder *r;
+	struct decision_log *dlog; /* quiet: the audit lines only, into audit_buf */
+	FILE *audit;
+	char audit_buf[1 << 16];
 	struct dnsd_namemap *map;
 	struct policy_net_rule rules[8];
 	size_t n_rules;
@@ -225,8 +229,8 @@ static void on_event(const struct dnsd_event *ev, void *arg)
 		snprintf(g->name, sizeof(g->name), "%s", ev->name);
 	g->qtype = ev->qtype;
 	g->verdict = ev->verdict;
-	cr_assert_not_null(ev->reason);
-	snprintf(g->reason, sizeof(g->reason), "%s", ev->reason);
+	g->reason = ev->reason;
+	cr_assert_eq(ev->verdict, policy_reason_verdict(ev->reason));
 	g->has_rule = ev->rule != NULL;
 	if (ev->rule)
 		snprintf(g->rule, sizeof(g->rule), "%s", ev->rule);
@@ -298,6 +302,9 @@ static void start_at(struct fixture *f, int family, const char *addr,
 	cr_assert_not_null(f->base);
 	f->map = dnsd_namemap_create(64);
 	cr_assert_not_null(f->map);
+	f->audit = fmemopen(f->audit_buf, sizeof(f->audit_buf), "w");
+	struct decision_log_config lc = { .audit = f->audit, .quiet = true };
+	cr_assert_eq(decision_log_create(&lc, &f->dlog), 0);
 	for (size_t i = 0; rules[i]; i++) {
 		cr_assert_eq(policy_net_rule_parse(rules[i], strlen(rules[i]), POLICY_NET_ALLOW,
 						   POLICY_NET_SCOPE_ALL, &f->rules[f->n_rules]),
@@ -322,6 +329,7 @@ static void start_at(struct fixture *f, int family, const char *addr,
 		.map = f->map,
 		.on_event = on_event,
 		.event_arg = f,
+		.log = f->dlog,
 	};
 	if (lim)
 		cfg.limits = *lim;
@@ -339,6 +347,8 @@ static void stop(struct fixture *f)
 	event_free(f->up_ev);
 	close(f->up_fd);
 	dnsd_namemap_destroy(f->map);
+	decision_log_destroy(f->dlog);
+	fclose(f->audit);
 	event_base_free(f->base);
 }
 
@@ -610,8 +620,8 @@ Test(responder, allowed_name_resolved_and_mapped)
 	cr_expect_str_eq(f.log[0].name, "api.allowed.test");
 	cr_expect_eq(f.log[0].qtype, T_A);
 	const struct got_event *ev = last_event(&f);
-	cr_expect_eq(ev->verdict, DNSD_VERDICT_ALLOW);
-	cr_expect_str_eq(ev->reason, "allow");
+	cr_expect_eq(ev->verdict, POLICY_VERDICT_ALLOW);
+	cr_expect_eq(ev->reason, POLICY_REASON_ALLOW);
 	cr_expect_str_eq(ev->rule, "api.allowed.test");
 	cr_expect_str_eq(ev->name, "api.allowed.test");
 	cr_expect_eq(ev->rcode, DNSD_RCODE_NOERROR);
@@ -668,11 +678,11 @@ Test(responder, refused_names_never_reach_upstream)
 			cr_expect_eq(a.rcode, DNSD_RCODE_REFUSED, "%s/%u", names[i], types[t]);
 			cr_expect_eq(a.n, 0);
 			const struct got_event *ev = last_event(&f);
-			cr_expect_eq(ev->verdict, DNSD_VERDICT_DENY);
+			cr_expect_eq(ev->verdict, POLICY_VERDICT_DENY);
 			cr_expect_eq(ev->qtype, types[t]);
 		}
 	}
-	cr_expect_str_eq(last_event(&f)->reason, "no-rule");
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_NO_RULE);
 	/* over TCP, several on one connection */
 	int fd = tcp_client(&f);
 	tcp_send_query(fd, 1, "ZGF0YQ.evil.test", T_A);
@@ -693,6 +703,40 @@ Test(responder, refused_names_never_reach_upstream)
 	stop(&f);
 }
 
+/* Every query is recorded in the decision log.  A name refused at DNS was
+ * asked without a port: the hint and the summary name it without one (they
+ * once said NAME:443, whatever the program went on to fetch). */
+Test(responder, records_a_refused_name_without_a_port)
+{
+	struct fixture f;
+	start(&f, NULL);
+	struct answer a = ask_udp(&f, "evil.test", T_A);
+	cr_expect_eq(a.rcode, DNSD_RCODE_REFUSED);
+	a = ask_udp(&f, "api.allowed.test", T_TXT);
+	cr_expect_eq(a.rcode, DNSD_RCODE_NOERROR);
+	fflush(f.audit);
+	char dst[64];
+	snprintf(dst, sizeof(dst), "\"dst\":\"127.0.0.1:%u\"",
+		 ntohs(((struct sockaddr_in *)&f.udp_addr)->sin_port));
+	cr_expect(strstr(f.audit_buf, dst), "%s", f.audit_buf);
+	cr_expect(strstr(f.audit_buf, "\"kind\":\"dns\","), "%s", f.audit_buf);
+	cr_expect(strstr(f.audit_buf, "\"host\":\"evil.test\",\"sni\":null,\"rule\":null,"
+				      "\"verdict\":\"deny\",\"reason\":\"no-rule\","
+				      "\"hint\":\"--allow-net evil.test\"}\n"),
+		  "%s", f.audit_buf);
+	cr_expect(strstr(f.audit_buf, "\"host\":\"api.allowed.test\",\"sni\":null,"
+				      "\"rule\":\"api.allowed.test\",\"verdict\":\"allow\","
+				      "\"reason\":\"not-address-type\",\"hint\":null}\n"),
+		  "%s", f.audit_buf);
+	const char *d, *words, *hint;
+	cr_assert(decision_log_refused_at(f.dlog, 0, &d, &words, &hint));
+	cr_expect_str_eq(d, "evil.test");
+	cr_expect_str_eq(words, "no rule");
+	cr_expect_str_eq(hint, "--allow-net evil.test");
+	cr_expect_not(decision_log_refused_at(f.dlog, 1, &d, &words, &hint));
+	stop(&f);
+}
+
 Test(responder, reasons_for_refusal)
 {
 	struct fixture f;
@@ -700,10 +744,10 @@ Test(responder, reasons_for_refusal)
 	start_at(&f, AF_INET, "127.0.0.1", rules, NULL);
 	struct answer a = ask_udp(&f, "localhost", T_A);
 	cr_expect_eq(a.rcode, DNSD_RCODE_REFUSED);
-	cr_expect_str_eq(last_event(&f)->reason, "reserved-name");
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_RESERVED_NAME);
 	a = ask_udp(&f, "1.2.3.4", T_A);
 	cr_expect_eq(a.rcode, DNSD_RCODE_REFUSED);
-	cr_expect_str_eq(last_event(&f)->reason, "ip-literal-name");
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_IP_LITERAL_NAME);
 	a = ask_udp(&f, "anything.example", T_A);
 	cr_expect_eq(a.rcode, DNSD_RCODE_NOERROR);
 	cr_expect_str_eq(last_event(&f)->rule, "*");
@@ -720,8 +764,8 @@ Test(responder, other_types_empty_and_local)
 		struct answer a = ask_udp(&f, "api.allowed.test", types[t]);
 		cr_expect_eq(a.rcode, DNSD_RCODE_NOERROR, "type %u", types[t]);
 		cr_expect_eq(a.n, 0);
-		cr_expect_eq(last_event(&f)->verdict, DNSD_VERDICT_ALLOW);
-		cr_expect_str_eq(last_event(&f)->reason, "not-address-type");
+		cr_expect_eq(last_event(&f)->verdict, POLICY_VERDICT_ALLOW);
+		cr_expect_eq(last_event(&f)->reason, POLICY_REASON_NOT_ADDRESS_TYPE);
 	}
 	cr_expect_eq(f.n_log, 0);
 	stop(&f);
@@ -758,8 +802,8 @@ Test(responder, denied_addresses_stripped)
 	struct answer a = ask_udp(&f, "bad.allowed.test", T_A);
 	cr_assert_eq(a.rcode, DNSD_RCODE_NOERROR);
 	cr_expect_eq(a.n, 0);
-	cr_expect_eq(last_event(&f)->verdict, DNSD_VERDICT_DENY);
-	cr_expect_str_eq(last_event(&f)->reason, "denied-address");
+	cr_expect_eq(last_event(&f)->verdict, POLICY_VERDICT_DENY);
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_DENIED_ADDRESS);
 	cr_expect_eq(last_event(&f)->n_dropped, 6);
 
 	a = ask_udp(&f, "bad.allowed.test", T_AAAA);
@@ -771,8 +815,8 @@ Test(responder, denied_addresses_stripped)
 	cr_assert_eq(a.rcode, DNSD_RCODE_NOERROR);
 	cr_assert_eq(a.n, 1);
 	cr_expect_str_eq(a.addrs[0], "198.51.100.9");
-	cr_expect_eq(last_event(&f)->verdict, DNSD_VERDICT_ALLOW);
-	cr_expect_str_eq(last_event(&f)->reason, "denied-address");
+	cr_expect_eq(last_event(&f)->verdict, POLICY_VERDICT_ALLOW);
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_SOME_DENIED);
 	cr_expect_eq(last_event(&f)->n_dropped, 3);
 
 	static const char *const never[] = { "127.0.0.1", "169.254.169.254", "10.1.2.3",
@@ -801,7 +845,7 @@ Test(responder, host_addresses_stripped)
 	struct answer a = ask_udp(&f, "api.allowed.test", T_A);
 	cr_expect_eq(a.rcode, DNSD_RCODE_NOERROR);
 	cr_expect_eq(a.n, 0);
-	cr_expect_str_eq(last_event(&f)->reason, "denied-address");
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_DENIED_ADDRESS);
 	stop(&f);
 }
 
@@ -891,11 +935,11 @@ Test(responder, upstream_rcodes)
 	f.script = script_rcode;
 	struct answer a = ask_udp(&f, "api.allowed.test", T_A);
 	cr_expect_eq(a.rcode, DNSD_RCODE_NXDOMAIN);
-	cr_expect_str_eq(last_event(&f)->reason, "nxdomain");
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_NXDOMAIN);
 	a = ask_udp(&f, "bad.allowed.test", T_A);
 	cr_expect_eq(a.rcode, DNSD_RCODE_SERVFAIL);
-	cr_expect_str_eq(last_event(&f)->reason, "upstream-error");
-	cr_expect_eq(last_event(&f)->verdict, DNSD_VERDICT_ERROR);
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_UPSTREAM_ERROR);
+	cr_expect_eq(last_event(&f)->verdict, POLICY_VERDICT_ERROR);
 	cr_expect_eq(f.n_log, 2, "NOCHECKRESP: SERVFAIL is not retried");
 	stop(&f);
 }
@@ -923,8 +967,8 @@ Test(responder, upstream_timeout)
 	long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
 	cr_expect_geq(ms, 150, "answered after %ld ms", ms);
 	cr_expect_lt(ms, 2000, "answered after %ld ms", ms);
-	cr_expect_eq(last_event(&f)->verdict, DNSD_VERDICT_ERROR);
-	cr_expect_str_eq(last_event(&f)->reason, "upstream-timeout");
+	cr_expect_eq(last_event(&f)->verdict, POLICY_VERDICT_ERROR);
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_UPSTREAM_TIMEOUT);
 	a = ask_udp(&f, "api.allowed.test", T_A);
 	cr_expect_eq(a.rcode, DNSD_RCODE_NOERROR);
 	cr_expect_eq(a.n, 1);
@@ -949,7 +993,7 @@ Test(responder, in_flight_cap)
 	run_for(&f, 50);
 	struct answer a = ask_udp(&f, "api.allowed.test", T_A);
 	cr_expect_eq(a.rcode, DNSD_RCODE_SERVFAIL);
-	cr_expect_str_eq(last_event(&f)->reason, "too-many-queries");
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_TOO_MANY_QUERIES);
 	struct wait *w = malloc(sizeof(*w));
 	memset(w, 0, sizeof(*w));
 	w->f = &f;
@@ -1028,7 +1072,7 @@ Test(responder, tcp_idle_timeout_and_conn_cap)
 	cr_expect(w->eof, "the third connection is closed");
 	bool capped = false;
 	for (size_t i = 0; i < f.n_events; i++)
-		capped |= strcmp(f.events[i].reason, "too-many-connections") == 0;
+		capped |= f.events[i].reason == POLICY_REASON_TOO_MANY_CONNECTIONS;
 	cr_expect(capped);
 	/* the first two still serve */
 	tcp_send_query(c1, 7, "api.allowed.test", T_A);
@@ -1063,7 +1107,7 @@ Test(responder, malformed_queries)
 
 	/* 5 bytes: dropped (no header to answer with) */
 	cr_expect_eq(udp_exchange(&f, fd, (const uint8_t *)"\x12\x34\x01\x00\x00", 5, w, 300), -1);
-	cr_expect_str_eq(last_event(&f)->reason, "malformed-query");
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_MALFORMED_QUERY);
 	cr_expect_eq(last_event(&f)->rcode, -1);
 
 	/* two questions: FORMERR with the same ID */
@@ -1072,13 +1116,13 @@ Test(responder, malformed_queries)
 	cr_assert_gt(udp_exchange(&f, fd, q, len, w, 1000), 0);
 	cr_expect_eq(get16(w->buf), 0x5151);
 	cr_expect_eq(w->buf[3] & 0x0f, DNSD_RCODE_FORMERR);
-	cr_expect_str_eq(last_event(&f)->reason, "malformed-query");
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_MALFORMED_QUERY);
 
 	/* a response (QR set): never answered */
 	len = build_query(q, 0x5252, "api.allowed.test", T_A, false);
 	q[2] |= 0x80;
 	cr_expect_eq(udp_exchange(&f, fd, q, len, w, 300), -1);
-	cr_expect_str_eq(last_event(&f)->reason, "not-query");
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_NOT_QUERY);
 
 	/* opcode STATUS: NOTIMP */
 	len = build_query(q, 0x5353, "api.allowed.test", T_A, false);
@@ -1103,21 +1147,21 @@ Test(responder, malformed_queries)
 		o += 4;
 		cr_assert_gt(udp_exchange(&f, fd, q, o, w, 1000), 0, "label %zu", i);
 		cr_expect_eq(w->buf[3] & 0x0f, DNSD_RCODE_REFUSED, "label %zu", i);
-		cr_expect_str_eq(last_event(&f)->reason, "malformed-name");
+		cr_expect_eq(last_event(&f)->reason, POLICY_REASON_MALFORMED_NAME);
 	}
 
 	/* EDNS version 1: BADVERS (extended rcode 16 = OPT ext 1, header 0) */
 	len = build_query(q, 0x5454, "api.allowed.test", T_A, true);
 	q[len - 5] = 1; /* the OPT TTL's version byte (after the extended rcode) */
 	cr_assert_gt(udp_exchange(&f, fd, q, len, w, 1000), 0);
-	cr_expect_str_eq(last_event(&f)->reason, "bad-edns-version");
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_BAD_EDNS_VERSION);
 
 	/* class CHAOS (version.bind): REFUSED */
 	len = build_query(q, 0x5555, "api.allowed.test", T_TXT, false);
 	put16(q + len - 2, 3);
 	cr_assert_gt(udp_exchange(&f, fd, q, len, w, 1000), 0);
 	cr_expect_eq(w->buf[3] & 0x0f, DNSD_RCODE_REFUSED);
-	cr_expect_str_eq(last_event(&f)->reason, "unsupported-class");
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_UNSUPPORTED_CLASS);
 
 	cr_expect_eq(f.n_log, 0);
 	struct answer a = ask_udp(&f, "api.allowed.test", T_A);
@@ -1128,7 +1172,7 @@ Test(responder, malformed_queries)
 	cr_assert_eq(write(t, "\x00\x05hello", 7), 7);
 	tcp_wait(&f, t, w, 1, 2000);
 	cr_expect(w->eof && !w->timed_out);
-	cr_expect_str_eq(last_event(&f)->reason, "malformed-query");
+	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_MALFORMED_QUERY);
 	close(t);
 	free(w);
 	close(fd);

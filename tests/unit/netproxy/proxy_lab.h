@@ -49,6 +49,7 @@
 #define LAB_LEAK_CHECK() ((void)0)
 #endif
 
+#include "decision/log.h"
 #include "dns/namemap.h"
 #include "dns/responder.h"
 #include "dns/upstream.h"
@@ -446,6 +447,7 @@ struct lab {
 	struct policy_net_rule rules[16];
 	size_t n_rules;
 	struct proxy *proxy;
+	struct decision_log *log;
 	FILE *audit;
 	char audit_path[64], err_path[64];
 	pthread_t loop_th;
@@ -580,6 +582,9 @@ static inline int lab_start(struct lab *l, const struct lab_opts *o)
 		if (lst[n++].fd < 0)
 			return 2;
 	}
+	struct decision_log_config lc = { .audit = l->audit };
+	if (decision_log_create(&lc, &l->log) < 0)
+		return 2;
 	struct proxy_config cfg = {
 		.base = l->base,
 		.rules = l->rules,
@@ -590,7 +595,7 @@ static inline int lab_start(struct lab *l, const struct lab_opts *o)
 		.n_transparent = n,
 		.http_fd = o && o->no_http ? -1 : lab_listen("127.0.0.1", 3128),
 		.socks_fd = o && o->no_socks ? -1 : lab_listen("127.0.0.1", 1080),
-		.audit = l->audit,
+		.log = l->log,
 	};
 	if (o)
 		cfg.limits = o->limits;
@@ -611,6 +616,7 @@ static inline int lab_finish(struct lab *l)
 	(void)!write(l->stop_fd[1], "x", 1);
 	pthread_join(l->loop_th, NULL);
 	proxy_destroy(l->proxy);
+	decision_log_destroy(l->log);
 	dnsd_upstream_destroy(l->up);
 	dnsd_namemap_destroy(l->map);
 	event_free(l->ev_stop);

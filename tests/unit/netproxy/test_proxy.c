@@ -686,105 +686,18 @@ Test(proxy, concurrent_1000, .timeout = 60)
 	LAB_RUN(concurrent_child);
 }
 
-/* ---- decisions made elsewhere, the stderr lines and the summary -------- */
+/* ---- without a log ------------------------------------------------------ */
 
-Test(proxy, record_and_summary)
+/* The decisions' records are decision/log.h's (tests/unit/decision); a proxy
+ * without a log serves and records nothing. */
+Test(proxy, create_without_log)
 {
 	struct event_base *base = event_base_new();
-	char apath[] = "/tmp/porta-audit-XXXXXX", epath[] = "/tmp/porta-err-XXXXXX";
-	int afd = mkstemp(apath), efd = mkstemp(epath);
-	FILE *audit = fdopen(afd, "w+");
-	int saved = dup(2);
-	dup2(efd, 2);
-	struct proxy_config cfg = { .base = base, .http_fd = -1, .socks_fd = -1, .audit = audit };
+	struct proxy_config cfg = { .base = base, .http_fd = -1, .socks_fd = -1 };
 	struct proxy *p;
 	cr_assert_eq(proxy_create(&cfg, &p), 0);
-
-	struct proxy_audit_rec dns = { .kind = "dns", .pid = 42, .comm = "cu\x1brl",
-				       .host = "x\ny.evil.test", .host_len = 13,
-				       .verdict = "deny", .reason = "malformed-name" };
-	struct proxy_audit_rec con = { .kind = "connect", .pid = 43, .comm = "curl",
-				       .dst = "203.0.113.5:22", .verdict = "deny",
-				       .reason = "no-rule", .port = 22 };
-	struct proxy_audit_rec con2 = con;
-	struct proxy_audit_rec ok = { .kind = "dns", .pid = 44, .host = "api.allowed.test",
-				      .host_len = 16, .rule = "api.allowed.test:443",
-				      .verdict = "allow", .reason = "allow" };
-	cr_assert_eq(proxy_record(p, &dns), 0);
-	cr_assert_eq(proxy_record(p, &con), 0);
-	cr_assert_eq(proxy_record(p, &con2), 0);
-	cr_assert_eq(proxy_record(p, &ok), 0);
-	char sum[4096] = "";
-	FILE *sf = fmemopen(sum, sizeof(sum), "w");
-	proxy_summary(p, sf);
-	fclose(sf);
+	cr_expect_eq(proxy_connections(p), 0);
 	proxy_destroy(p);
 	proxy_destroy(NULL);
 	event_base_free(base);
-	dup2(saved, 2);
-	close(saved);
-
-	char err[4096];
-	ssize_t n = pread(efd, err, sizeof(err) - 1, 0);
-	err[n > 0 ? n : 0] = '\0';
-	cr_expect_str_eq(err, "porta: refused x\\x0ay.evil.test (malformed name)\n"
-			      "porta: refused 203.0.113.5:22 (no rule); allow with --allow-net "
-			      "203.0.113.5:22\n");
-	cr_expect(strstr(sum, "porta: refused 2 destinations:\n"), "%s", sum);
-	cr_expect(strstr(sum, "203.0.113.5:22 (no rule, 2 times)  allow with --allow-net "
-			      "203.0.113.5:22\n"),
-		  "%s", sum);
-
-	rewind(audit);
-	char line[2048];
-	int lines = 0;
-	while (fgets(line, sizeof(line), audit)) {
-		json_error_t je;
-		json_t *o = json_loads(line, 0, &je);
-		cr_assert(o, "%s", line);
-		lines++;
-		cr_expect_eq(json_integer_value(json_object_get(o, "seq")), lines);
-		cr_expect(json_integer_value(json_object_get(o, "pid")) > 0);
-		if (lines == 1) {
-			cr_expect_str_eq(json_string_value(json_object_get(o, "comm")), "cu\\x1brl");
-			cr_expect_str_eq(json_string_value(json_object_get(o, "host")),
-					 "x\\x0ay.evil.test");
-			cr_expect(json_is_null(json_object_get(o, "hint")));
-			cr_expect_str_eq(json_string_value(json_object_get(o, "kind")), "dns");
-		}
-		if (lines == 2)
-			cr_expect_str_eq(json_string_value(json_object_get(o, "hint")),
-					 "--allow-net 203.0.113.5:22");
-		json_decref(o);
-	}
-	cr_expect_eq(lines, 4);
-	fclose(audit);
-	close(efd);
-	unlink(apath);
-	unlink(epath);
-}
-
-Test(proxy, quiet_prints_nothing)
-{
-	struct event_base *base = event_base_new();
-	char epath[] = "/tmp/porta-err-XXXXXX";
-	int efd = mkstemp(epath);
-	int saved = dup(2);
-	dup2(efd, 2);
-	struct proxy_config cfg = { .base = base, .http_fd = -1, .socks_fd = -1, .quiet = true };
-	struct proxy *p;
-	cr_assert_eq(proxy_create(&cfg, &p), 0);
-	struct proxy_audit_rec con = { .kind = "connect", .dst = "203.0.113.5:22",
-				       .verdict = "deny", .reason = "no-rule", .port = 22 };
-	cr_assert_eq(proxy_record(p, &con), 0);
-	proxy_summary(p, stderr);
-	proxy_destroy(p);
-	event_base_free(base);
-	dup2(saved, 2);
-	close(saved);
-	struct stat st;
-	fstat(efd, &st);
-	cr_expect_eq(st.st_size, 0);
-	close(efd);
-	unlink(epath);
 }

@@ -6,6 +6,7 @@
 
 #include "policy/netrule.h"
 #include "policy/options.h"
+#include "policy/reason.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -271,21 +272,21 @@ Test(netrule, decide_ports_and_deny_beats_allow)
 
 	cr_assert_eq(decide(rules, n, "allowed.test", NULL, 443, false, &d), POLICY_NET_ALLOWED);
 	cr_assert_str_eq(d.rule->text, "allowed.test:443");
-	cr_assert_str_eq(policy_net_reason_code(&d), "allow");
+	cr_assert_eq(policy_reason_of_net(&d), POLICY_REASON_ALLOW);
 	/* row 25: other ports of an allowed name */
 	static const uint16_t other[] = { 80, 22, 8443, 442, 444 };
 	for (size_t i = 0; i < N_ELEMS(other); i++) {
 		cr_assert_eq(decide(rules, n, "allowed.test", NULL, other[i], false, &d),
 			     POLICY_NET_NO_RULE, "port %u", other[i]);
 		cr_assert_null(d.rule);
-		cr_assert_str_eq(policy_net_reason_code(&d), "no-rule");
+		cr_assert_eq(policy_reason_of_net(&d), POLICY_REASON_NO_RULE);
 	}
 	cr_assert_eq(decide(rules, n, "x.allowed.test", NULL, 8000, false, &d), POLICY_NET_ALLOWED);
 	cr_assert_eq(decide(rules, n, "allowed.test", NULL, 8010, false, &d), POLICY_NET_ALLOWED);
 	cr_assert_eq(decide(rules, n, "bad.allowed.test", NULL, 8004, false, &d), POLICY_NET_ALLOWED);
 	cr_assert_eq(decide(rules, n, "bad.allowed.test", NULL, 8005, false, &d), POLICY_NET_DENIED);
 	cr_assert_str_eq(d.rule->text, "bad.allowed.test:8005");
-	cr_assert_str_eq(policy_net_reason_code(&d), "deny-rule");
+	cr_assert_eq(policy_reason_of_net(&d), POLICY_REASON_DENY_RULE);
 	/* row 33 against the suffix rule */
 	cr_assert_eq(decide(rules, n, "evilallowed.test", NULL, 8000, false, &d), POLICY_NET_NO_RULE);
 	cr_assert_eq(decide(rules, n, "allowed.test.evil.test", NULL, 8000, false, &d),
@@ -306,7 +307,7 @@ Test(netrule, decide_name_rules_never_reach_denied_addresses)
 		cr_assert_eq(decide(rules, n, "www.allowed.test", denied[i], 443, false, &d),
 			     POLICY_NET_NO_RULE, "%s", denied[i]);
 		cr_assert_eq(d.reason, POLICY_NET_REASON_DENIED_ADDRESS);
-		cr_assert_str_eq(policy_net_reason_code(&d), "denied-address");
+		cr_assert_eq(policy_reason_of_net(&d), POLICY_REASON_DENIED_ADDRESS);
 		cr_assert_neq(d.addr_class, POLICY_ADDR_PUBLIC);
 	}
 	cr_assert_eq(decide(rules, n, "www.allowed.test", "93.184.216.34", 443, false, &d),
@@ -329,7 +330,7 @@ Test(netrule, decide_reserved_names)
 	size_t n = compile("*,*.google.internal", NULL, NULL, NULL, rules);
 
 	cr_assert_eq(decide(rules, n, "localhost", NULL, 443, false, &d), POLICY_NET_NO_RULE);
-	cr_assert_str_eq(policy_net_reason_code(&d), "reserved-name");
+	cr_assert_eq(policy_reason_of_net(&d), POLICY_REASON_RESERVED_NAME);
 	cr_assert_eq(decide(rules, n, "db.localhost", NULL, 443, false, &d), POLICY_NET_NO_RULE);
 	cr_assert_eq(decide(rules, n, "metadata.google.internal", NULL, 443, false, &d),
 		     POLICY_NET_NO_RULE);
@@ -382,7 +383,7 @@ Test(netrule, decide_super_nets_never_reach_denied_addresses)
 	for (size_t i = 0; i < N_ELEMS(denied); i++) {
 		cr_assert_eq(decide(rules, n, NULL, denied[i], 443, false, &d), POLICY_NET_NO_RULE,
 			     "%s", denied[i]);
-		cr_assert_str_eq(policy_net_reason_code(&d), "denied-address", "%s", denied[i]);
+		cr_assert_eq(policy_reason_of_net(&d), POLICY_REASON_DENIED_ADDRESS, "%s", denied[i]);
 	}
 	cr_assert_eq(decide(rules, n, NULL, "93.184.216.34", 443, false, &d), POLICY_NET_ALLOWED);
 	cr_assert_eq(decide(rules, n, NULL, "2606:2800:220:1::1", 443, false, &d), POLICY_NET_ALLOWED);

@@ -1,37 +1,47 @@
-/* netproxy/internal.h: the proxy's own pieces, shared by its files and its
- * tests only (STYLE 1).
+/* netproxy/conn.h: the connection core, the module's own (netproxy/ and
+ * its tests).
  *
  * ARCHITECTURE: one struct proxy_conn per accepted connection, whatever the
  * front end (transparent listener, HTTP proxy, SOCKS5), with one state enum
- * and one free path (proxy_conn_free).  The front ends find out what the
- * connection wants (wire/sniff.h, wire/socks5.h) and hand a target to proxy.c, which
- * decides (policy_net_decide), resolves (resolve.c) or takes the dialled
- * address, dials (dial.c) and calls the front end back once connected; the
- * front end then answers its client and starts the relay (relay.h).  audit.c
- * writes the JSON lines and the stderr lines.  One thread: the base's.
+ * and one free path (proxy_conn_free).  The front ends (front.h: each a
+ * table of callbacks) find out what the connection wants (wire/sniff.h,
+ * wire/socks5.h) and hand a target to the core (conn.c), which decides
+ * (policy_net_decide), resolves (resolve.h) or takes the dialled address,
+ * dials (dial.h) and calls the front end back through its table once
+ * connected; the front end then answers its client and starts the relay
+ * (relay.h).  Every decision is recorded in the decision log
+ * (decision/log.h).  Layers, each using only those below it: dial.c and
+ * resolve.c; conn.c; the front ends; proxy.c (listeners, limits, create and
+ * destroy: proxy.h).  One thread: the base's.
  */
-#ifndef PORTA_NETPROXY_INTERNAL_H
-#define PORTA_NETPROXY_INTERNAL_H
+#ifndef PORTA_NETPROXY_CONN_H
+#define PORTA_NETPROXY_CONN_H
 
 #ifndef PORTA_INSIDE_NETPROXY
-#error "netproxy/internal.h is netproxy/'s own (and its unit tests'): use its public header"
+#error "netproxy/conn.h is netproxy/'s own (and its unit tests'): use netproxy/proxy.h"
 #endif
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
+#include <sys/types.h>
 
+#include "decision/log.h"
 #include "wire/http_stream.h"
-#include "netproxy/proxy.h"
+#include "netproxy/front.h"
+#include "netproxy/limits.h"
 #include "netproxy/relay.h"
+#include "netproxy/resolve.h"
 #include "wire/sniff.h"
 #include "policy/addr.h"
 #include "policy/netrule.h"
+#include "policy/reason.h"
 
+struct dnsd_namemap;
+struct dnsd_upstream;
 struct event;
+struct event_base;
 struct proxy_dial;
-struct proxy_resolve;
 
 /* Defaults of struct proxy_limits. */
 #define PROXY_DEFAULT_MAX_CONNECTIONS 4096
@@ -39,18 +49,8 @@ struct proxy_resolve;
 #define PROXY_DEFAULT_QUIET_MS 300
 #define PROXY_DEFAULT_DIAL_MS 10000
 #define PROXY_DEFAULT_IDLE_MS 600000
-/* Addresses one name may resolve to that are tried, per family. */
-#define PROXY_RESOLVE_MAX 8
-/* Distinct refused destinations remembered for the stderr dedup and the summary. */
-#define PROXY_REFUSED_MAX 256
 /* "[" + IPv6 + "]:" + port, with its NUL */
-#define PROXY_DST_STRLEN (POLICY_ADDR_STRLEN + 9)
-
-enum proxy_front {
-	PROXY_FRONT_TRANSPARENT,
-	PROXY_FRONT_HTTP,
-	PROXY_FRONT_SOCKS,
-};
+#define PROXY_DST_STRLEN DECISION_DST_STRLEN
 
 enum proxy_conn_state {
 	PROXY_CONN_SNIFF,     /* peeking the first bytes (transparent) or the head (fronts) */
@@ -72,9 +72,10 @@ struct proxy_target {
 };
 
 struct proxy_conn {
-	struct proxy *p;
+	struct proxy_core *p;
 	struct proxy_conn *prev, *next;
-	enum proxy_front front;
+	const struct proxy_front_ops *ops;
+	enum proxy_front front; /* ops->front */
 	enum proxy_conn_state state;
 	int client;   /* owned until the relay takes it, then -1 */
 	int upstream; /* owned once the dial succeeds, until the relay takes it */
@@ -145,25 +146,9 @@ struct proxy_conn {
 	uint16_t hs_port; /* the first request's Host port (80 when none) */
 };
 
-struct proxy_lst {
-	struct proxy *p;
-	int fd;
-	uint16_t port;
-	enum proxy_front front;
-	struct event *ev;
-};
-
-/* log_escape() turns one byte into at most 4: a name with its port, escaped */
-#define PROXY_ESC_MAX (4 * (POLICY_NAME_MAX + 8) + 1)
-
-struct proxy_refused {
-	char dst[PROXY_ESC_MAX]; /* host:port or address:port, escaped */
-	char reason[24];
-	char hint[PROXY_ESC_MAX + 16];
-	uint64_t count;
-};
-
-struct proxy {
+/* What every connection shares: the rules, the resolver, the log, the
+ * limits, the connection table.  The top (proxy.c) fills it in and owns it. */
+struct proxy_core {
 	struct event_base *base;
 	const struct policy_net_rule *rules;
 	size_t n_rules;
@@ -171,47 +156,32 @@ struct proxy {
 	size_t n_host_addrs;
 	struct dnsd_namemap *map;
 	struct dnsd_upstream *upstream;
-	FILE *audit;
-	bool quiet;
-	bool proxy_only; /* proxy_config.proxy_only */
+	struct decision_log *log;
 	struct proxy_limits limits; /* defaults filled in */
 	uint32_t quiet_ms;
-
-	struct proxy_lst *lst; /* transparent, then HTTP, then SOCKS */
-	size_t n_lst;
-	struct event *ev_resume; /* re-arms the listeners after EMFILE */
 
 	struct proxy_conn *conns;
 	size_t n_conns;
 	uint8_t *scratch; /* PROXY_TLS_WIRE_MAX bytes: every peek lands here */
-
-	uint64_t seq;
-	struct proxy_refused *refused;
-	size_t n_refused;
-	uint64_t n_refused_more; /* distinct ones beyond PROXY_REFUSED_MAX */
-	uint64_t n_limit;        /* connections refused by a limit */
 };
 
-/* The option that would allow a refused destination: --allow-net, or on a
- * host without user namespaces (only proxied requests reach porta)
- * --proxy-allow. */
-static inline const char *proxy_allow_option(const struct proxy *p)
-{
-	return p->proxy_only ? "--proxy-allow" : "--allow-net";
-}
+/* ---- conn.c ---- */
 
-
-/* ---- proxy.c ---- */
+/* Takes fd (an accepted, non-blocking socket) as a new connection served by
+ * ops, and starts it (ops->start).  On failure (no memory) fd is closed. */
+void proxy_conn_start(struct proxy_core *p, int fd, const struct proxy_front_ops *ops);
+/* Ends every connection (relays end as reset, their close records written). */
+void proxy_conn_free_all(struct proxy_core *p);
 
 uint64_t proxy_now_ms(void);
 /* The one free path of a connection: events, dial, resolves, fds, memory. */
 void proxy_conn_free(struct proxy_conn *c);
-/* Refuses c: an audit record (c->rule as the rule, the hint derived from
- * the reason and the target), a stderr line per distinct destination, the
- * front end's answer (403 / SOCKS reply / RST), then proxy_conn_free. */
-void proxy_conn_refuse(struct proxy_conn *c, const char *verdict, const char *reason);
+/* Refuses c: its decision recorded (c->rule as the rule, the hint from the
+ * reason and the target: decision/log.h), the front end's answer (403 /
+ * SOCKS reply / RST), then proxy_conn_free. */
+void proxy_conn_refuse(struct proxy_conn *c, enum policy_reason reason);
 /* c->target is filled: decide, then resolve or take the address, then dial;
- * calls proxy_front_connected() once connected, or refuses c. */
+ * calls c->ops->connected() once connected, or refuses c. */
 void proxy_conn_decide(struct proxy_conn *c);
 /* Transparent, without a name: the DNS map or an IP/CIDR rule. */
 void proxy_conn_decide_by_address(struct proxy_conn *c);
@@ -238,91 +208,11 @@ void proxy_conn_want_more(struct proxy_conn *c, size_t have);
 /* Drops n bytes from the client's receive queue (already peeked). */
 int proxy_conn_consume(struct proxy_conn *c, size_t n);
 
-/* ---- front ends (transparent.c, front_http.c, front_socks.c) ---- */
-
-void proxy_transparent_start(struct proxy_conn *c);
-void proxy_transparent_readable(struct proxy_conn *c);
-void proxy_http_start(struct proxy_conn *c);
-void proxy_http_readable(struct proxy_conn *c);
-void proxy_socks_start(struct proxy_conn *c);
-void proxy_socks_readable(struct proxy_conn *c);
-/* Upstream connected (c->upstream set): the front end answers and relays. */
-void proxy_front_connected(struct proxy_conn *c);
-void proxy_http_connected(struct proxy_conn *c);
-void proxy_socks_connected(struct proxy_conn *c);
-/* The answer to a refused request, when none was sent yet (403/400/502, a
- * SOCKS reply code); best effort, never blocks. */
-void proxy_http_refused(struct proxy_conn *c, const char *reason, const char *hint);
-void proxy_socks_refused(struct proxy_conn *c, const char *reason);
 /* After a CONNECT or SOCKS reply, or once a transparent connection decided
  * before its client spoke is dialled: the client's first bytes are checked
  * against the target (a ClientHello's SNI must name it; on the transparent
  * path an HTTP Host too) before the relay starts, whenever they come; what
  * the server sends meanwhile is carried down (server-speaks-first). */
 void proxy_check_sni_start(struct proxy_conn *c);
-void proxy_check_sni_readable(struct proxy_conn *c);
-/* The front end's answer to a refusal, before the connection is freed. */
-void proxy_front_refused(struct proxy_conn *c, const char *reason, const char *hint);
 
-/* ---- dial.c ---- */
-
-/* Called once: fd (connected, non-blocking, CLOEXEC; the callee owns it) and
- * the address index that answered, or fd -1 and -errno of the last try. */
-typedef void (*proxy_dial_done_fn)(int fd, size_t index, int err, void *arg);
-
-/* Connects to addrs[0..n) port in order, each try bounded by timeout_ms.
- * addrs is copied.  Returns the dial (done is called later, never from
- * here) or NULL with errno set. */
-struct proxy_dial *proxy_dial_start(struct event_base *base, const struct policy_addr *addrs,
-				    size_t n, uint16_t port, uint32_t timeout_ms,
-				    proxy_dial_done_fn done, void *arg);
-/* Abandons a dial in progress without calling done.  NULL is a no-op. */
-void proxy_dial_cancel(struct proxy_dial *d);
-/* sockaddr glue. */
-size_t proxy_sockaddr_from(const struct policy_addr *a, uint16_t port, void *ss);
-int proxy_sockaddr_to(const void *ss, struct policy_addr *a, uint16_t *port);
-
-/* ---- resolve.c ---- */
-
-/* Called once per accepted query with the addresses of the answer (at most
- * PROXY_RESOLVE_MAX, in answer order; n 0 for an empty answer) or ok false
- * when the upstream failed. */
-typedef void (*proxy_resolve_done_fn)(bool ok, const struct policy_addr *addrs, size_t n,
-				      void *arg);
-/* Asks u for the A (qtype 1) or AAAA (28) records of the canonical name.
- * Returns the query or NULL with errno set.  The query outlives a detached
- * caller: proxy_resolve_detach() makes it free itself when the answer comes. */
-struct proxy_resolve *proxy_resolve_start(struct dnsd_upstream *u, const char *name,
-					  uint16_t qtype, proxy_resolve_done_fn done, void *arg);
-void proxy_resolve_detach(struct proxy_resolve *r);
-
-/* ---- audit.c ---- */
-
-struct proxy_audit_entry {
-	const char *kind;     /* "connect", "proxy", "dns" */
-	int pid;              /* 0: unknown, omitted */
-	const char *comm;     /* raw, or NULL: omitted */
-	const char *dst;      /* text, or NULL */
-	const char *upstream; /* text of the address porta dialled, or NULL: omitted */
-	const char *host;     /* raw bytes host[0..host_len), or NULL */
-	size_t host_len;
-	const char *sni;      /* raw bytes, or NULL */
-	size_t sni_len;
-	const char *rule;     /* or NULL */
-	const char *verdict;
-	const char *reason;
-	const char *hint;     /* or NULL */
-	bool closing;         /* the second record: the byte counts below */
-	uint64_t bytes_up, bytes_down, duration_ms;
-};
-
-/* "ip:port" or "[ip6]:port" into out. */
-char *proxy_format_dst(const struct policy_addr *a, uint16_t port, char out[PROXY_DST_STRLEN]);
-/* Writes one JSON line (when p->audit).  0 or -errno. */
-int proxy_audit_write(struct proxy *p, const struct proxy_audit_entry *e);
-/* A refusal for stderr and the summary: dst is raw (escaped here). */
-void proxy_audit_refused(struct proxy *p, const char *dst, size_t dst_len, const char *reason,
-			 const char *hint);
-void proxy_audit_free(struct proxy *p);
-
-#endif /* PORTA_NETPROXY_INTERNAL_H */
+#endif /* PORTA_NETPROXY_CONN_H */

@@ -1,0 +1,111 @@
+/* decision/log.h: every network decision, written down once.
+ *
+ * ARCHITECTURE: the DNS responder (dns/), the proxy (netproxy/) and the
+ * connect watch (supervisor/net.c) each decide, and each hands the decision
+ * here as a struct decision: its reason (policy/reason.h, whose table gives
+ * the verdict, the words and the kind of hint) and its facts.  The log
+ *   - writes one JSON object per line to the audit file: ts (RFC 3339 UTC,
+ *     ms), seq, kind, pid and comm when known, dst, host, sni, rule, verdict,
+ *     reason, hint, upstream when known, and bytes_up, bytes_down and
+ *     duration_ms on the record that closes an allowed connection;
+ *   - for a refusal, prints "porta: refused DST (WORDS); allow with OPTION"
+ *     once per distinct destination (unless quiet) and keeps it for the
+ *     end-of-run summary and for --why;
+ *   - prints that summary.
+ * Every program-controlled string (names as sent, SNI, comm) goes through
+ * log_escape() before it is written anywhere, so the JSON holds ASCII only.
+ * The log sits below dns/ and netproxy/, which both write into it; the
+ * supervisor creates it and hands it to both.  Single-threaded: the event
+ * loop's thread.
+ */
+#ifndef PORTA_DECISION_LOG_H
+#define PORTA_DECISION_LOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "policy/addr.h"
+#include "policy/reason.h"
+
+struct decision_log;
+
+/* Distinct refused destinations kept for the stderr dedup and the summary. */
+#define DECISION_REFUSED_MAX 256
+
+enum decision_kind {
+	DECISION_KIND_CONNECT, /* "connect": a transparent connection, or the connect watch */
+	DECISION_KIND_PROXY,   /* "proxy": the HTTP or SOCKS5 front end */
+	DECISION_KIND_DNS,     /* "dns": the DNS responder */
+};
+
+/* One decision.  Every pointer is borrowed for the call; strings marked raw
+ * may hold any bytes and are escaped by the log. */
+struct decision {
+	enum decision_kind kind;
+	enum policy_reason reason;
+	int pid;              /* as the program sees it; 0: unknown, omitted */
+	const char *comm;     /* raw, NUL-terminated, or NULL: omitted */
+	const char *dst;      /* "ip:port" or "[ip6]:port", or NULL */
+	const char *host;     /* raw host[0..host_len), or NULL */
+	size_t host_len;
+	const char *sni;      /* raw sni[0..sni_len), or NULL */
+	size_t sni_len;
+	const char *rule;     /* text of the deciding rule, or NULL */
+	const char *upstream; /* the address porta dialled, or NULL: omitted */
+	bool closing;         /* the record that closes an allowed connection */
+	uint64_t bytes_up, bytes_down, duration_ms;
+	/* What a refusal was about, for the hint (policy_reason_hint()). */
+	const char *hint_name;                /* canonical, or NULL */
+	const struct policy_addr *hint_addr;  /* or NULL */
+	uint16_t port;                        /* 0: not known */
+	/* The destination as the program named it, for stderr and the
+	 * summary: raw label[0..label_len) (label_len 0: none, nothing
+	 * printed), or NULL for dst. */
+	const char *label;
+	size_t label_len;
+};
+
+struct decision_log_config {
+	FILE *audit;     /* borrowed, or NULL: JSON lines are written and flushed here */
+	bool quiet;      /* -q: no stderr line per refusal, no summary */
+	bool proxy_only; /* a host without user namespaces: only proxied requests
+			  * reach porta, so hints suggest --proxy-allow */
+};
+
+/* A log writing to cfg->audit.  0 and *out, or -ENOMEM.  The caller owns
+ * the log and destroys it after everything that records into it. */
+int decision_log_create(const struct decision_log_config *cfg, struct decision_log **out);
+
+/* Frees the log (not the audit file).  destroy(NULL) is a no-op. */
+void decision_log_destroy(struct decision_log *log);
+
+/* The option that would allow d, into out[cap] (POLICY_HINT_MAX is enough):
+ * its length, 0 and "" when none would.  log may be NULL (--allow-net). */
+size_t decision_log_hint(const struct decision_log *log, const struct decision *d, char *out,
+			 size_t cap);
+
+/* Records d: the audit line (with the hint), and for a refusal the stderr
+ * line and the summary entry (or the count of refusals at a limit).
+ * Returns 0, or -errno when the audit line could not be written (the rest is
+ * done anyway).  NULL log: nothing, 0. */
+int decision_log_record(struct decision_log *log, const struct decision *d);
+
+/* Prints the end-of-run summary of what was refused and the options that
+ * would allow it, unless quiet or nothing was refused. */
+void decision_log_summary(const struct decision_log *log, FILE *err);
+
+/* The i-th distinct refused destination (in the order first refused), as
+ * the summary prints it: dst ("evil.test:443", "192.0.2.1:22"), words ("no
+ * rule") and hint ("" when none), escaped, owned by the log until destroy.
+ * False past the last.  Kept under quiet too.  For --why. */
+bool decision_log_refused_at(const struct decision_log *log, size_t i, const char **dst,
+			     const char **words, const char **hint);
+
+/* "ip:port" or "[ip6]:port" into out.  Returns out.  Pure. */
+#define DECISION_DST_STRLEN (POLICY_ADDR_STRLEN + 9)
+char *decision_format_dst(const struct policy_addr *a, uint16_t port,
+			  char out[DECISION_DST_STRLEN]);
+
+#endif /* PORTA_DECISION_LOG_H */

@@ -1,0 +1,186 @@
+/* tests/unit/decision/test_log.c: the audit lines, the stderr lines and the
+ * summary, for decisions of every kind. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "decision/log.h"
+
+/* stderr into a file for the test's duration */
+struct capture {
+	char path[32];
+	int fd, saved;
+};
+
+static void capture_start(struct capture *c)
+{
+	snprintf(c->path, sizeof(c->path), "/tmp/porta-err-XXXXXX");
+	c->fd = mkstemp(c->path);
+	cr_assert_geq(c->fd, 0);
+	fflush(stderr);
+	c->saved = dup(2);
+	dup2(c->fd, 2);
+}
+
+static void capture_end(struct capture *c, char *out, size_t cap)
+{
+	fflush(stderr);
+	dup2(c->saved, 2);
+	close(c->saved);
+	ssize_t n = pread(c->fd, out, cap - 1, 0);
+	out[n > 0 ? n : 0] = '\0';
+	close(c->fd);
+	unlink(c->path);
+}
+
+Test(decision_log, records_stderr_and_summary)
+{
+	char apath[] = "/tmp/porta-audit-XXXXXX";
+	int afd = mkstemp(apath);
+	FILE *audit = fdopen(afd, "w+");
+	struct capture cap;
+	capture_start(&cap);
+	struct decision_log_config cfg = { .audit = audit };
+	struct decision_log *log;
+	cr_assert_eq(decision_log_create(&cfg, &log), 0);
+
+	struct policy_addr a = { .family = POLICY_ADDR_V4, .b = { 203, 0, 113, 5 } };
+	struct decision dns = { .kind = DECISION_KIND_DNS, .reason = POLICY_REASON_MALFORMED_NAME,
+				.pid = 42, .comm = "cu\x1brl", .host = "x\ny.evil.test",
+				.host_len = 13, .label = "x\ny.evil.test", .label_len = 13 };
+	struct decision con = { .kind = DECISION_KIND_CONNECT, .reason = POLICY_REASON_NO_RULE,
+				.pid = 43, .comm = "curl", .dst = "203.0.113.5:22",
+				.hint_addr = &a, .port = 22 };
+	struct decision ok = { .kind = DECISION_KIND_DNS, .reason = POLICY_REASON_ALLOW,
+			       .pid = 44, .host = "api.allowed.test", .host_len = 16,
+			       .rule = "api.allowed.test:443" };
+	/* a name refused at DNS: no port was asked, none is suggested */
+	struct decision name = { .kind = DECISION_KIND_DNS, .reason = POLICY_REASON_NO_RULE,
+				 .dst = "10.0.0.53:53", .host = "evil.test", .host_len = 9,
+				 .hint_name = "evil.test", .label = "evil.test", .label_len = 9 };
+	struct decision lim = { .kind = DECISION_KIND_PROXY, .reason = POLICY_REASON_LIMIT };
+	cr_assert_eq(decision_log_record(log, &dns), 0);
+	cr_assert_eq(decision_log_record(log, &con), 0);
+	cr_assert_eq(decision_log_record(log, &con), 0);
+	cr_assert_eq(decision_log_record(log, &ok), 0);
+	cr_assert_eq(decision_log_record(log, &name), 0);
+	cr_assert_eq(decision_log_record(log, &lim), 0);
+	cr_assert_eq(decision_log_record(NULL, &lim), 0);
+	char sum[4096] = "";
+	FILE *sf = fmemopen(sum, sizeof(sum), "w");
+	decision_log_summary(log, sf);
+	fclose(sf);
+
+	const char *d, *w, *h;
+	cr_assert(decision_log_refused_at(log, 1, &d, &w, &h));
+	cr_expect_str_eq(d, "203.0.113.5:22");
+	cr_expect_str_eq(w, "no rule");
+	cr_expect_str_eq(h, "--allow-net 203.0.113.5:22");
+	cr_assert(decision_log_refused_at(log, 2, &d, &w, &h));
+	cr_expect_str_eq(h, "--allow-net evil.test");
+	cr_expect_not(decision_log_refused_at(log, 3, &d, &w, &h));
+	decision_log_destroy(log);
+	decision_log_destroy(NULL);
+
+	char err[4096];
+	capture_end(&cap, err, sizeof(err));
+	cr_expect_str_eq(err, "porta: refused x\\x0ay.evil.test (malformed name)\n"
+			      "porta: refused 203.0.113.5:22 (no rule); allow with --allow-net "
+			      "203.0.113.5:22\n"
+			      "porta: refused evil.test (no rule); allow with --allow-net evil.test\n");
+	cr_expect_str_eq(sum, "porta: refused 3 destinations:\n"
+			      "porta:   x\\x0ay.evil.test (malformed name, 1 time)\n"
+			      "porta:   203.0.113.5:22 (no rule, 2 times)  allow with --allow-net "
+			      "203.0.113.5:22\n"
+			      "porta:   evil.test (no rule, 1 time)  allow with --allow-net evil.test\n"
+			      "porta: 1 connection refused at a limit\n");
+
+	rewind(audit);
+	char line[2048];
+	int lines = 0;
+	while (fgets(line, sizeof(line), audit)) {
+		json_error_t je;
+		json_t *o = json_loads(line, 0, &je);
+		cr_assert(o, "%s", line);
+		lines++;
+		cr_expect_eq(json_integer_value(json_object_get(o, "seq")), lines);
+		if (lines == 1) {
+			/* the keys in the order the audit has always had */
+			cr_expect(strncmp(line, "{\"ts\":", 6) == 0, "%s", line);
+			cr_expect(strstr(line, "\"seq\":1,\"kind\":\"dns\",\"pid\":42,\"comm\":"
+					       "\"cu\\\\x1brl\",\"dst\":null,\"host\":"
+					       "\"x\\\\x0ay.evil.test\",\"sni\":null,\"rule\":null,"
+					       "\"verdict\":\"deny\",\"reason\":\"malformed-name\","
+					       "\"hint\":null}\n"),
+				  "%s", line);
+		}
+		if (lines == 2)
+			cr_expect_str_eq(json_string_value(json_object_get(o, "hint")),
+					 "--allow-net 203.0.113.5:22");
+		if (lines == 4)
+			cr_expect_str_eq(json_string_value(json_object_get(o, "verdict")), "allow");
+		if (lines == 5)
+			cr_expect_str_eq(json_string_value(json_object_get(o, "hint")),
+					 "--allow-net evil.test");
+		if (lines == 6) {
+			cr_expect_str_eq(json_string_value(json_object_get(o, "verdict")), "error");
+			cr_expect_str_eq(json_string_value(json_object_get(o, "reason")), "limit");
+			cr_expect_null(json_object_get(o, "pid"));
+		}
+		json_decref(o);
+	}
+	cr_expect_eq(lines, 6);
+	fclose(audit);
+	unlink(apath);
+}
+
+Test(decision_log, closing_record_and_proxy_only_hint)
+{
+	char buf[4096] = "";
+	FILE *audit = fmemopen(buf, sizeof(buf), "w");
+	struct decision_log_config cfg = { .audit = audit, .quiet = true, .proxy_only = true };
+	struct decision_log *log;
+	cr_assert_eq(decision_log_create(&cfg, &log), 0);
+	struct decision close = { .kind = DECISION_KIND_CONNECT, .reason = POLICY_REASON_CLOSED,
+				  .dst = "203.0.113.10:443", .host = "a.test", .host_len = 6,
+				  .upstream = "203.0.113.10:443", .closing = true, .bytes_up = 1,
+				  .bytes_down = 2, .duration_ms = 3 };
+	struct decision no = { .kind = DECISION_KIND_PROXY, .reason = POLICY_REASON_NO_RULE,
+			       .hint_name = "b.test", .port = 80, .label = "b.test:80",
+			       .label_len = 9 };
+	cr_assert_eq(decision_log_record(log, &close), 0);
+	cr_assert_eq(decision_log_record(log, &no), 0);
+	char hint[POLICY_HINT_MAX];
+	cr_expect_eq(decision_log_hint(log, &no, hint, sizeof(hint)), 23);
+	cr_expect_str_eq(hint, "--proxy-allow b.test:80");
+	fclose(audit);
+	cr_expect(strstr(buf, "\"upstream\":\"203.0.113.10:443\",\"bytes_up\":1,\"bytes_down\":2,"
+			      "\"duration_ms\":3}\n"),
+		  "%s", buf);
+	cr_expect(strstr(buf, "\"reason\":\"no-rule\",\"hint\":\"--proxy-allow b.test:80\"}\n"),
+		  "%s", buf);
+	decision_log_destroy(log);
+}
+
+Test(decision_log, quiet_prints_nothing)
+{
+	struct capture cap;
+	capture_start(&cap);
+	struct decision_log_config cfg = { .quiet = true };
+	struct decision_log *log;
+	cr_assert_eq(decision_log_create(&cfg, &log), 0);
+	struct decision con = { .kind = DECISION_KIND_CONNECT, .reason = POLICY_REASON_NO_RULE,
+				.dst = "203.0.113.5:22" };
+	cr_assert_eq(decision_log_record(log, &con), 0);
+	decision_log_summary(log, stderr);
+	const char *d, *w, *h;
+	cr_expect(decision_log_refused_at(log, 0, &d, &w, &h), "kept under quiet for --why");
+	decision_log_destroy(log);
+	char err[256];
+	capture_end(&cap, err, sizeof(err));
+	cr_expect_str_eq(err, "");
+}
