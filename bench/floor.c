@@ -1,5 +1,5 @@
 /* bench/floor.c: the kernel's price for porta's process structure, with no
- * policy at all — the floor no implementation of DESIGN.md can go below.
+ * policy at all — the floor no implementation of docs/design.md can go below.
  *
  *   floor COMMAND [ARGS...]
  *

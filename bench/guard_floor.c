@@ -1,5 +1,5 @@
 /* bench/guard_floor.c: the kernel's price for watching protected names, the
- * mechanism sandbox/guard.c uses, with nothing else.
+ * mechanism supervisor/guard.c uses, with nothing else.
  *
  *   guard_floor [DIR...] -- COMMAND [ARGS...]
  *

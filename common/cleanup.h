@@ -1,4 +1,4 @@
-/* common/cleanup.h: scope-bound cleanup for set-up code (STYLE 9).
+/* common/cleanup.h: scope-bound cleanup for set-up code (docs/style.md §9).
  *
  * ARCHITECTURE: `_cleanup_fd_ int fd = -1;` closes fd when it leaves scope;
  * `_cleanup_free_ char *p = NULL;` frees p.  Transfer ownership with

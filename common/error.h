@@ -4,7 +4,7 @@
  * the host, the supervisor's preparations, init's and the payload's steps)
  * reports a failure as (step, path, errno, words); it travels up to main, or
  * over the control channel from the sandbox's processes, and main prints it
- * as one line (STYLE: one precise message per failing step) and exits 125.
+ * as one line (docs/style.md §8: one precise message per failing step) and exits 125.
  */
 #ifndef PORTA_COMMON_ERROR_H
 #define PORTA_COMMON_ERROR_H

@@ -1,6 +1,6 @@
 /* dns/dns.h: porta's DNS module, the API other modules use.
  *
- * ARCHITECTURE (DESIGN.md, Network and Modules).  Four layers (the
+ * ARCHITECTURE (docs/design.md, Network and Modules).  Four layers (the
  * responder is not yet wired into `porta run`):
  *   1. wire format (wire/dns.h, in the wire module): pure parsers and
  *      builders over (const uint8_t *, size_t): queries in, responses out,
@@ -29,7 +29,7 @@
  *   4. name <-> address map (dns/namemap.h): what porta handed out, with its TTL, so the
  *      transparent path can check that a dialled address came from porta's
  *      own answer for an allowed name.
- * Exported names are prefixed dnsd_ and constants DNSD_ (STYLE 5).
+ * Exported names are prefixed dnsd_ and constants DNSD_ (docs/style.md §5).
  */
 #ifndef PORTA_DNS_DNS_H
 #define PORTA_DNS_DNS_H

@@ -1,7 +1,7 @@
 /* dns/namemap.h: which allowed names porta's own resolver answered with which
  * addresses, and until when.
  *
- * ARCHITECTURE (DESIGN.md, Network): "a connection without SNI or Host is
+ * ARCHITECTURE (docs/design.md, Network): "a connection without SNI or Host is
  * allowed only by that DNS mapping or by an IP/CIDR rule".  The responder
  * adds every address it hands out for an allowed name; the transparent path
  * asks, for the address a program dialled, which allowed names porta's

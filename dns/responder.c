@@ -572,7 +572,7 @@ static void handle_query(struct dnsd_responder *r, const struct origin *o, const
 	}
 	ev.rule = rule ? rule->text : NULL;
 	if (q.qtype != DNSD_TYPE_A && q.qtype != DNSD_TYPE_AAAA) {
-		/* DESIGN.md: other record types get an empty answer; nothing
+		/* docs/design.md: other record types get an empty answer; nothing
 		 * is asked upstream, so no TXT or ANY data can come back in */
 		ev.reason = POLICY_REASON_NOT_ADDRESS_TYPE;
 		ev.rcode = reply(r, o, &q, DNSD_RCODE_NOERROR, NULL, 0, 0);

@@ -1,6 +1,6 @@
 /* dns/responder.h: porta's DNS server for the sandbox (UDP and TCP port 53).
  *
- * ARCHITECTURE (DESIGN.md, Network).  In policy mode every address inside
+ * ARCHITECTURE (docs/design.md, Network).  In policy mode every address inside
  * the sandbox is local (AnyIP routes), so whatever nameserver a program's
  * resolv.conf or its own resolver names, its query lands on the two sockets
  * init created on [::]:53 and passed out; the supervisor runs this responder

@@ -1,6 +1,6 @@
 /* dns/upstream.h: asking the upstream resolver, with c-ares on porta's loop.
  *
- * ARCHITECTURE (DESIGN.md, Network): only names the policy lets through ever
+ * ARCHITECTURE (docs/design.md, Network): only names the policy lets through ever
  * reach this file; the responder decides first.  One c-ares channel per
  * responder, configured so that what is asked is exactly what was decided:
  * ares_query() (never ares_search: no search list, ARES_FLAG_NOSEARCH,

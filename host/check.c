@@ -1,4 +1,4 @@
-/* sandbox/check.c: `porta check` — what this host can enforce.
+/* host/check.c: `porta check` — what this host can enforce.
  *
  * Each primitive is probed the way porta uses it, in a throwaway child where
  * the probe changes the process (a namespace, a filter), so the answer is

@@ -1,7 +1,7 @@
-/* sandbox/resolve.c: options -> plan, against this host (see sandbox.h).
+/* host/resolve.c: options -> plan, against this host (see sandbox.h).
  *
  * Everything here happens before clone, so that every failure is reported
- * before anything runs (DESIGN.md, Set-up order).  The order in which mount
+ * before anything runs (docs/design.md, Set-up order).  The order in which mount
  * steps are appended is the order init performs them:
  *   /proc, private /tmp (+ -v paths under it bound back), /dev/shm,
  *   /proc/sys read-only, writable roots pinned, .git pinned, protected names
@@ -348,7 +348,7 @@ static int add_rebinds(struct resolver *r, const char *dir, const char *reason)
 /* Under --read-policy strict the home is closed.  Landlock alone would answer
  * EACCES for ~/.gitconfig, which git (and others) treat as fatal; an empty
  * read-only directory answers ENOENT, as for any closed directory
- * (defaults.md), with the -v mounts beneath it bound back. */
+ * (docs/defaults.md), with the -v mounts beneath it bound back. */
 static bool home_is_covered(const struct resolver *r)
 {
 	const char *home = r->plan->home;
@@ -518,7 +518,7 @@ static int cmp_len(const void *a, const void *b)
 
 /* A symbolic link inside a writable mount, on the way to a protected name or
  * the name itself: no mount can keep the link (a bind follows it), so the
- * run's guard watches that it stays this very link (sandbox/guard.h). */
+ * run's guard watches that it stays this very link (supervisor/guard.h). */
 static int guard_link(struct resolver *r, const char *path, const struct stat *st)
 {
 	char target[PATH_MAX];
@@ -1312,7 +1312,7 @@ int host_resolve(const struct policy_options *opts, char *const argv[],
 	if ((rc = add_env(&r, envp)) || (rc = add_network(&r)))
 		goto out;
 	if (opts->audit_path) {
-		/* cli.md: the audit file may not lie inside a writable mount of
+		/* docs/porta.1: the audit file may not lie inside a writable mount of
 		 * the same run, where the command could rewrite it. */
 		char p[PATH_MAX];
 		_cleanup_free_ char *dir_real = NULL;

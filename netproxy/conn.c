@@ -733,7 +733,7 @@ static void resolved(struct proxy_conn *c)
 	c->n_cand = 0;
 	/* A answers first, then AAAA; every address is decided again with the
 	 * name: default-denied classes only through an explicit IP/CIDR rule,
-	 * and deny rules on addresses apply (DESIGN.md, Network) */
+	 * and deny rules on addresses apply (docs/design.md, Network) */
 	for (int f = 0; f < 2; f++) {
 		for (size_t i = 0; i < c->res_n[f]; i++) {
 			q.addr = &c->res_addrs[f][i];
@@ -868,7 +868,7 @@ void proxy_conn_decide_by_address(struct proxy_conn *c)
 	};
 
 	stop_sniffing(c);
-	/* DESIGN.md: a connection without SNI or Host is allowed only by the
+	/* docs/design.md: a connection without SNI or Host is allowed only by the
 	 * DNS mapping or by an IP/CIDR rule.  Every name porta handed this
 	 * address out for is decided; a deny for any of them refuses (the
 	 * bytes cannot say which of them the program meant). */
@@ -1015,7 +1015,7 @@ static void check_sni_readable(struct proxy_conn *c)
 		return;
 	case SNIFF_NO_SNI:
 		/* After a CONNECT or SOCKS request for a NAME, the hello must
-		 * name that host (DESIGN.md): one without SNI gets the server's
+		 * name that host (docs/design.md): one without SNI gets the server's
 		 * default certificate, another tenant of a shared front.  An
 		 * address target, or an IP rule transparently, names no host. */
 		if (strict || (c->front != PROXY_FRONT_TRANSPARENT && c->target.has_name))

@@ -1,6 +1,6 @@
 /* netproxy/netproxy.h: the netproxy module's API.
  *
- * ARCHITECTURE (DESIGN.md, Network).  In policy mode every connection the
+ * ARCHITECTURE (docs/design.md, Network).  In policy mode every connection the
  * command makes ends at a listener porta owns, and this module decides and
  * carries it.  Pieces, one concept per file:
  *

@@ -1,6 +1,6 @@
 /* netproxy/proxy.h: policy mode's proxy, as the supervisor sees it.
  *
- * ARCHITECTURE: the supervisor (sandbox/spawn.c) receives, over the control
+ * ARCHITECTURE: the supervisor (supervisor/net.c) receives, over the control
  * channel, the listening sockets init made inside the sandbox's network
  * namespace, and hands them to proxy_create() together with the compiled
  * rules, the resolver and the audit sink.  From then on the proxy serves on

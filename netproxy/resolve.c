@@ -1,6 +1,6 @@
 /* netproxy/resolve.c: an allowed name's addresses, asked of the upstream
  * resolver (dns/upstream.h) with the canonical name that was decided on
- * (DESIGN.md: "the same buffer that was checked is the one resolved").
+ * (docs/design.md: "the same buffer that was checked is the one resolved").
  *
  * dns/upstream.h calls back exactly once per query and has no per-query
  * cancel, so the query is its own small object: a connection that ends

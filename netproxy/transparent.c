@@ -2,7 +2,7 @@
  * landed on porta's listener for that port (AnyIP: every address is local in
  * the sandbox).  getsockname(2) of the accepted socket is the address the
  * program dialled.  The first bytes are peeked (never consumed: recv(2)
- * MSG_PEEK) until they decide (DESIGN.md, Network):
+ * MSG_PEEK) until they decide (docs/design.md, Network):
  *
  *   TLS   the ClientHello's SNI is required; a hello without SNI is allowed
  *         only by an IP/CIDR rule for the dialled address ("no-sni").

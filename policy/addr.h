@@ -1,5 +1,5 @@
 /* policy/addr.h: IP addresses, CIDR blocks and the address classes no host
- * name rule may reach (DESIGN.md, Network; reference/defaults.md).
+ * name rule may reach (docs/design.md, Network; docs/defaults.md).
  *
  * ARCHITECTURE: pure values and functions: no syscalls, no globals, no
  * allocation.  An address is a plain value (struct policy_addr) in network
@@ -81,7 +81,7 @@ struct policy_addr policy_addr_unmap(const struct policy_addr *a);
  * into out; returns out. */
 char *policy_addr_format(const struct policy_addr *a, char out[POLICY_ADDR_STRLEN]);
 
-/* Address classes, reference/defaults.md "Address classes no hostname rule
+/* Address classes, docs/defaults.md "Address classes no hostname rule
  * reaches".  Only POLICY_ADDR_PUBLIC may be reached through a name rule. */
 enum policy_addr_class {
 	POLICY_ADDR_PUBLIC,

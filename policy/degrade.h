@@ -1,6 +1,6 @@
 /* policy/degrade.h: the plan on a host that refuses user namespaces (pure).
  *
- * ARCHITECTURE (DESIGN.md, Degraded hosts): without a user namespace porta
+ * ARCHITECTURE (docs/design.md, Degraded hosts): without a user namespace porta
  * cannot mount, so nothing is hidden, pinned or replaced by a mount; Landlock
  * and seccomp are what is left.  These functions turn a plan made for the
  * full sandbox into what Landlock alone can say, decide whether that is

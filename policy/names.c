@@ -4,7 +4,7 @@
 #include <string.h>
 
 /* The bytes a label may hold, as bytes: <ctype.h> depends on the locale and
- * on the signedness of char (STYLE 17). */
+ * on the signedness of char (docs/style.md §17). */
 static bool label_byte(uint8_t c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

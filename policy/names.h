@@ -1,6 +1,6 @@
 /* policy/names.h: host names as the network policy compares them.
  *
- * ARCHITECTURE: pure functions (DESIGN.md, Network): no syscalls, no globals,
+ * ARCHITECTURE: pure functions (docs/design.md, Network): no syscalls, no globals,
  * no allocation, no logging.  Every comparison porta makes between a name a
  * program showed (DNS QNAME, TLS SNI, HTTP Host, CONNECT or SOCKS target) and
  * a rule is made between two canonical names produced here, and the canonical
@@ -59,7 +59,7 @@ enum policy_name_reserved {
 	POLICY_NAME_NOT_RESERVED,
 	POLICY_NAME_LOCALHOST, /* localhost and every name under it (RFC 6761 6.3) */
 	POLICY_NAME_METADATA,  /* cloud metadata endpoints: metadata.google.internal,
-				* metadata.azure.internal (reference/defaults.md) */
+				* metadata.azure.internal (docs/defaults.md) */
 };
 
 /* Says whether a canonical name is one that no host name rule may reach

@@ -270,7 +270,7 @@ static struct policy_addr cidr_edge(const struct policy_cidr *c, bool last)
 	return a;
 }
 
-/* DESIGN.md: a default-denied address is reached "only by an explicit IP or
+/* docs/design.md: a default-denied address is reached "only by an explicit IP or
  * CIDR rule".  A block that merely contains it (0.0.0.0/0, [::/0], 0.0.0.0/1)
  * is a rule for the public internet, not for the host's loopback, its own
  * addresses or the metadata service: the block must lie within the class it
@@ -320,7 +320,7 @@ enum policy_net_verdict policy_net_decide(const struct policy_net_rule *rules, s
 				deny = r;
 			continue;
 		}
-		/* DESIGN.md: address classes no hostname rule can reach */
+		/* docs/design.md: address classes no hostname rule can reach */
 		if (is_name_rule(r) && reserved != POLICY_NAME_NOT_RESERVED) {
 			blocked_name = true;
 			continue;

@@ -1,7 +1,7 @@
 /* policy/netrule.h: network rules (--allow-net, --deny-net, --proxy-allow,
- * --proxy-deny; reference/cli.md) compiled and matched.
+ * --proxy-deny; docs/porta.1) compiled and matched.
  *
- * ARCHITECTURE: pure (DESIGN.md, Network: "Decisions are a pure function in
+ * ARCHITECTURE: pure (docs/design.md, Network: "Decisions are a pure function in
  * policy/").  A rule is parsed once at start into a fixed-size plain value
  * (struct policy_net_rule: no pointers, so an array of them can be copied or
  * kept for the whole run); the rules that can never take effect are refused

@@ -1,4 +1,4 @@
-/* policy/options.c: the command line of reference/cli.md (see options.h). */
+/* policy/options.c: the command line of docs/porta.1 (see options.h). */
 #include "policy/options.h"
 
 #include "policy/netrule.h"
@@ -190,7 +190,7 @@ static enum policy_parse_status set_limit(struct policy_limit *l, const char *na
 
 /* Writes s[0..n) into out as printable ASCII, other bytes as \xHH, at most
  * 64 input bytes, NUL-terminated.  The rule came from argv: a terminal
- * should never see its control bytes raw (STYLE 11). */
+ * should never see its control bytes raw (docs/style.md §11). */
 static void escape_rule(const char *s, size_t n, char out[64 * 4 + 4])
 {
 	size_t o = 0;

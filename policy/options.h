@@ -1,4 +1,4 @@
-/* policy/options.h: the command line of reference/cli.md, parsed.
+/* policy/options.h: the command line of docs/porta.1, parsed.
  *
  * ARCHITECTURE: policy_parse_args() is pure: it neither allocates, logs nor
  * touches the filesystem.  Every string in struct policy_options points into

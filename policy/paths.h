@@ -1,7 +1,7 @@
 /* policy/paths.h: lexical path arithmetic (pure).
  *
  * ARCHITECTURE: these functions never look at the filesystem; symlinks are
- * resolved by sandbox/resolve.c with realpath(3) before a path is used for
+ * resolved by host/resolve.c with realpath(3) before a path is used for
  * anything that matters.  They exist so that joining, normalising and
  * "is this under that" are one tested implementation.
  */

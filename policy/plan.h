@@ -3,7 +3,7 @@
  * ARCHITECTURE: options (policy/options.h) say what the user asked for; the
  * plan says what that means on this host: absolute paths of every grant, the
  * ordered list of mount steps init performs, the environment, and the notes a
- * user should read.  sandbox/resolve.c fills it (it looks at the host),
+ * user should read.  host/resolve.c fills it (it looks at the host),
  * policy/explain.c renders it (pure), sandbox/ executes it.  The plan owns
  * every string in it; policy_plan_destroy() frees them.
  */
@@ -71,7 +71,7 @@ struct policy_reopen {
 
 /* A protected name (or a directory above one) that is a symbolic link inside
  * a writable mount: no mount can keep the link itself, so the run's guard
- * (sandbox/guard.h) watches that it stays this very link. */
+ * (supervisor/guard.h) watches that it stays this very link. */
 struct policy_link {
 	char *path;   /* the link, absolute */
 	char *target; /* what it pointed to at start (readlink) */
@@ -134,7 +134,7 @@ int policy_plan_add_rule(struct policy_plan *plan, const char *path, unsigned gr
 int policy_plan_add_mount(struct policy_plan *plan, enum policy_mount_kind kind,
 			  const char *path, const char *reason);
 /* Records the identity of the entry the last added mount step lies over
- * (the guard watches that it stays the same, sandbox/guard.h). */
+ * (the guard watches that it stays the same, supervisor/guard.h). */
 void policy_plan_set_last_mount_id(struct policy_plan *plan, unsigned long long dev,
 				   unsigned long long ino);
 int policy_plan_add_absent(struct policy_plan *plan, const char *path);

@@ -3,7 +3,7 @@
  * ARCHITECTURE: the ports some network rule names (plus porta's own
  * listeners: DNS on 53, the proxy front ends), computed once from the policy
  * when porta starts and then only read.  The supervisor's connect watch
- * (sandbox/connect_watch.c) answers a connect(2) to a port outside the set
+ * (supervisor/watch.c) answers a connect(2) to a port outside the set
  * with ECONNREFUSED at once; the set never allows anything by itself.  It is
  * pure data in policy/ because it is a function of the rules alone: a plain
  * value struct (8 KiB, no allocation), copyable, no syscalls.  The set does

@@ -1,4 +1,4 @@
-/* policy/preset.c: see preset.h.  The lists are reference/defaults.md's. */
+/* policy/preset.c: see preset.h.  The lists are docs/defaults.md's. */
 #include "policy/preset.h"
 
 #include <limits.h>
@@ -12,7 +12,7 @@
  * is secret or session state; a file alone where its directory also holds
  * what tools need to work (caches, plugins, repositories). */
 static const char *const credentials[] = {
-	/* reference/defaults.md: keys, cloud and registry tokens, browsers */
+	/* The floor (docs/defaults.md): keys, cloud and registry tokens, browsers */
 	".ssh", ".gnupg", ".password-store", ".aws", ".azure", ".config/gcloud", ".oci",
 	".config/gh", ".config/hub", ".git-credentials", ".netrc", ".npmrc", ".yarnrc.yml",
 	".pypirc", ".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml",
@@ -62,7 +62,7 @@ static const char *const protected_names[] = {
 	 * hooks of settings.local.json as of settings.json; Cursor and Gemini
 	 * CLI start the MCP servers their project files name. */
 	".claude/settings.local.json", ".cursor/mcp.json", ".gemini/settings.json",
-	/* Beyond defaults.md: files that run code at the user's next login,
+	/* Beyond the floor of docs/defaults.md: files that run code at the user's next login,
 	 * shell or git command when the home itself is mounted writable
 	 * (git's XDG config can set core.hooksPath or core.fsmonitor). */
 	".config/git", ".bash_login", ".bash_logout", ".zshenv", ".zlogin", ".zlogout",
@@ -78,14 +78,14 @@ static const char *const protected_names[] = {
 static const char *const sockets[] = {
 	"/ssh-[^/]+/agent\\.[0-9]+$",
 	"/\\.ssh/agent[^/]*$",
-	/* defaults.md's "/\.gnupg/S\.gpg-agent[^/]*$" misses where GnuPG >= 2.1.13
+	/* The plain "/\.gnupg/S\.gpg-agent[^/]*$" misses where GnuPG >= 2.1.13
 	 * puts the agent under systemd: /run/user/UID/gnupg/S.gpg-agent, and
 	 * /run/user/UID/gnupg/d.HASH/ for a non-default GNUPGHOME. */
 	"/\\.?gnupg/(d\\.[^/]+/)?S\\.gpg-agent[^/]*$",
 	"/docker\\.sock$",
 	"/podman[^/]*\\.sock$",
 	"/\\.(colima|orbstack|lima)/.*\\.sock$",
-	/* Beyond defaults.md.  The user's session bus and systemd manager run
+	/* Beyond the floor of docs/defaults.md.  The user's session bus and systemd manager run
 	 * commands outside any sandbox (systemd-run --user, StartTransientUnit):
 	 * reaching either is an escape.  Keyring, gcr and systemd's ssh-agent
 	 * sockets hand out credentials; the display and sound servers expose the
@@ -103,7 +103,7 @@ static const char *const sockets[] = {
 
 /* Host sockets porta leaves reachable: they grant nothing beyond what the
  * sandbox has, and ordinary programs use them.  Every other pathname socket
- * outside the writable mounts is closed (sandbox/resolve.c). */
+ * outside the writable mounts is closed (host/resolve.c). */
 static const struct policy_kept_socket kept_sockets[] = {
 	{ "/run/systemd/journal/socket", "journald: programs' log messages", false },
 	{ "/run/systemd/journal/stdout", "journald: services' output streams", false },

@@ -1,4 +1,4 @@
-/* policy/preset.h: the built-in closure lists (reference/defaults.md), as data.
+/* policy/preset.h: the built-in closure lists (docs/defaults.md), as data.
  *
  * ARCHITECTURE: compiled-in constant tables; `--preset none` simply does not
  * consult the first three.  The kept sockets, the socket directories, the

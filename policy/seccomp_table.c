@@ -1,4 +1,4 @@
-/* policy/seccomp_table.c: the seccomp baseline of reference/defaults.md as
+/* policy/seccomp_table.c: the seccomp baseline of docs/defaults.md as
  * rows, plus the pure helpers that define what the rows mean.
  *
  * Pure data: nothing here makes a syscall or includes libseccomp.  The
@@ -89,7 +89,7 @@
  * memory, records the attempt (pid, comm, destination) and answers
  * ECONNREFUSED at once for an IP port no rule names; everything else
  * continues and meets the network namespace, which is what enforces
- * (DESIGN.md, Network).  A filter sees registers, not memory, so which calls
+ * (docs/design.md, Network).  A filter sees registers, not memory, so which calls
  * carry an address must be told from the registers alone:
  *  - connect(2): always (addr is a pointer; AF_UNSPEC, AF_UNIX and AF_NETLINK
  *    calls are let through by the supervisor).

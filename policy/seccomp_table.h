@@ -5,7 +5,7 @@
  * tools/gen_seccomp turns the table into classic BPF with libseccomp at build
  * time, the generated program is linked into porta_sandbox, and
  * sandbox/seccomp.c installs it with seccomp(2) (libseccomp in the child
- * costs ~1.2 ms; see DESIGN.md, Performance).  The table is x86_64's: clone's
+ * costs ~1.2 ms; see docs/design.md, Performance).  The table is x86_64's: clone's
  * flags are its first argument there, and any other architecture (i386 via
  * int $0x80, x32 syscall numbers) kills the process.
  *
@@ -26,7 +26,7 @@
  * (its x86_64 number, a space, its name).
  * POLICY_SECCOMP_NOTIFY_CONNECT (network policy mode) appends POLICY_SC_NOTIFY
  * rows: connect(2), sendto(2) with a destination, and sendmsg(2)/sendmmsg(2)
- * with MSG_FASTOPEN.  The supervisor (sandbox/connect_watch.c) reads the
+ * with MSG_FASTOPEN.  The supervisor (supervisor/watch.c) reads the
  * address, records who dialled what and refuses ports no rule names at once;
  * it never decides an allow (the kernel re-reads the address of a call it lets
  * through), the network namespace enforces.  Everything here is pure: no
@@ -40,7 +40,7 @@
 #include <stdint.h>
 
 enum policy_seccomp_variant {
-	POLICY_SECCOMP_BASE,           /* every mode: the baseline of reference/defaults.md */
+	POLICY_SECCOMP_BASE,           /* every mode: the baseline of docs/defaults.md */
 	POLICY_SECCOMP_NOTIFY_CONNECT, /* network policy mode: BASE plus a user
 					* notification on every call that names a
 					* destination the filter can see (connect,

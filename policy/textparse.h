@@ -2,7 +2,7 @@
  * start: --env-file lines, /proc/net/unix lines and a .git file's gitdir line.
  *
  * ARCHITECTURE: pure functions over (const uint8_t *, size_t) that neither
- * allocate nor log (DESIGN.md, Modules).  Results are spans into the input.
+ * allocate nor log (docs/design.md, Modules).  Results are spans into the input.
  * Each has a fuzz target in tests/fuzz/.
  */
 #ifndef PORTA_POLICY_TEXTPARSE_H

@@ -7,7 +7,7 @@
  * call returned, and what the host itself says about the path (does it
  * exist, would the user's own file permissions allow the operation).
  * policy_why_classify() turns those facts and the plan into a verdict:
- * not the sandbox's doing, the option that allows it (reference/cli.md's
+ * not the sandbox's doing, the option that allows it (docs/porta.1's
  * exact spellings), closed by the preset, closed by an option the user gave,
  * or closed by the sandbox with no option that opens it.
  * policy_why_command() rebuilds porta's argv with the suggested options.

@@ -123,7 +123,7 @@ static int masks_for_host(struct policy_landlock_masks *m, struct porta_error *e
 		return porta_fail(e, "Landlock", NULL, EOPNOTSUPP,
 				    "this kernel has no Landlock, so writes cannot be confined; see 'porta check'");
 	policy_landlock_masks(abi, m);
-	/* Degrade, but say so (DESIGN.md: never silently weakened). */
+	/* Degrade, but say so (docs/design.md: never silently weakened). */
 	const char *missing[8];
 	size_t n_missing = policy_landlock_missing(abi, missing, 8);
 	for (size_t i = 0; i < n_missing && i < 8; i++)

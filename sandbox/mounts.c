@@ -1,4 +1,4 @@
-/* sandbox/mounts.c: init's mount steps (DESIGN.md, Set-up order step 4).
+/* sandbox/mounts.c: init's mount steps (docs/design.md, Set-up order, init step 5).
  *
  * Runs in init, in the new user and mount namespaces, with / already made
  * private so nothing here propagates to the host.  Each step names its path

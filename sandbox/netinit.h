@@ -1,7 +1,7 @@
 /* sandbox/netinit.h: network policy mode inside the sandbox: init's listeners,
  * the payload's environment and connect watch.
  *
- * ARCHITECTURE (DESIGN.md, Set-up order step 3, Network):
+ * ARCHITECTURE (docs/design.md, Set-up order, init step 4, Network):
  *   init       brings lo up, makes every address local (AnyIP), creates the
  *              listeners while it still holds capabilities (ports < 1024):
  *              one dual-stack TCP listener per port a rule names, DNS on UDP

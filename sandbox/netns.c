@@ -69,7 +69,7 @@ int sandbox_netns_lo_up(void)
 
 /* `ip route add local 0.0.0.0/0 dev lo table local` (and ::/0 for IPv6):
  * every address becomes local, so a connect() to any of them reaches a
- * listener bound to the wildcard address (the "AnyIP" of DESIGN.md). */
+ * listener bound to the wildcard address (the "AnyIP" of docs/design.md). */
 static int anyip_route(unsigned char family)
 {
 	struct {

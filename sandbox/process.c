@@ -33,7 +33,7 @@ int sandbox_limits_apply(const struct policy_options *o, struct porta_error *e)
 	 * of the namespace's processes, hence + 1.  Host root is exempt from
 	 * RLIMIT_NPROC (kernel/fork.c, copy_process()), so for root the
 	 * ceiling that holds is pids.max of the cgroup init joined
-	 * (sandbox/cgroup.c); this one is then harmless, and main refuses
+	 * (supervisor/cgroup.c); this one is then harmless, and main refuses
 	 * --max-procs for root where no pids cgroup can be made. */
 	if (o->max_procs.set &&
 	    (r = set_limit(RLIMIT_NPROC, o->max_procs.value + 1, o->max_procs.value + 1)))

@@ -5,7 +5,7 @@
  * generated C file that is part of porta_sandbox; it defines
  * sandbox_seccomp_prog() below.  At run time nothing is compiled: the payload
  * hands the ready program to seccomp(2), which costs microseconds where
- * libseccomp in the child cost ~1.2 ms (DESIGN.md, Performance).  porta_sandbox
+ * libseccomp in the child cost ~1.2 ms (docs/design.md, Performance).  porta_sandbox
  * therefore needs no libseccomp at run time.  The program is x86_64's and
  * kills the process on any other architecture, x32 included.
  */

@@ -153,6 +153,30 @@ def source_pattern(root, files):
                       + SOURCE_EXT + r")(?![\w/-])")
 
 
+def py_prose(text):
+    """TEXT with everything but comments and triple-quoted strings blanked
+    (same length and lines, so positions keep their line numbers)."""
+    import io
+    import tokenize
+    keep = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT or (
+                    tok.type == tokenize.STRING and tok.string.lstrip("rRbBuUfF")[:3] in ('"""', "\'\'\'")):
+                keep.append((tok.start, tok.end))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return text
+    lines = text.splitlines(keepends=True)
+    offs = [0]
+    for ln in lines:
+        offs.append(offs[-1] + len(ln))
+    out = [c if c == "\n" else " " for c in text]
+    for (sl, sc), (el, ec) in keep:
+        a, b = offs[sl - 1] + sc, offs[el - 1] + ec
+        out[a:b] = text[a:b]
+    return "".join(out)
+
+
 def scan_text(root, path, text, source=None):
     """Findings (line, cited) in one file's text."""
     if path.endswith((".c", ".h")):
@@ -180,7 +204,10 @@ def scan_text(root, path, text, source=None):
     for m in SHARED.finditer(text):
         found.append((line_of(m.start()), m.group(0)))
     if source is not None and not path.endswith((".md", ".1")):
-        for m in source.finditer(text):
+        # in Python, only comments and docstrings: a test's string literals
+        # may name files of a tree it makes (tests/layout)
+        src_text = py_prose(text) if path.endswith(".py") else text
+        for m in source.finditer(src_text):
             if not in_repo(root, m.group(1), path):
                 found.append((line_of(m.start(1)), m.group(1)))
     doc_spans = {(line_of(m.start(1)), m.group(1)) for m in docs}

@@ -1,4 +1,4 @@
-/* src/main.c: the command line (reference/cli.md).  Parsing is policy/'s,
+/* src/main.c: the command line (docs/porta.1).  Parsing is policy/'s,
  * resolving and running is sandbox/'s; this file only maps outcomes to
  * messages and exit codes. */
 #include <errno.h>

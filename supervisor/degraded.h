@@ -1,6 +1,6 @@
 /* supervisor/degraded.h: running on a host that refuses user namespaces.
  *
- * ARCHITECTURE (DESIGN.md, Degraded hosts; policy/degrade.h decides): when
+ * ARCHITECTURE (docs/design.md, Degraded hosts; policy/degrade.h decides): when
  * clone(CLONE_NEWUSER) is refused, supervisor_run() does not give up: the
  * supervisor forks the payload directly (no init, no namespaces), after
  * these steps in the supervisor:

@@ -1,4 +1,4 @@
-/* sandbox/guard.c: see guard.h. */
+/* supervisor/guard.c: see guard.h. */
 #include "supervisor/guard.h"
 
 #include <errno.h>

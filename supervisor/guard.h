@@ -1,8 +1,8 @@
-/* sandbox/guard.h: the protected names no mount can hold, watched while the
+/* supervisor/guard.h: the protected names no mount can hold, watched while the
  * command runs.
  *
  * ARCHITECTURE: a protected name that exists is a read-only bind, and every
- * directory above it inside a writable mount is pinned (sandbox/resolve.c).
+ * directory above it inside a writable mount is pinned (host/resolve.c).
  * Two kinds are left that no mount can keep: a protected name that does not
  * exist when porta starts (a mount needs a path), and a symbolic link (a bind
  * follows it).  The kernel offers no way to refuse the creation of one name

@@ -1,4 +1,4 @@
-/* sandbox/procmem.c: see procmem.h. */
+/* supervisor/procmem.c: see procmem.h. */
 #include "supervisor/procmem.h"
 
 #include <errno.h>

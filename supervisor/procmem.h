@@ -1,6 +1,6 @@
-/* sandbox/procmem.h: reading a sandboxed thread's memory from the supervisor.
+/* supervisor/procmem.h: reading a sandboxed thread's memory from the supervisor.
  *
- * ARCHITECTURE: the connect watch (sandbox/connect_watch.c) reads the
+ * ARCHITECTURE: the connect watch (supervisor/watch.c) reads the
  * address a notified call names, the --why tracer (sandbox/why.c) the paths
  * and addresses of traced calls; both read through this one function.
  */

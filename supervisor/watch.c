@@ -1,4 +1,4 @@
-/* sandbox/connect_watch.c: one seccomp notification, received, looked at,
+/* supervisor/watch.c: one seccomp notification, received, looked at,
  * answered.
  *
  * The order is the one seccomp_unotify(2) prescribes for reading through a

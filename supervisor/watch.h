@@ -1,7 +1,7 @@
-/* sandbox/connect_watch.h: the supervisor's side of the connect(2)
+/* supervisor/watch.h: the supervisor's side of the connect(2)
  * notification in network policy mode.
  *
- * ARCHITECTURE (DESIGN.md, Network): the payload runs under
+ * ARCHITECTURE (docs/design.md, Network): the payload runs under
  * POLICY_SECCOMP_NOTIFY_CONNECT, whose listener fd it sends to the supervisor
  * (sandbox_seccomp_install_listener(), sandbox_fdpass_send()).  The
  * supervisor's event loop watches that fd for reading and calls

@@ -36,7 +36,7 @@ from corpus import SYSTEM_PATH, NotOffered, Policy
 # --------------------------------------------------------------------------
 # Shared pieces
 
-# Strict reads, as reference/defaults.md defines them: the mounts, these
+# Strict reads, as docs/defaults.md defines them: the mounts, these
 # system directories, and from /etc only what programs need to start.
 STRICT_SYSTEM_DIRS = ["/usr", "/lib", "/lib64", "/bin", "/sbin"]
 STRICT_ETC = ["ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "resolv.conf", "hosts",
@@ -110,7 +110,7 @@ class RuleError(Exception):
 def parse_rule(rule: str) -> tuple:
     """A porta --allow-net/--proxy-allow rule: (host, [ports]) with host a
     name, '*.suffix', '*', an IPv4 literal, '[IPv6]' or a CIDR; PORT
-    defaults to 443 and may be a range a-b (cli.md)."""
+    defaults to 443 and may be a range a-b (docs/porta.1)."""
     rule = rule.strip()
     if rule.startswith("["):
         end = rule.find("]")
@@ -229,7 +229,7 @@ class BwrapAdapter:
       read_policy strict  no `/` at all: `--ro-bind` (or `--symlink` where the
                         host has a usr-merge link) of /usr /lib /lib64 /bin /sbin,
                         `--ro-bind-try` of each /etc file of the strict list
-                        (reference/defaults.md), then the mounts
+                        (docs/defaults.md), then the mounts
       always            `--dev /dev --proc /proc`, `--unshare-all`,
                         `--die-with-parent`, `--new-session` (setsid: no TIOCSTI
                         into the caller's terminal); and, as a careful user

@@ -23,7 +23,7 @@ from corpus import (BROKEN, ESCAPED, HELD, MARKER, NA, Check, Policy, judge, rea
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# reference/defaults.md, "Closed to reads in every mode".
+# docs/defaults.md, "Closed to reads in every mode".
 CREDENTIALS = [
     ".ssh", ".gnupg", ".password-store", ".aws", ".azure", ".config/gcloud", ".oci",
     ".config/gh", ".config/hub", ".git-credentials", ".netrc", ".npmrc", ".yarnrc.yml",
@@ -35,7 +35,7 @@ CREDENTIAL_FILES = {".git-credentials", ".netrc", ".npmrc", ".yarnrc.yml", ".pyp
                     ".gem/credentials", ".cargo/credentials", ".cargo/credentials.toml",
                     ".vault-token", ".pgpass", ".my.cnf"}
 
-# reference/defaults.md, "Protected inside every writable mount" (.git is row 52's).
+# docs/defaults.md, "Protected inside every writable mount" (.git is row 52's).
 PROTECTED = [".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".envrc",
              ".gitconfig", ".mcp.json", ".npmrc", "porta.toml", ".porta.toml",
              ".claude/commands", ".claude/agents", ".claude/settings.json", ".vscode", ".idea"]
@@ -43,7 +43,7 @@ PROTECTED_DIRS = {".claude/commands", ".claude/agents", ".vscode", ".idea"}
 
 
 def preset_list(name: str) -> list:
-    """A list of porta's own policy/preset.c (beyond defaults.md), when the
+    """A list of porta's own policy/preset.c (beyond the floor of docs/defaults.md), when the
     corpus runs from porta's tree; empty elsewhere."""
     text = read(os.path.join(HERE, "..", "..", "policy", "preset.c"), "") or ""
     m = re.search(r"static const char \*const " + name + r"\[\] = \{(.*?)\n\};", text, re.S)

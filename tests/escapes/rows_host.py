@@ -747,7 +747,7 @@ def survivors_check(ctx, name, policy_of, mode_arg):
 
 
 # What porta says when a ceiling needs a cgroup it cannot create (src/main.c,
-# sandbox/cgroup.c): "--max-memory-mb needs the memory controller in a cgroup
+# host/cgroup.c): "--max-memory-mb needs the memory controller in a cgroup
 # porta can create: ..." and "--max-procs needs, for root, the pids controller
 # in a cgroup porta can create ...".
 CGROUP_REFUSAL = "controller in a cgroup porta can create"
@@ -782,7 +782,7 @@ def row22(ctx):
                          lambda s: [ctx.probe("limits"), "fsize", os.path.join(s["ws"], "big")],
                          fsize_ev))
 
-    # The contract (issue 5, cli.md): SIGXCPU at the limit, SIGKILL one
+    # The contract (issue 5, docs/porta.1): SIGXCPU at the limit, SIGKILL one
     # second later for a program that ignores it.  So the ceiling is 1 s of
     # CPU, or 2 s with SIGXCPU ignored; the probe asks for 3.5 s so that the
     # control escapes either bound.

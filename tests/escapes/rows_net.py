@@ -427,7 +427,7 @@ def tag(ctx, mode, label):
 
 
 # --------------------------------------------------------------------------
-# Rows 25-37 (escape-corpus.md)
+# Rows 25-37 (tests/escapes/README.md)
 
 @row(25, "ports no rule opens are refused (and audited with the dialling pid)",
      "--allow-net allowed.test:443 [--audit FILE]")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The escape corpus runner (see docs in escape-corpus.md).
+"""The escape corpus runner (see docs in tests/escapes/README.md).
 
 Each row attempts one way out of the sandbox with a hostile probe
 (probes/*.c, or a shell line), and decides from evidence outside the

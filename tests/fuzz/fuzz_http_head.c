@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_http_head.c: proxy_http_parse_head() and
  * proxy_parse_authority() on the whole input, with the invariants of
- * netproxy/sniff.h checked: spans inside the input, a head that ends in
+ * wire/sniff.h checked: spans inside the input, a head that ends in
  * CRLF CRLF without a bare LF or a NUL, a target form that fits the method,
  * and no prefix deciding differently from the whole. */
 #include <stdint.h>

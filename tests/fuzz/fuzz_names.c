@@ -11,7 +11,7 @@
 #include "policy/names.h"
 #include "tests/fuzz/fuzz.h"
 
-/* The reference meaning of "*.S" against N (DESIGN.md): N is S, or N ends
+/* The reference meaning of "*.S" against N (docs/design.md): N is S, or N ends
  * in "." followed by S. */
 static bool ref_suffix_match(const char *suffix, const char *n)
 {

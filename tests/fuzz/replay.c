@@ -1,6 +1,6 @@
 /* tests/fuzz/replay.c: runs every file of a corpus directory through the
  * target's LLVMFuzzerTestOneInput, so each saved input is an ordinary test in
- * every build (STYLE 15).  Usage: replay_<target> DIR.  Exits non-zero when
+ * every build (docs/style.md §15).  Usage: replay_<target> DIR.  Exits non-zero when
  * DIR is missing, unreadable or empty; a crash or sanitizer report in the
  * target fails the test by itself. */
 #include <dirent.h>

@@ -1,5 +1,5 @@
 """integration/ceilings: each resource ceiling ends or refuses what goes past
-it, with the exit code cli.md promises, as root and as an unprivileged user.
+it, with the exit code docs/porta.1 promises, as root and as an unprivileged user.
 
 --timeout 124; --max-cpu SIGXCPU (152), SIGKILL (137) when SIGXCPU is
 ignored; --max-procs: the command's processes beyond N cannot be forked

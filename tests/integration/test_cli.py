@@ -1,4 +1,4 @@
-"""integration/cli: the command-line contract of reference/cli.md: exit codes,
+"""integration/cli: the command-line contract of docs/porta.1: exit codes,
 refusals of malformed options, where options stop, help and version."""
 
 import os
@@ -9,7 +9,7 @@ import unittest
 import harness
 from harness import IS_ROOT, SH, PortaTestCase, run
 
-# Every option of reference/cli.md; `porta help` must mention each of them.
+# Every option of docs/porta.1; `porta help` must mention each of them.
 CLI_OPTIONS = [
     "--mount", "-v", "--read-policy", "--deny-read", "--protect", "--allow-unix",
     "--deny-unix", "--preset", "--share-tmp", "--no-net", "--allow-net", "--deny-net",
@@ -29,7 +29,7 @@ class ExitCodes(PortaTestCase):
             self.assertRc(res, code)
 
     def test_signal_death_is_reproduced(self):
-        # DESIGN.md: porta leaves exactly the same exit status or signal as
+        # docs/design.md: porta leaves exactly the same exit status or signal as
         # the payload did; a shell running porta sees 128+15 = 143.
         res = run(["run", "--", SH, "-c", "kill -TERM $$"])
         self.assertRc(res, -signal.SIGTERM)

@@ -2,7 +2,7 @@
 
 Every run here is made inside a throwaway `unshare -r` whose own limit of user
 namespaces is 0 (harness.DEGRADED_WRAP), so porta's clone(CLONE_NEWUSER)
-fails and porta confines with Landlock and seccomp only (DESIGN.md, "Degraded
+fails and porta confines with Landlock and seccomp only (docs/design.md, "Degraded
 hosts").  What must hold: credentials closed to reads, writes only where
 mounted, no network with --no-net, only porta's proxy with --proxy-allow,
 nothing left running; what cannot be enforced is refused (125); every lost

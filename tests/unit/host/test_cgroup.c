@@ -1,4 +1,4 @@
-/* tests/unit/host/test_cgroup.c: the pure half of sandbox/cgroup.h —
+/* tests/unit/host/test_cgroup.c: the pure half of host/cgroup.h —
  * mountinfo and /proc/self/cgroup lines, the cgroup directory of a path,
  * controller lists, event counters, and where the cgroup goes (v2, v1, or a
  * refusal that says why).

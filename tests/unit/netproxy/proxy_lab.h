@@ -1,5 +1,5 @@
 /* tests/unit/netproxy/proxy_lab.h: a small internet for the proxy tests,
- * built inside a user and network namespace of the test's own (DESIGN.md,
+ * built inside a user and network namespace of the test's own (docs/design.md,
  * "Testing the network without a network"):
  *
  *   "host" netns H   lo up, AnyIP routes; fake servers on public-looking
@@ -649,7 +649,7 @@ static inline int lab_finish(struct lab *l)
 
 /* ---- reading back what the proxy wrote ---- */
 
-/* Every audit line parsed; each must be an object with DESIGN.md's keys. */
+/* Every audit line parsed; each must be an object with docs/design.md's keys. */
 static inline size_t lab_audit(struct lab *l, json_t **out, size_t cap)
 {
 	fflush(l->audit);

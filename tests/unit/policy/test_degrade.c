@@ -113,7 +113,7 @@ static void add_mount(struct policy_plan *p, enum policy_mount_kind kind, const 
 	cr_assert_eq(policy_plan_add_mount(p, kind, path, reason), 0);
 }
 
-/* What sandbox/resolve.c makes of an open-read run with -v /home/u/src,
+/* What host/resolve.c makes of an open-read run with -v /home/u/src,
  * a credential directory and file in the home, and the usual devices. */
 static struct policy_plan *open_read_plan(void)
 {

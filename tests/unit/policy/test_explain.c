@@ -335,7 +335,7 @@ Test(explain, text_of_an_empty_plan)
 	policy_plan_destroy(f.plan);
 }
 
-/* Program-controlled strings are escaped in the text (STYLE 11): a path or
+/* Program-controlled strings are escaped in the text (docs/style.md §11): a path or
  * argument cannot add a line or send a terminal escape. */
 Test(explain, text_escapes_control_bytes)
 {
@@ -602,7 +602,7 @@ Test(explain, json_of_the_socket_rule_and_protected_parents)
 	policy_plan_destroy(f.plan);
 }
 
-/* The new lines escape what they print too (STYLE 11): a socket's, a
+/* The new lines escape what they print too (docs/style.md §11): a socket's, a
  * directory's, a link's or a reopened path's name cannot forge a line. */
 Test(explain, socket_rule_lines_escape_control_bytes)
 {

@@ -224,7 +224,7 @@ Test(landlock, kernel_accepts_its_abi_masks)
 	}
 }
 
-/* restrict_self with the ABI's flags, in a forked child (STYLE 13): the
+/* restrict_self with the ABI's flags, in a forked child (docs/style.md §13): the
  * parent asserts the child could apply the domain. */
 Test(landlock, kernel_accepts_restrict_flags)
 {

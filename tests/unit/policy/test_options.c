@@ -1,4 +1,4 @@
-/* tests/unit/policy/test_options.c: the command line of reference/cli.md.
+/* tests/unit/policy/test_options.c: the command line of docs/porta.1.
  *
  * Every option is accepted in `--opt VALUE` and `--opt=VALUE` form (and its
  * short form); every malformed or contradictory form is refused with one line

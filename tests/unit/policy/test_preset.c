@@ -1,5 +1,5 @@
 /* tests/unit/policy/test_preset.c: the built-in lists against
- * reference/defaults.md (policy/preset.h). */
+ * docs/defaults.md (policy/preset.h). */
 #include <criterion/criterion.h>
 #include <limits.h>
 #include <regex.h>
@@ -27,7 +27,7 @@ static void assert_no_duplicates(const char *const *list, size_t n)
 	}
 }
 
-/* defaults.md, "Closed to reads in every mode", without the "~/" */
+/* docs/defaults.md, "Closed to reads in every mode", without the "~/" */
 static const char *const credentials[] = {
 	".ssh", ".gnupg", ".password-store", ".aws", ".azure", ".config/gcloud", ".oci",
 	".config/gh", ".config/hub", ".git-credentials", ".netrc", ".npmrc", ".yarnrc.yml",
@@ -53,7 +53,7 @@ Test(preset, credentials_are_defaults_md)
 	}
 }
 
-/* defaults.md, "Protected inside every writable mount" */
+/* docs/defaults.md, "Protected inside every writable mount" */
 static const char *const protected_names[] = {
 	".git/hooks", ".git/config", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
 	".profile", ".envrc", ".gitconfig", ".mcp.json", ".npmrc", "porta.toml", ".porta.toml",
@@ -74,7 +74,7 @@ Test(preset, protected_names_are_defaults_md)
 	}
 }
 
-/* Beyond defaults.md: files the host runs later when the home itself is a
+/* Beyond the floor of docs/defaults.md: files the host runs later when the home itself is a
  * writable mount (escape corpus rows 53). */
 static const char *const persistence_names[] = {
 	".config/git", ".bash_login", ".bash_logout", ".zshenv", ".zlogin", ".zlogout",
@@ -156,7 +156,7 @@ static const struct {
 	{ "/run/dbus/other_socket", false },
 	{ "/home/u/unix.socket", false },
 	{ "/tmp/.X11-unix/X0", false },
-	/* beyond defaults.md: session bus, systemd user manager, keyrings,
+	/* beyond the floor of docs/defaults.md: session bus, systemd user manager, keyrings,
 	 * display and sound */
 	{ "/run/user/1000/bus", true },
 	{ "/run/user/1000/systemd/private", true },
@@ -179,7 +179,7 @@ Test(preset, socket_regexes)
 {
 	size_t n;
 	const char *const *pat = policy_preset_sockets(&n);
-	cr_assert_eq(n, 11, "defaults.md's 6 socket expressions and 5 of porta's own");
+	cr_assert_eq(n, 11, "docs/defaults.md's 6 socket expressions and 5 of porta's own");
 	regex_t re[16];
 	for (size_t i = 0; i < n; i++) {
 		int rc = regcomp(&re[i], pat[i], REG_EXTENDED | REG_NOSUB);
@@ -358,7 +358,7 @@ Test(preset, kept_sockets)
 	}
 }
 
-/* Up to 16 directories, as sandbox/resolve.c asks for. */
+/* Up to 16 directories, as host/resolve.c asks for. */
 #define DIRS_CAP 16
 static char dirs[DIRS_CAP + 1][PATH_MAX];
 

@@ -1,5 +1,5 @@
 /* tests/unit/policy/test_seccomp_table.c: the seccomp table against
- * reference/defaults.md ("seccomp baseline refused in every mode"), and the
+ * docs/defaults.md ("seccomp baseline refused in every mode"), and the
  * table checker against rows built to break it.
  *
  * The expectations here are written from the reference, independently of the
@@ -73,7 +73,7 @@ Test(seccomp_table, variants_and_names)
 		     POLICY_SC_TABLE_BAD_VARIANT);
 }
 
-/* Every syscall reference/defaults.md refuses outright (plus the ones the
+/* Every syscall docs/defaults.md refuses outright (plus the ones the
  * brief added beside it), with the errno it gets. */
 static const struct {
 	const char *name;

@@ -1,5 +1,5 @@
 /* tests/unit/sandbox/test_netns.c: lo and the AnyIP routes, in a network
- * namespace of the test's own (STYLE 13: each check in a forked child; the
+ * namespace of the test's own (docs/style.md §13: each check in a forked child; the
  * parent asserts what the child reports).  No packet leaves the namespace. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>

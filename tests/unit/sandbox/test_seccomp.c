@@ -9,10 +9,10 @@
  *    dropping rows.
  *  - probes: each check forks a child that sets no_new_privs, installs the
  *    real filter and makes the call with arguments that would succeed
- *    without the filter; the parent asserts the exact errno or signal (STYLE
- *    13).  Where the host allows, the same child runs once without the filter
+ *    without the filter; the parent asserts the exact errno or signal (docs/style.md
+ *    §13).  Where the host allows, the same child runs once without the filter
  *    and the call must succeed there (or fail the kernel's ordinary way, such
- *    as ENOKEY), so the probe could have failed (reference/escape-corpus.md:
+ *    as ENOKEY), so the probe could have failed (tests/escapes/README.md:
  *    a probe that cannot fail proves nothing).
  *    Probes needing privilege enter a fresh user namespace first (root in it,
  *    unprivileged outside), so the controls mean something for root and for

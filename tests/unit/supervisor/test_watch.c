@@ -736,7 +736,7 @@ static struct target start_target_in(target_body body, void *arg, int ns_flags)
 		else
 			rc = sandbox_seccomp_install_listener(POLICY_SECCOMP_NOTIFY_CONNECT, &lfd);
 		/* The kernel makes the listener O_CLOEXEC: execve closes the
-		 * payload's copy (STYLE 10). */
+		 * payload's copy (docs/style.md §10). */
 		if (rc == 0 && !(fcntl(lfd, F_GETFD) & FD_CLOEXEC))
 			rc = -EBADFD;
 		if (rc != 0) {

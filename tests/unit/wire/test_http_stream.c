@@ -113,7 +113,7 @@ Test(http_stream, good_streams_pass_whole)
 	}
 }
 
-/* STYLE 12: every prefix of a good stream passes a prefix and is never
+/* docs/style.md §12: every prefix of a good stream passes a prefix and is never
  * refused; fed a byte at a time (and in odd pieces) it ends the same. */
 Test(http_stream, truncation_at_every_byte)
 {

@@ -477,7 +477,7 @@ Test(sniff_tls, duplicate_extension)
 	const struct ext sni[] = { { 0, sni2, sni_body(sni2, "evil.test") } };
 	expect(wire, hello_with(wire, 16384, "a.test", unknown, 2), SNIFF_MALFORMED);
 	expect(wire, hello_with(wire, 16384, "a.test", alpn, 2), SNIFF_MALFORMED);
-	/* two server_name extensions: never "first wins" (STYLE 17) */
+	/* two server_name extensions: never "first wins" (docs/style.md §17) */
 	expect(wire, hello_with(wire, 16384, "a.test", sni, 1), SNIFF_MALFORMED);
 	const struct ext grease[] = { { 0x0a0a, NULL, 0 }, { 0x1a1a, (const uint8_t *)"\0", 1 } };
 	expect(wire, hello_with(wire, 16384, "a.test", grease, 2), SNIFF_OK);
