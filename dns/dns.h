@@ -1,7 +1,7 @@
 /* dns/dns.h: porta's DNS module, the API other modules use.
  *
  * ARCHITECTURE (docs/design.md, Network and Modules).  Four layers (the
- * responder is not yet wired into `porta run`):
+ * supervisor starts the responder in network policy mode, supervisor/net.c):
  *   1. wire format (wire/dns.h, in the wire module): pure parsers and
  *      builders over (const uint8_t *, size_t): queries in, responses out,
  *      upstream responses read back, TCP length framing.  No syscalls, no
