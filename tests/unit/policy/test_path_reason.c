@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "policy/path_reason.h"
+#include "policy/plan.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -124,4 +125,22 @@ Test(path_reason, guarded_exactly_where_the_guard_must_watch)
 		if (ri->closes != POLICY_PATH_CLOSES_NO_SOCKET)
 			cr_expect(!ri->guarded, "%s", ri->words);
 	}
+}
+
+/* What the steps are asked, through the plan: the socket rule's covers. */
+Test(path_reason, a_plan_step_closes_a_socket_by_its_reason)
+{
+	struct policy_mount_step file = { .kind = POLICY_MOUNT_COVER_FILE,
+					   .path = (char *)"/run/x.sock",
+					   .reason = POLICY_PATH_CREDENTIAL_SOCKET };
+	struct policy_mount_step dir = { .kind = POLICY_MOUNT_COVER_DIR,
+					  .path = (char *)"/run/user/1000",
+					  .reason = POLICY_PATH_SOCKET_DIR };
+	struct policy_mount_step cred = { .kind = POLICY_MOUNT_COVER_DIR,
+					   .path = (char *)"/home/u/.ssh",
+					   .reason = POLICY_PATH_CREDENTIAL };
+
+	cr_expect(policy_mount_closes_socket(&file));
+	cr_expect(policy_mount_closes_socket(&dir));
+	cr_expect(!policy_mount_closes_socket(&cred));
 }
