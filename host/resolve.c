@@ -28,6 +28,7 @@
 #include "dns/resolvconf.h"
 #include "dns/upstream.h"
 #include "policy/landlock.h"
+#include "policy/path_reason.h"
 #include "policy/paths.h"
 #include "policy/preset.h"
 #include "policy/textparse.h"
@@ -260,7 +261,7 @@ static int add_mount_grants(struct resolver *r)
 	return 0;
 }
 
-static int add_rebinds(struct resolver *r, const char *dir, const char *reason);
+static int add_rebinds(struct resolver *r, const char *dir, enum policy_path_reason reason);
 
 static int add_base_grants(struct resolver *r)
 {
@@ -296,27 +297,27 @@ static int add_base_grants(struct resolver *r)
 	 * without any capability where the owner's mode bits allow.  Only the
 	 * devices it is granted are bound back. */
 	if (rc == 0 && stat("/dev", &st) == 0 && S_ISDIR(st.st_mode)) {
-		rc = policy_plan_add_mount(plan, POLICY_MOUNT_TMPFS, "/dev", "private /dev");
+		rc = policy_plan_add_mount(plan, POLICY_MOUNT_TMPFS, "/dev", POLICY_PATH_PRIVATE_DEV);
 		for (size_t i = 0; i < ARRAY_LEN(devices) && rc == 0; i++) {
 			if (stat(devices[i], &st) == 0 && S_ISCHR(st.st_mode) &&
 			    strcmp(devices[i], "/dev/ptmx") != 0)
 				rc = policy_plan_add_mount(plan, POLICY_MOUNT_REBIND, devices[i],
-							   "device");
+							   POLICY_PATH_DEVICE);
 		}
 		if (rc == 0)
-			rc = add_rebinds(r, "/dev", "mount under /dev");
+			rc = add_rebinds(r, "/dev", POLICY_PATH_UNDER_DEV);
 	}
 	if (rc == 0 && stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode)) {
 		rc = policy_plan_add_rule(plan, "/dev/shm", POLICY_GRANT_READ | POLICY_GRANT_WRITE,
 					  true);
 		if (rc == 0)
 			rc = policy_plan_add_mount(plan, POLICY_MOUNT_TMPFS, "/dev/shm",
-						   "private shared memory");
+						   POLICY_PATH_PRIVATE_SHM);
 	}
 	if (rc == 0 && stat("/dev/pts", &st) == 0 && S_ISDIR(st.st_mode) &&
 	    stat("/dev/ptmx", &st) == 0)
 		rc = policy_plan_add_mount(plan, POLICY_MOUNT_DEVPTS, "/dev/pts",
-					   "the sandbox's own terminals");
+					   POLICY_PATH_OWN_TERMINALS);
 	for (size_t i = 0; i < ARRAY_LEN(devices) && rc == 0; i++) {
 		if (stat(devices[i], &st) == 0)
 			rc = policy_plan_add_rule(plan, devices[i],
@@ -330,7 +331,7 @@ static int add_base_grants(struct resolver *r)
 
 /* Every -v path strictly beneath dir, which the sandbox replaces by an empty
  * filesystem, is bound back at its own path. */
-static int add_rebinds(struct resolver *r, const char *dir, const char *reason)
+static int add_rebinds(struct resolver *r, const char *dir, enum policy_path_reason reason)
 {
 	int rc = 0;
 
@@ -431,12 +432,12 @@ static int add_socket_dirs(struct resolver *r, char *const envp[])
 		    policy_plan_find_mount(r->plan, real))
 			continue;
 		rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_COVER_DIR, real,
-					   POLICY_REASON_SOCKET_DIR);
+					   POLICY_PATH_SOCKET_DIR);
 		if (rc == 0)
 			policy_plan_set_last_mount_id(r->plan, st.st_dev, st.st_ino);
 		hidden[i] = true;
 		if (rc == 0)
-			rc = add_rebinds(r, real, "mount under a closed socket directory");
+			rc = add_rebinds(r, real, POLICY_PATH_UNDER_SOCKET_DIR);
 		if (rc == 0)
 			rc = bind_back_needed(r, real);
 	}
@@ -470,7 +471,7 @@ static int bind_back_needed(struct resolver *r, const char *dir)
 		    stat(real, &st) < 0 || policy_plan_find_mount(r->plan, real))
 			continue;
 		rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_REBIND, real,
-					   file ? "a file programs need" : "a kept socket");
+					   file ? POLICY_PATH_NEEDED_FILE : POLICY_PATH_KEPT_SOCKET);
 		if (rc == 0 && file)
 			rc = policy_plan_add_rule(r->plan, real, POLICY_GRANT_READ, false);
 	}
@@ -480,31 +481,31 @@ static int bind_back_needed(struct resolver *r, const char *dir)
 static int add_replaced_filesystems(struct resolver *r, char *const envp[])
 {
 	struct policy_plan *plan = r->plan;
-	int rc = policy_plan_add_mount(plan, POLICY_MOUNT_PROC, "/proc", "the sandbox's own processes");
+	int rc = policy_plan_add_mount(plan, POLICY_MOUNT_PROC, "/proc", POLICY_PATH_OWN_PROCESSES);
 
 	if (rc == 0 && !r->o->share_tmp) {
-		rc = policy_plan_add_mount(plan, POLICY_MOUNT_TMPFS, "/tmp", "private /tmp");
+		rc = policy_plan_add_mount(plan, POLICY_MOUNT_TMPFS, "/tmp", POLICY_PATH_PRIVATE_TMP);
 		if (rc == 0)
-			rc = add_rebinds(r, "/tmp", "mount under /tmp");
+			rc = add_rebinds(r, "/tmp", POLICY_PATH_UNDER_TMP);
 	} else if (rc == 0) {
 		/* A mount of its own, so it stays writable when init makes the
 		 * rest read-only (policy_plan_mount_stays_writable()). */
-		rc = policy_plan_add_mount(plan, POLICY_MOUNT_PIN, "/tmp", "the shared /tmp");
+		rc = policy_plan_add_mount(plan, POLICY_MOUNT_PIN, "/tmp", POLICY_PATH_SHARED_TMP);
 	}
 	if (rc == 0 && home_is_covered(r)) {
 		rc = policy_plan_add_mount(plan, POLICY_MOUNT_COVER_DIR, plan->home,
-					   "home (strict reads)");
+					   POLICY_PATH_HOME_STRICT);
 		/* Listing the empty home shows it empty, as elsewhere. */
 		if (rc == 0)
 			rc = policy_plan_add_rule(plan, plan->home, POLICY_GRANT_READ, true);
 		if (rc == 0)
-			rc = add_rebinds(r, plan->home, "mount under the home");
+			rc = add_rebinds(r, plan->home, POLICY_PATH_UNDER_HOME);
 	}
 	if (rc == 0)
 		rc = add_socket_dirs(r, envp);
 	if (rc == 0)
 		rc = policy_plan_add_mount(plan, POLICY_MOUNT_READONLY, "/proc/sys",
-					   "kernel settings");
+					   POLICY_PATH_KERNEL_SETTINGS);
 	if (rc)
 		return porta_fail(r->e, "policy", NULL, -rc, NULL);
 	return 0;
@@ -566,7 +567,7 @@ static int pin_parents(struct resolver *r, const char *path)
 				return guard_link(r, p, &st);
 			if (S_ISDIR(st.st_mode) && !policy_plan_find_mount(r->plan, p) &&
 			    (rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_PIN, p,
-							POLICY_REASON_PROTECTED_PARENT)) == 0)
+							POLICY_PATH_PROTECTED_PARENT)) == 0)
 				policy_plan_set_last_mount_id(r->plan, st.st_dev, st.st_ino);
 		}
 		p[i] = '/';
@@ -604,9 +605,9 @@ static int protect_path(struct resolver *r, const char *path)
 		    policy_plan_find_mount(r->plan, target))
 			return 0;
 		return policy_plan_add_mount(r->plan, POLICY_MOUNT_READONLY, target,
-					     POLICY_REASON_PROTECTED);
+					     POLICY_PATH_PROTECTED);
 	}
-	if ((rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_READONLY, path, POLICY_REASON_PROTECTED)))
+	if ((rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_READONLY, path, POLICY_PATH_PROTECTED)))
 		return rc;
 	policy_plan_set_last_mount_id(r->plan, st.st_dev, st.st_ino);
 	return 0;
@@ -748,7 +749,8 @@ static int protect_git(struct resolver *r, const char *root)
 		if (!under_any(r->writable, r->n_writable, dirs[i]))
 			continue;
 		if (!policy_plan_find_mount(r->plan, dirs[i]) &&
-		    (rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_PIN, dirs[i], "git directory")))
+		    (rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_PIN, dirs[i],
+						POLICY_PATH_GIT_DIR)))
 			return rc;
 		static const char *const names[] = { "hooks", "config" };
 		for (size_t k = 0; k < ARRAY_LEN(names); k++) {
@@ -785,7 +787,7 @@ static int add_protection(struct resolver *r)
 		if (strcmp(r->writable[i], "/") != 0 &&
 		    !policy_plan_find_mount(r->plan, r->writable[i]))
 			rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_PIN, r->writable[i],
-						   "writable mount root");
+						   POLICY_PATH_WRITABLE_ROOT);
 	}
 	for (size_t i = 0; i < r->n_writable && rc == 0; i++) {
 		struct stat st;
@@ -825,7 +827,7 @@ static int add_protection(struct resolver *r)
 		if ((under_any(r->writable, r->n_writable, r->ro[i]) || in_tmp) &&
 		    !policy_plan_find_mount(r->plan, r->ro[i]))
 			rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_READONLY, r->ro[i],
-						   "read-only mount");
+						   POLICY_PATH_READONLY_MOUNT);
 	}
 	if (rc)
 		return porta_fail(r->e, "protected names", NULL, -rc, NULL);
@@ -836,7 +838,8 @@ static int add_protection(struct resolver *r)
  * naming a path with -v is how a user reopens exactly that path (an agent
  * that must read its own token); a mount above it (-v ~) reopens nothing.
  * Each is recorded, and bound back into the cover when it lies beneath. */
-static int reopen_beneath(struct resolver *r, const char *real, const char *reason, bool *exact)
+static int reopen_beneath(struct resolver *r, const char *real, enum policy_path_reason reason,
+			  bool *exact)
 {
 	int rc = 0;
 
@@ -855,7 +858,7 @@ static int reopen_beneath(struct resolver *r, const char *real, const char *reas
 }
 
 /* Covers path (which may not exist) as closed to reads. */
-static int close_path(struct resolver *r, const char *path, const char *reason)
+static int close_path(struct resolver *r, const char *path, enum policy_path_reason reason)
 {
 	struct stat st;
 	bool exact;
@@ -880,7 +883,7 @@ static int close_path(struct resolver *r, const char *path, const char *reason)
 	if (rc == 0)
 		policy_plan_set_last_mount_id(r->plan, st.st_dev, st.st_ino);
 	if (rc == 0 && S_ISDIR(st.st_mode))
-		rc = add_rebinds(r, real, "reopened inside a closed path");
+		rc = add_rebinds(r, real, POLICY_PATH_REOPENED);
 	return rc;
 }
 
@@ -895,7 +898,7 @@ static int add_closed_paths(struct resolver *r)
 		const char *const *cred = policy_preset_credentials(&n);
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			if (policy_path_join(r->plan->home, cred[i], p, sizeof(p)))
-				rc = close_path(r, p, POLICY_REASON_CREDENTIAL);
+				rc = close_path(r, p, POLICY_PATH_CREDENTIAL);
 		}
 	}
 	for (size_t i = 0; i < o->deny_read.n && rc == 0; i++) {
@@ -903,7 +906,7 @@ static int add_closed_paths(struct resolver *r)
 					   strlen(o->deny_read.v[i]), p, sizeof(p)))
 			return porta_fail(r->e, "--deny-read", o->deny_read.v[i], ENAMETOOLONG,
 					    NULL);
-		rc = close_path(r, p, POLICY_REASON_DENY_READ);
+		rc = close_path(r, p, POLICY_PATH_DENY_READ);
 	}
 	if (rc)
 		return porta_fail(r->e, "closed paths", NULL, -rc, NULL);
@@ -1026,7 +1029,7 @@ static int add_allowed_sockets(struct resolver *r, char *const *allowed, size_t 
 		    !hidden_in_sandbox(r, allowed[k]) || policy_plan_find_mount(r->plan, allowed[k]))
 			continue;
 		rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_REBIND, allowed[k],
-					   POLICY_REASON_ALLOW_UNIX);
+					   POLICY_PATH_ALLOW_UNIX);
 	}
 	return rc;
 }
@@ -1117,8 +1120,8 @@ static int add_closed_sockets(struct resolver *r, char *const envp[])
 		if (!named && (kept_socket(r, real) || under_any(r->writable, r->n_writable, real)))
 			continue;
 		rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_COVER_FILE, real,
-					   named ? POLICY_REASON_CREDENTIAL_SOCKET
-						 : POLICY_REASON_HOST_SOCKET);
+					   named ? POLICY_PATH_CREDENTIAL_SOCKET
+						 : POLICY_PATH_HOST_SOCKET);
 		if (rc == 0)
 			policy_plan_set_last_mount_id(r->plan, st.st_dev, st.st_ino);
 		if (rc)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy/path_reason.h"
 #include "policy/paths.h"
 
 static bool is_cover(const struct policy_mount_step *m)
@@ -84,8 +85,7 @@ bool policy_degrade_refusal(const struct policy_plan *plan, bool procs_in_cgroup
 		const struct policy_mount_step *m = &plan->mounts[i];
 		if (is_socket_cover(m))
 			continue; /* reachable anyway: a stated loss, not a carve */
-		bool ro = m->kind == POLICY_MOUNT_READONLY && m->reason &&
-			  strcmp(m->reason, "read-only mount") == 0;
+		bool ro = m->kind == POLICY_MOUNT_READONLY && m->reason == POLICY_PATH_READONLY_MOUNT;
 		if (!is_cover(m) && !ro)
 			continue;
 		const struct policy_rule *w = writable_over(plan, m->path);
@@ -101,7 +101,7 @@ bool policy_degrade_refusal(const struct policy_plan *plan, bool procs_in_cgroup
 			   "%s (closed: %s) lies inside the writable mount %s: Landlock cannot "
 			   "close a path beneath a writable grant, and user namespaces are refused "
 			   "here; mount a narrower directory",
-			   m->path, m->reason ? m->reason : "closed", w->path);
+			   m->path, policy_path_reason_words(m->reason), w->path);
 	}
 	return false;
 }
@@ -299,8 +299,7 @@ int policy_degrade_rules(const struct policy_plan *plan, const char *private_tmp
 		/* A host socket's cover and a closed socket directory are about
 		 * connecting, which Landlock does not govern here; a host may
 		 * have hundreds of them. */
-		if (!is_cover(m) || (is_socket_cover(m) &&
-				     strcmp(m->reason, POLICY_REASON_CREDENTIAL_SOCKET) != 0))
+		if (!is_cover(m) || (is_socket_cover(m) && m->reason != POLICY_PATH_CREDENTIAL_SOCKET))
 			continue;
 		if (b.n_closed == 256)
 			return -E2BIG;

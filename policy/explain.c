@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "policy/path_reason.h"
 #include "policy/paths.h"
 #include "policy/preset.h"
 
@@ -105,23 +106,23 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 			json_array_append_new(sockdirs, jstr(m->path));
 		} else if (is_socket_cover(m)) {
 			json_array_append_new(socks, jstr(m->path));
-		} else if (m->kind == POLICY_MOUNT_REBIND && m->reason &&
-			   strcmp(m->reason, POLICY_REASON_ALLOW_UNIX) == 0) {
+		} else if (m->kind == POLICY_MOUNT_REBIND && m->reason == POLICY_PATH_ALLOW_UNIX) {
 			json_array_append_new(allowed, jstr(m->path));
 		} else if (m->kind == POLICY_MOUNT_PIN) {
 			json_t *p = json_object();
 			json_object_set_new(p, "path", jstr(m->path));
-			json_object_set_new(p, "reason", json_string(m->reason));
+			json_object_set_new(p, "reason",
+					    json_string(policy_path_reason_words(m->reason)));
 			json_array_append_new(pinned, p);
 		} else if (is_cover(m->kind)) {
 			json_t *c = json_object();
 			json_object_set_new(c, "path", jstr(m->path));
 			json_object_set_new(c, "kind", json_string(m->kind == POLICY_MOUNT_COVER_DIR
 								       ? "dir" : "file"));
-			json_object_set_new(c, "reason", json_string(m->reason));
+			json_object_set_new(c, "reason",
+					    json_string(policy_path_reason_words(m->reason)));
 			json_array_append_new(closed, c);
-		} else if (m->kind == POLICY_MOUNT_READONLY &&
-			   strcmp(m->reason, POLICY_REASON_PROTECTED) == 0) {
+		} else if (m->kind == POLICY_MOUNT_READONLY && m->reason == POLICY_PATH_PROTECTED) {
 			json_t *p = json_object();
 			json_object_set_new(p, "path", jstr(m->path));
 			json_object_set_new(p, "present", json_true());
@@ -144,7 +145,8 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 		json_t *r = json_object();
 		json_object_set_new(r, "path", jstr(plan->reopened[i].path));
 		json_object_set_new(r, "closed", jstr(plan->reopened[i].closed));
-		json_object_set_new(r, "reason", json_string(plan->reopened[i].reason));
+		json_object_set_new(r, "reason",
+				    json_string(policy_path_reason_words(plan->reopened[i].reason)));
 		json_array_append_new(reopened, r);
 	}
 	{
@@ -330,7 +332,7 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 			continue;
 		esc_print(out, "  ", m->path, "");
 		fprintf(out, "  (%s, %s)\n", m->kind == POLICY_MOUNT_COVER_DIR ? "directory" : "file",
-			m->reason);
+			policy_path_reason_words(m->reason));
 		shown++;
 	}
 	if (!shown)
@@ -339,7 +341,7 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 		fprintf(out, "  reopened, each by its own -v (nothing else beneath the closed path):\n");
 		for (size_t i = 0; i < plan->n_reopened; i++) {
 			esc_print(out, "    ", plan->reopened[i].path, "");
-			fprintf(out, "  (%s", plan->reopened[i].reason);
+			fprintf(out, "  (%s", policy_path_reason_words(plan->reopened[i].reason));
 			if (strcmp(plan->reopened[i].path, plan->reopened[i].closed) != 0)
 				esc_print(out, ": inside ", plan->reopened[i].closed, "");
 			fprintf(out, ")\n");
@@ -350,13 +352,13 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 	shown = 0;
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
-		if (m->kind == POLICY_MOUNT_READONLY && strcmp(m->reason, POLICY_REASON_PROTECTED) == 0) {
+		if (m->kind == POLICY_MOUNT_READONLY && m->reason == POLICY_PATH_PROTECTED) {
 			esc_print(out, "  ", m->path, "\n");
 			shown++;
-		} else if (m->kind == POLICY_MOUNT_PIN &&
-			   strcmp(m->reason, POLICY_REASON_PROTECTED_PARENT) != 0) {
+		} else if (m->kind == POLICY_MOUNT_PIN && m->reason != POLICY_PATH_PROTECTED_PARENT) {
 			esc_print(out, "  ", m->path, "");
-			fprintf(out, "  (pinned against rename: %s)\n", m->reason);
+			fprintf(out, "  (pinned against rename: %s)\n",
+				policy_path_reason_words(m->reason));
 			shown++;
 		}
 	}
@@ -367,7 +369,7 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 	shown = 0;
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
-		if (m->kind != POLICY_MOUNT_PIN || strcmp(m->reason, POLICY_REASON_PROTECTED_PARENT) != 0)
+		if (m->kind != POLICY_MOUNT_PIN || m->reason != POLICY_PATH_PROTECTED_PARENT)
 			continue;
 		if (!shown++)
 			fprintf(out, "  pinned, as parents of protected names:");
@@ -396,7 +398,7 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 		if (!is_socket_cover(m) || is_socket_dir(m))
 			continue;
 		esc_print(out, "\n    ", m->path, "");
-		fprintf(out, "  (%s)", m->reason);
+		fprintf(out, "  (%s)", policy_path_reason_words(m->reason));
 		shown++;
 	}
 	fprintf(out, "%s\n", shown ? "" : " none");
@@ -421,8 +423,7 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 	}
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
-		if (m->kind == POLICY_MOUNT_REBIND && m->reason &&
-		    strcmp(m->reason, POLICY_REASON_ALLOW_UNIX) == 0)
+		if (m->kind == POLICY_MOUNT_REBIND && m->reason == POLICY_PATH_ALLOW_UNIX)
 			esc_print(out, "  reopened by --allow-unix: ", m->path, "\n");
 	}
 

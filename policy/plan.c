@@ -146,7 +146,7 @@ const struct policy_mount_step *policy_plan_find_mount(const struct policy_plan 
 }
 
 int policy_plan_add_mount(struct policy_plan *plan, enum policy_mount_kind kind,
-			  const char *path, const char *reason)
+			  const char *path, enum policy_path_reason reason)
 {
 	char *copy = strdup(path);
 	if (!copy)
@@ -205,7 +205,7 @@ int policy_plan_add_link(struct policy_plan *plan, const char *path, const char 
 }
 
 int policy_plan_add_reopen(struct policy_plan *plan, const char *path, const char *closed,
-			   const char *reason)
+			   enum policy_path_reason reason)
 {
 	for (size_t i = 0; i < plan->n_reopened; i++) {
 		if (strcmp(plan->reopened[i].path, path) == 0)
@@ -225,12 +225,10 @@ int policy_plan_add_reopen(struct policy_plan *plan, const char *path, const cha
 
 bool policy_mount_closes_socket(const struct policy_mount_step *m)
 {
-	if (!m->reason)
-		return false;
-	if (m->kind == POLICY_MOUNT_COVER_FILE)
-		return strcmp(m->reason, POLICY_REASON_CREDENTIAL_SOCKET) == 0 ||
-		       strcmp(m->reason, POLICY_REASON_HOST_SOCKET) == 0;
-	return m->kind == POLICY_MOUNT_COVER_DIR && strcmp(m->reason, POLICY_REASON_SOCKET_DIR) == 0;
+	enum policy_path_closes c = policy_path_reason_info(m->reason)->closes;
+
+	return (m->kind == POLICY_MOUNT_COVER_FILE && c == POLICY_PATH_CLOSES_SOCKET) ||
+	       (m->kind == POLICY_MOUNT_COVER_DIR && c == POLICY_PATH_CLOSES_SOCKET_DIR);
 }
 
 bool policy_plan_in_writable_mount(const struct policy_plan *plan, const char *path)

@@ -16,6 +16,7 @@
 #include "policy/addr.h"
 #include "policy/netrule.h"
 #include "policy/options.h"
+#include "policy/path_reason.h"
 
 /* Path grants, in words; policy/landlock.h turns them into access masks. */
 enum policy_grant {
@@ -43,30 +44,20 @@ enum policy_mount_kind {
 	POLICY_MOUNT_COVER_FILE, /* /dev/null, read-only, over a closed file or socket */
 };
 
-/* The reasons mount steps carry (static strings: explain, --why and the
- * degraded mode tell the steps apart by them). */
-#define POLICY_REASON_CREDENTIAL "credential"
-#define POLICY_REASON_DENY_READ "--deny-read"
-#define POLICY_REASON_PROTECTED "protected"
-#define POLICY_REASON_PROTECTED_PARENT "parent of a protected name"
-#define POLICY_REASON_CREDENTIAL_SOCKET "credential socket"
-#define POLICY_REASON_HOST_SOCKET "host socket"
-#define POLICY_REASON_SOCKET_DIR "host programs bind sockets there"
-#define POLICY_REASON_ALLOW_UNIX "--allow-unix"
-
 struct policy_mount_step {
 	enum policy_mount_kind kind;
 	char *path;
-	const char *reason; /* static text for explain: POLICY_REASON_*, "private /tmp", ... */
-	bool has_id;        /* dev and ino: the host entry resolve mounted over */
+	enum policy_path_reason reason; /* why the step is there: its words, and how
+					 * explain, --why and the guard treat it */
+	bool has_id; /* dev and ino: the host entry resolve mounted over */
 	unsigned long long dev, ino;
 };
 
 /* A -v mount at or beneath a closed path: it reopens exactly itself. */
 struct policy_reopen {
-	char *path;         /* the -v path, real */
-	char *closed;       /* the closed path it lies at or beneath */
-	const char *reason; /* the closure's: POLICY_REASON_CREDENTIAL or _DENY_READ */
+	char *path;   /* the -v path, real */
+	char *closed; /* the closed path it lies at or beneath */
+	enum policy_path_reason reason; /* the closure's: POLICY_PATH_CREDENTIAL or _DENY_READ */
 };
 
 /* A protected name (or a directory above one) that is a symbolic link inside
@@ -132,7 +123,7 @@ void policy_plan_destroy(struct policy_plan *plan);
 int policy_plan_add_rule(struct policy_plan *plan, const char *path, unsigned grant,
 			 bool is_dir);
 int policy_plan_add_mount(struct policy_plan *plan, enum policy_mount_kind kind,
-			  const char *path, const char *reason);
+			  const char *path, enum policy_path_reason reason);
 /* Records the identity of the entry the last added mount step lies over
  * (the guard watches that it stays the same, supervisor/guard.h). */
 void policy_plan_set_last_mount_id(struct policy_plan *plan, unsigned long long dev,
@@ -141,7 +132,7 @@ int policy_plan_add_absent(struct policy_plan *plan, const char *path);
 int policy_plan_add_link(struct policy_plan *plan, const char *path, const char *target,
 			 unsigned long long dev, unsigned long long ino);
 int policy_plan_add_reopen(struct policy_plan *plan, const char *path, const char *closed,
-			   const char *reason);
+			   enum policy_path_reason reason);
 int policy_plan_add_note(struct policy_plan *plan, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int policy_plan_add_warning(struct policy_plan *plan, const char *fmt, ...)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "policy/path_reason.h"
 #include "policy/paths.h"
 
 const char *policy_why_op_name(enum policy_why_op op)
@@ -141,16 +142,16 @@ static enum policy_why_verdict hidden(struct policy_why_answer *out,
 static bool by_mount(const struct policy_plan *plan, const struct policy_mount_step *m,
 		     const struct policy_why_facts *f, struct policy_why_answer *out)
 {
-	const char *why = m->reason ? m->reason : "";
+	const char *why = policy_path_reason_words(m->reason);
 
 	switch (m->kind) {
 	case POLICY_MOUNT_COVER_DIR:
 	case POLICY_MOUNT_COVER_FILE:
-		if (strcmp(why, "home (strict reads)") == 0)
+		if (m->reason == POLICY_PATH_HOME_STRICT)
 			return false; /* decided with the grants below */
 		/* A cover answers without an error (an empty file, an empty
 		 * directory) as often as with one: every access is a refusal. */
-		if (strcmp(why, POLICY_REASON_CREDENTIAL) == 0) {
+		if (m->reason == POLICY_PATH_CREDENTIAL) {
 			answer(out, POLICY_WHY_PRESET, "credential path");
 		} else if (m->kind == POLICY_MOUNT_COVER_FILE && policy_mount_closes_socket(m)) {
 			option(out, why, "--allow-unix ", m->path, "");
@@ -162,7 +163,7 @@ static bool by_mount(const struct policy_plan *plan, const struct policy_mount_s
 				       f->path, "");
 			else
 				hidden(out, f, "closed: host programs bind sockets there");
-		} else if (strcmp(why, POLICY_REASON_DENY_READ) == 0) {
+		} else if (m->reason == POLICY_PATH_DENY_READ) {
 			snprintf(out->option, sizeof(out->option), "--deny-read %s", m->path);
 			answer(out, POLICY_WHY_USER, "closed to reads");
 		} else {
@@ -243,8 +244,8 @@ enum policy_why_verdict policy_why_classify(const struct policy_plan *plan,
 	if (m && by_mount(plan, m, f, out))
 		return out->verdict;
 
-	bool home_cover = m && m->kind == POLICY_MOUNT_COVER_DIR && m->reason &&
-			  strcmp(m->reason, "home (strict reads)") == 0;
+	bool home_cover =
+		m && m->kind == POLICY_MOUNT_COVER_DIR && m->reason == POLICY_PATH_HOME_STRICT;
 	if (f->err == 0)
 		return answer(out, POLICY_WHY_NOT_SANDBOX, "");
 	/* The strict home is an empty directory: a name in it is missing. */

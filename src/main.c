@@ -15,6 +15,7 @@
 #include "policy/explain.h"
 #include "host/host.h"
 #include "policy/options.h"
+#include "policy/path_reason.h"
 #include "sandbox/sandbox.h"
 #include "supervisor/degraded.h"
 #include "supervisor/supervisor.h"
@@ -172,11 +173,11 @@ static void say_before_run(const struct policy_plan *plan)
 		log_escape(ro->closed, strlen(ro->closed), b, sizeof(b));
 		if (strcmp(ro->path, ro->closed) == 0)
 			log_msg(LOG_LEVEL_WARN, "-v %s reopens a path closed as %s: that path only", a,
-				ro->reason);
+				policy_path_reason_words(ro->reason));
 		else
 			log_msg(LOG_LEVEL_WARN,
 				"-v %s reopens that path inside %s, closed as %s; the rest stays closed",
-				a, b, ro->reason);
+				a, b, policy_path_reason_words(ro->reason));
 	}
 	for (size_t i = 0; i < plan->n_warnings; i++) {
 		log_escape(plan->warnings[i], strlen(plan->warnings[i]), a, sizeof(a));

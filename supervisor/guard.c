@@ -14,6 +14,7 @@
 
 #include "common/cleanup.h"
 #include "common/log.h"
+#include "policy/path_reason.h"
 #include "policy/paths.h"
 #include "common/error.h"
 
@@ -186,20 +187,13 @@ static int add_mounted(struct supervisor_guard *g, const struct policy_mount_ste
 {
 	struct stat st;
 	bool cover = m->kind == POLICY_MOUNT_COVER_FILE || m->kind == POLICY_MOUNT_COVER_DIR;
-	/* Not the socket rule's covers: services unlink and bind their
-	 * sockets again as they restart, and a run stopped by every such
-	 * restart on the host would be a run nobody can finish; a socket
-	 * bound again outside the closed socket directories is a stated
-	 * window (docs/threat-model.md). */
-	bool guards = cover ? strcmp(m->reason, "home (strict reads)") != 0 &&
-				      !policy_mount_closes_socket(m)
-		    : m->kind == POLICY_MOUNT_READONLY
-			    ? strcmp(m->reason, POLICY_REASON_PROTECTED) == 0 ||
-				      strcmp(m->reason, "read-only mount") == 0
-			    : m->kind == POLICY_MOUNT_PIN &&
-				      strcmp(m->reason, "writable mount root") != 0;
+	/* Which reasons are watched, and why the socket covers are not, is
+	 * the table's (policy/path_reason.c); only these kinds lie over a
+	 * host entry at all. */
+	bool guards = (cover || m->kind == POLICY_MOUNT_READONLY || m->kind == POLICY_MOUNT_PIN) &&
+		      policy_path_reason_info(m->reason)->guarded;
 
-	if (!guards || !m->reason)
+	if (!guards)
 		return 0;
 	/* resolve records the entry it looked at; else look now. */
 	if (m->has_id) {
@@ -211,7 +205,7 @@ static int add_mounted(struct supervisor_guard *g, const struct policy_mount_ste
 	struct guarded *e = push(g, GUARD_MOUNTED, m->path);
 	if (!e)
 		return -ENOMEM;
-	e->why = m->reason;
+	e->why = policy_path_reason_words(m->reason);
 	e->closes = cover;
 	e->dev = st.st_dev;
 	e->ino = st.st_ino;

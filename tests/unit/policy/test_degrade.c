@@ -108,7 +108,7 @@ static void rule(struct policy_plan *p, const char *path, unsigned grant, bool i
 }
 
 static void add_mount(struct policy_plan *p, enum policy_mount_kind kind, const char *path,
-		      const char *reason)
+		      enum policy_path_reason reason)
 {
 	cr_assert_eq(policy_plan_add_mount(p, kind, path, reason), 0);
 }
@@ -127,15 +127,15 @@ static struct policy_plan *open_read_plan(void)
 	rule(p, "/dev/zero", POLICY_GRANT_READ | POLICY_GRANT_DEV, false);
 	rule(p, "/dev/ptmx", POLICY_GRANT_READ | POLICY_GRANT_DEV, false);
 	rule(p, "/dev/pts", POLICY_GRANT_READ | POLICY_GRANT_DEV, true);
-	add_mount(p, POLICY_MOUNT_PROC, "/proc", "the sandbox's own processes");
-	add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", "private /tmp");
-	add_mount(p, POLICY_MOUNT_TMPFS, "/dev", "private /dev");
-	add_mount(p, POLICY_MOUNT_REBIND, "/dev/null", "device");
-	add_mount(p, POLICY_MOUNT_REBIND, "/dev/zero", "device");
-	add_mount(p, POLICY_MOUNT_TMPFS, "/dev/shm", "private shared memory");
-	add_mount(p, POLICY_MOUNT_DEVPTS, "/dev/pts", "the sandbox's own terminals");
-	add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u/.ssh", "credential");
-	add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/.netrc", "credential");
+	add_mount(p, POLICY_MOUNT_PROC, "/proc", POLICY_PATH_OWN_PROCESSES);
+	add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", POLICY_PATH_PRIVATE_TMP);
+	add_mount(p, POLICY_MOUNT_TMPFS, "/dev", POLICY_PATH_PRIVATE_DEV);
+	add_mount(p, POLICY_MOUNT_REBIND, "/dev/null", POLICY_PATH_DEVICE);
+	add_mount(p, POLICY_MOUNT_REBIND, "/dev/zero", POLICY_PATH_DEVICE);
+	add_mount(p, POLICY_MOUNT_TMPFS, "/dev/shm", POLICY_PATH_PRIVATE_SHM);
+	add_mount(p, POLICY_MOUNT_DEVPTS, "/dev/pts", POLICY_PATH_OWN_TERMINALS);
+	add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u/.ssh", POLICY_PATH_CREDENTIAL);
+	add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/.netrc", POLICY_PATH_CREDENTIAL);
 	return p;
 }
 
@@ -253,7 +253,7 @@ Test(degrade_rules, an_unlistable_directory_is_only_listed)
 	struct policy_plan *p = open_read_plan();
 	struct fake_fs fs = { .unlistable = "/home/u/locked" };
 
-	add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/locked/key", "--deny-read");
+	add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/locked/key", POLICY_PATH_DENY_READ);
 	struct got g = degrade(p, PRIVATE_TMP, &fs);
 
 	cr_expect(was_listed(&fs, "/home/u/locked"));
@@ -279,7 +279,7 @@ Test(degrade_rules, a_listable_directory_with_a_closed_file_is_carved)
 	struct policy_plan *p = open_read_plan();
 	struct fake_fs fs = { 0 };
 
-	add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/locked/key", "--deny-read");
+	add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/locked/key", POLICY_PATH_DENY_READ);
 	struct got g = degrade(p, PRIVATE_TMP, &fs);
 	const struct policy_rule *r = find(&g, "/home/u/locked");
 
@@ -306,9 +306,9 @@ Test(degrade_rules, the_read_rule_on_a_covered_home_is_dropped)
 	rule(p, "/tmp", R | W, true);
 	rule(p, "/dev/null", R | DEV, false);
 	rule(p, "/home/u", R, true);
-	add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", "private /tmp");
-	add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", "home (strict reads)");
-	add_mount(p, POLICY_MOUNT_REBIND, "/home/u/src", "mount under the home");
+	add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", POLICY_PATH_PRIVATE_TMP);
+	add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", POLICY_PATH_HOME_STRICT);
+	add_mount(p, POLICY_MOUNT_REBIND, "/home/u/src", POLICY_PATH_UNDER_HOME);
 
 	struct got g = degrade(p, PRIVATE_TMP, &fs);
 	static const struct want want[] = {
@@ -379,7 +379,7 @@ Test(degrade_rules, too_many_covers_fail_cleanly)
 	for (int i = 0; i < 300; i++) {
 		char path[64];
 		snprintf(path, sizeof(path), "/home/u/notes-%d.txt", i);
-		add_mount(p, POLICY_MOUNT_COVER_FILE, path, "--deny-read");
+		add_mount(p, POLICY_MOUNT_COVER_FILE, path, POLICY_PATH_DENY_READ);
 	}
 	cr_expect_lt(policy_degrade_rules(p, PRIVATE_TMP, fake_list, &fs, &out, &n), 0);
 	cr_expect_null(out);
@@ -480,14 +480,14 @@ Test(degrade_refusal, a_closed_path_inside_a_writable_mount)
 	struct policy_plan *p = open_read_plan();
 	char why[512];
 
-	add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/src/.env", "credential");
+	add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/src/.env", POLICY_PATH_CREDENTIAL);
 	cr_expect(refused(p, why, sizeof(why)));
 	cr_expect(names(why, "/home/u/src/.env"), "the closed path: %s", why);
 	cr_expect(names(why, "/home/u/src"), "the writable mount: %s", why);
 	policy_plan_destroy(p);
 
 	p = open_read_plan();
-	add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u/src/secrets", "--deny-read");
+	add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u/src/secrets", POLICY_PATH_DENY_READ);
 	cr_expect(refused(p, why, sizeof(why)));
 	cr_expect(names(why, "/home/u/src/secrets"), "the closed path: %s", why);
 	cr_expect(names(why, "/home/u/src"), "the writable mount: %s", why);
@@ -499,7 +499,7 @@ Test(degrade_refusal, a_credential_socket_is_a_loss_not_a_refusal)
 	struct policy_plan *p = open_read_plan();
 	char why[512];
 
-	add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/src/agent.sock", "credential socket");
+	add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/src/agent.sock", POLICY_PATH_CREDENTIAL_SOCKET);
 	cr_expect_not(refused(p, why, sizeof(why)), "%s", why);
 	policy_plan_destroy(p);
 }
@@ -510,7 +510,7 @@ Test(degrade_refusal, a_read_only_mount_inside_a_writable_one)
 	char why[512];
 
 	rule(p, "/home/u/src/vendor", R, true);
-	add_mount(p, POLICY_MOUNT_READONLY, "/home/u/src/vendor", "read-only mount");
+	add_mount(p, POLICY_MOUNT_READONLY, "/home/u/src/vendor", POLICY_PATH_READONLY_MOUNT);
 	cr_expect(refused(p, why, sizeof(why)));
 	cr_expect(names(why, "/home/u/src/vendor"), "the read-only mount: %s", why);
 	cr_expect(names(why, "/home/u/src"), "the writable mount: %s", why);
@@ -519,13 +519,13 @@ Test(degrade_refusal, a_read_only_mount_inside_a_writable_one)
 	/* Not inside a writable mount: nothing to make read-only. */
 	p = open_read_plan();
 	rule(p, "/work", R, true);
-	add_mount(p, POLICY_MOUNT_READONLY, "/work", "read-only mount");
+	add_mount(p, POLICY_MOUNT_READONLY, "/work", POLICY_PATH_READONLY_MOUNT);
 	cr_expect_not(refused(p, why, sizeof(why)), "%s", why);
 	policy_plan_destroy(p);
 
 	/* A protected name inside one is a stated loss (policy_degrade_losses). */
 	p = open_read_plan();
-	add_mount(p, POLICY_MOUNT_READONLY, "/home/u/src/.git/hooks", "protected");
+	add_mount(p, POLICY_MOUNT_READONLY, "/home/u/src/.git/hooks", POLICY_PATH_PROTECTED);
 	cr_expect_not(refused(p, why, sizeof(why)), "%s", why);
 	policy_plan_destroy(p);
 }
@@ -537,16 +537,16 @@ Test(degrade_refusal, tmp_is_replaced_unless_shared)
 
 	/* The host's /tmp is not granted (the private directory stands in),
 	 * so a closed path in it stays closed. */
-	add_mount(p, POLICY_MOUNT_COVER_FILE, "/tmp/krb5cc_1000", "credential");
+	add_mount(p, POLICY_MOUNT_COVER_FILE, "/tmp/krb5cc_1000", POLICY_PATH_CREDENTIAL);
 	cr_expect_not(refused(p, why, sizeof(why)), "%s", why);
 	/* /dev/shm likewise is never granted. */
-	add_mount(p, POLICY_MOUNT_COVER_FILE, "/dev/shm/sem.x", "--deny-read");
+	add_mount(p, POLICY_MOUNT_COVER_FILE, "/dev/shm/sem.x", POLICY_PATH_DENY_READ);
 	cr_expect_not(refused(p, why, sizeof(why)), "%s", why);
 	policy_plan_destroy(p);
 
 	opts.share_tmp = true;
 	p = open_read_plan();
-	add_mount(p, POLICY_MOUNT_COVER_FILE, "/tmp/krb5cc_1000", "credential");
+	add_mount(p, POLICY_MOUNT_COVER_FILE, "/tmp/krb5cc_1000", POLICY_PATH_CREDENTIAL);
 	cr_expect(refused(p, why, sizeof(why)), "--share-tmp: /tmp is granted whole");
 	cr_expect(names(why, "/tmp/krb5cc_1000"), "%s", why);
 	cr_expect(names(why, "/tmp"), "%s", why);
@@ -615,10 +615,10 @@ Test(degrade_losses, protected_names_inside_writable_mounts)
 	struct lines l;
 	const char *s;
 
-	add_mount(p, POLICY_MOUNT_READONLY, "/home/u/src/.git/hooks", "protected");
-	add_mount(p, POLICY_MOUNT_PIN, "/home/u/src/.git", "git directory");
+	add_mount(p, POLICY_MOUNT_READONLY, "/home/u/src/.git/hooks", POLICY_PATH_PROTECTED);
+	add_mount(p, POLICY_MOUNT_PIN, "/home/u/src/.git", POLICY_PATH_GIT_DIR);
 	/* Not inside a writable mount: the same in both sandboxes. */
-	add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", "kernel settings");
+	add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", POLICY_PATH_KERNEL_SETTINGS);
 	l = losses(p, PRIVATE_TMP);
 	s = line_with(&l, "protected names");
 	cr_assert_not_null(s);
@@ -643,8 +643,8 @@ Test(degrade_losses, protected_names_inside_writable_mounts)
 
 	/* Outside any writable mount: nothing lost. */
 	p = open_read_plan();
-	add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", "kernel settings");
-	add_mount(p, POLICY_MOUNT_READONLY, "/tmp/ro", "read-only mount"); /* /tmp is replaced */
+	add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", POLICY_PATH_KERNEL_SETTINGS);
+	add_mount(p, POLICY_MOUNT_READONLY, "/tmp/ro", POLICY_PATH_READONLY_MOUNT); /* /tmp is replaced */
 	l = losses(p, PRIVATE_TMP);
 	cr_expect_null(line_with(&l, "protected names"));
 	policy_plan_destroy(p);
@@ -656,8 +656,8 @@ Test(degrade_losses, credential_sockets)
 	struct lines l;
 	const char *s;
 
-	add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/user/1000/gnupg/S.gpg-agent", "credential socket");
-	add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/user/1000/ssh-agent.sock", "credential socket");
+	add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/user/1000/gnupg/S.gpg-agent", POLICY_PATH_CREDENTIAL_SOCKET);
+	add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/user/1000/ssh-agent.sock", POLICY_PATH_CREDENTIAL_SOCKET);
 	l = losses(p, PRIVATE_TMP);
 	s = line_with(&l, "credential sockets");
 	cr_assert_not_null(s);
@@ -715,7 +715,7 @@ Test(degrade_losses, the_shared_tmp_pin_is_no_protected_name)
 	opts.share_tmp = true;
 	rule(p, "/", R, true);
 	rule(p, "/tmp", R | W, true);
-	add_mount(p, POLICY_MOUNT_PIN, "/tmp", "the shared /tmp");
+	add_mount(p, POLICY_MOUNT_PIN, "/tmp", POLICY_PATH_SHARED_TMP);
 	l = losses(p, NULL);
 	const char *s = line_with(&l, "protected names");
 	cr_expect_null(s, "%s", s ? s : "");

@@ -41,17 +41,17 @@ static void fill(struct policy_plan *p)
 	cr_assert_eq(policy_plan_add_rule(p, "/usr", POLICY_GRANT_READ, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/work", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/dev/null", POLICY_GRANT_DEV, false), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", "the sandbox's own processes"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", "private /tmp"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u/.ssh", "credential"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/.netrc", "credential"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/secret/x", "--deny-read"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", POLICY_PATH_OWN_PROCESSES), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", POLICY_PATH_PRIVATE_TMP), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u/.ssh", POLICY_PATH_CREDENTIAL), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/.netrc", POLICY_PATH_CREDENTIAL), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/secret/x", POLICY_PATH_DENY_READ), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/docker.sock",
-					   "credential socket"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/work/.bashrc", "protected"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/work/.git/hooks", "protected"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/work", "writable mount"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", "read-only /proc/sys"), 0);
+					   POLICY_PATH_CREDENTIAL_SOCKET), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/work/.bashrc", POLICY_PATH_PROTECTED), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/work/.git/hooks", POLICY_PATH_PROTECTED), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/work", POLICY_PATH_WRITABLE_ROOT), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", POLICY_PATH_KERNEL_SETTINGS), 0);
 	cr_assert_eq(policy_plan_add_absent(p, "/work/.envrc"), 0);
 	cr_assert_eq(policy_plan_add_note(p, "/work/.git is a worktree of %s", "/src/repo"), 0);
 	cr_assert_eq(policy_plan_setenv(p, "PATH", 4, "/usr/bin:/bin", 13), 0);
@@ -237,7 +237,7 @@ Test(explain, json_with_non_utf8_bytes)
 	struct fixture f;
 	build(&f, argv);
 	cr_assert_eq(policy_plan_add_mount(f.plan, POLICY_MOUNT_COVER_DIR, "/home/u/\xc3\x28",
-					   "--deny-read"), 0);
+					   POLICY_PATH_DENY_READ), 0);
 	cr_assert_eq(policy_plan_add_absent(f.plan, "/srv/caf\xe9/.envrc"), 0);
 	cr_assert_eq(policy_plan_add_note(f.plan, "note about %s", "/srv/caf\xe9"), 0);
 	json_t *root = render_json(&f, f.o.cmd_argc, argv + f.o.cmd_index, 7);
@@ -288,7 +288,7 @@ Test(explain, text_sections)
 		"protected (unwritable, unrenamable):\n",
 		"  /work/.bashrc\n",
 		"  /work/.git/hooks\n",
-		"  /work  (pinned against rename: writable mount)\n",
+		"  /work  (pinned against rename: writable mount root)\n",
 		"absent now (a mount cannot cover them): watched while the command runs",
 		"    in /work: .envrc\n",
 		"Unix sockets: reachable inside writable mounts and the private /tmp, and what "
@@ -343,7 +343,7 @@ Test(explain, text_escapes_control_bytes)
 	struct fixture f;
 	build(&f, argv);
 	cr_assert_eq(policy_plan_add_mount(f.plan, POLICY_MOUNT_COVER_FILE, "/a\nFORGED line",
-					   "--deny-read"), 0);
+					   POLICY_PATH_DENY_READ), 0);
 	cr_assert_eq(policy_plan_add_note(f.plan, "n\x1b]0;title\x07"), 0);
 	cr_assert_eq(policy_plan_add_absent(f.plan, "/w/\r.envrc"), 0);
 	char *s = render(&f, f.o.cmd_argc, argv + f.o.cmd_index, 7, false);
@@ -368,32 +368,32 @@ static void fill_issue11(struct policy_plan *p)
 	cr_assert_eq(policy_plan_add_rule(p, "/root/proj", POLICY_GRANT_READ | POLICY_GRANT_WRITE,
 					  true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/tmp", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", "private /tmp"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/tmp/w", "mount under /tmp"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", POLICY_PATH_PRIVATE_TMP), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/tmp/w", POLICY_PATH_UNDER_TMP), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/root/.ssh",
-					   POLICY_REASON_CREDENTIAL), 0);
+					   POLICY_PATH_CREDENTIAL), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/app/app.sock",
-					   POLICY_REASON_HOST_SOCKET), 0);
+					   POLICY_PATH_HOST_SOCKET), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/run/user/0",
-					   POLICY_REASON_SOCKET_DIR), 0);
+					   POLICY_PATH_SOCKET_DIR), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/docker.sock",
-					   POLICY_REASON_CREDENTIAL_SOCKET), 0);
+					   POLICY_PATH_CREDENTIAL_SOCKET), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/tmp/.X11-unix",
-					   POLICY_REASON_SOCKET_DIR), 0);
+					   POLICY_PATH_SOCKET_DIR), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/run/app/allowed.sock",
-					   POLICY_REASON_ALLOW_UNIX), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/root/proj", "writable mount"), 0);
+					   POLICY_PATH_ALLOW_UNIX), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/root/proj", POLICY_PATH_WRITABLE_ROOT), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/root/proj/.claude",
-					   POLICY_REASON_PROTECTED_PARENT), 0);
+					   POLICY_PATH_PROTECTED_PARENT), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/root/.config",
-					   POLICY_REASON_PROTECTED_PARENT), 0);
+					   POLICY_PATH_PROTECTED_PARENT), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/root/proj/.claude/settings.json",
-					   POLICY_REASON_PROTECTED), 0);
+					   POLICY_PATH_PROTECTED), 0);
 	cr_assert_eq(policy_plan_add_link(p, "/root/proj/.envrc", "/etc/envrc", 1, 2), 0);
 	cr_assert_eq(policy_plan_add_reopen(p, "/root/.aws/config", "/root/.aws",
-					    POLICY_REASON_CREDENTIAL), 0);
+					    POLICY_PATH_CREDENTIAL), 0);
 	cr_assert_eq(policy_plan_add_reopen(p, "/root/.netrc", "/root/.netrc",
-					    POLICY_REASON_CREDENTIAL), 0);
+					    POLICY_PATH_CREDENTIAL), 0);
 	cr_assert_eq(policy_plan_add_absent(p, "/root/.bashrc"), 0);
 	cr_assert_eq(policy_plan_add_absent(p, "/root/proj/.cursor/mcp.json"), 0);
 	/* the sandbox's /tmp is no writable mount: printed whole (only one such
@@ -437,7 +437,7 @@ Test(explain, text_of_the_socket_rule_and_protected_parents)
 		"  reopened by --allow-unix: /run/app/allowed.sock\n",
 		/* every parent on one line; other pins stay in the list */
 		"  pinned, as parents of protected names: /root/proj/.claude /root/.config\n",
-		"  /root/proj  (pinned against rename: writable mount)\n",
+		"  /root/proj  (pinned against rename: writable mount root)\n",
 		"  /root/proj/.claude/settings.json\n",
 		"  symbolic link /root/proj/.envrc -> /etc/envrc: watched; replaced, it is moved "
 		"aside and restored, and the run stopped\n",
@@ -552,9 +552,9 @@ Test(explain, json_of_the_socket_rule_and_protected_parents)
 	static const struct {
 		const char *path, *reason;
 	} pins[] = {
-		{ "/root/proj", "writable mount" },
-		{ "/root/proj/.claude", POLICY_REASON_PROTECTED_PARENT },
-		{ "/root/.config", POLICY_REASON_PROTECTED_PARENT },
+		{ "/root/proj", "writable mount root" },
+		{ "/root/proj/.claude", "parent of a protected name" },
+		{ "/root/.config", "parent of a protected name" },
 	};
 	for (size_t i = 0; i < N_ELEMS(pins); i++) {
 		json_t *e = find_by_path(pinned, pins[i].path);
@@ -573,7 +573,7 @@ Test(explain, json_of_the_socket_rule_and_protected_parents)
 	json_t *r = find_by_path(reopened, "/root/.aws/config");
 	cr_assert_not_null(r);
 	cr_assert_str_eq(json_string_value(key(r, "closed", JSON_STRING)), "/root/.aws");
-	cr_assert_str_eq(json_string_value(key(r, "reason", JSON_STRING)), POLICY_REASON_CREDENTIAL);
+	cr_assert_str_eq(json_string_value(key(r, "reason", JSON_STRING)), "credential");
 	r = find_by_path(reopened, "/root/.netrc");
 	cr_assert_not_null(r);
 	cr_assert_str_eq(json_string_value(key(r, "closed", JSON_STRING)), "/root/.netrc");
@@ -612,18 +612,18 @@ Test(explain, socket_rule_lines_escape_control_bytes)
 	struct policy_plan *p = f.plan;
 	cr_assert_eq(policy_plan_add_rule(p, "/w\n1", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/a\nFORGED-2\x1b[2J",
-					   POLICY_REASON_HOST_SOCKET), 0);
+					   POLICY_PATH_HOST_SOCKET), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/b\nFORGED-3",
-					   POLICY_REASON_CREDENTIAL_SOCKET), 0);
+					   POLICY_PATH_CREDENTIAL_SOCKET), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/run/c\nFORGED-4\x1b]0;t\x07",
-					   POLICY_REASON_SOCKET_DIR), 0);
+					   POLICY_PATH_SOCKET_DIR), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/run/d\nFORGED-5",
-					   POLICY_REASON_ALLOW_UNIX), 0);
+					   POLICY_PATH_ALLOW_UNIX), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/w\n1/e\nFORGED-6",
-					   POLICY_REASON_PROTECTED_PARENT), 0);
+					   POLICY_PATH_PROTECTED_PARENT), 0);
 	cr_assert_eq(policy_plan_add_link(p, "/w\n1/f\nFORGED-7", "/g\nFORGED-8\r", 1, 2), 0);
 	cr_assert_eq(policy_plan_add_reopen(p, "/h\nFORGED-9/x", "/h\nFORGED-9",
-					    POLICY_REASON_CREDENTIAL), 0);
+					    POLICY_PATH_CREDENTIAL), 0);
 	cr_assert_eq(policy_plan_add_absent(p, "/w\n1/i\nFORGED-10"), 0);
 	cr_assert_eq(policy_plan_add_warning(p, "j\nFORGED-11"), 0);
 	char *s = render(&f, f.o.cmd_argc, argv + f.o.cmd_index, 7, false);

@@ -53,7 +53,7 @@ Test(plan, appenders_copy_their_input)
 	char buf[64];
 	snprintf(buf, sizeof(buf), "/home/u/.ssh");
 	cr_assert_eq(policy_plan_add_rule(p, buf, POLICY_GRANT_READ, false), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, buf, "credential"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, buf, POLICY_PATH_CREDENTIAL), 0);
 	cr_assert_eq(policy_plan_add_absent(p, buf), 0);
 	memset(buf, 'X', sizeof(buf) - 1);
 	cr_assert_str_eq(p->rules[0].path, "/home/u/.ssh");
@@ -72,7 +72,7 @@ Test(plan, many_elements_in_order)
 		char path[32];
 		snprintf(path, sizeof(path), "/p/%zu", i);
 		cr_assert_eq(policy_plan_add_rule(p, path, POLICY_GRANT_READ, true), 0);
-		cr_assert_eq(policy_plan_add_mount(p, (enum policy_mount_kind)(i % 7), path, "r"), 0);
+		cr_assert_eq(policy_plan_add_mount(p, (enum policy_mount_kind)(i % 7), path, (enum policy_path_reason)(i % POLICY_PATH_COUNT_)), 0);
 		cr_assert_eq(policy_plan_add_absent(p, path), 0);
 		cr_assert_eq(policy_plan_add_note(p, "note %zu of %s", i, "many"), 0);
 	}
@@ -95,15 +95,15 @@ Test(plan, find_mount)
 {
 	struct policy_plan *p = new_plan();
 	cr_assert_null(policy_plan_find_mount(p, "/proc"));
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", "own processes"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", "private /tmp"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", POLICY_PATH_OWN_PROCESSES), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", POLICY_PATH_PRIVATE_TMP), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/docker.sock",
-					       "credential socket"),
+					       POLICY_PATH_CREDENTIAL_SOCKET),
 		     0);
 	const struct policy_mount_step *m = policy_plan_find_mount(p, "/tmp");
 	cr_assert_not_null(m);
 	cr_assert_eq(m->kind, POLICY_MOUNT_TMPFS);
-	cr_assert_str_eq(m->reason, "private /tmp");
+	cr_assert_eq(m->reason, POLICY_PATH_PRIVATE_TMP);
 	m = policy_plan_find_mount(p, "/run/docker.sock");
 	cr_assert_not_null(m);
 	cr_assert_eq(m->kind, POLICY_MOUNT_COVER_FILE);
@@ -217,12 +217,12 @@ Test(plan, destroy_frees_owned_fields)
 Test(plan, rules_after_mounts_are_those_on_replaced_filesystems)
 {
 	struct policy_plan *p = new_plan();
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", "t"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", "t"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_DEVPTS, "/dev/pts", "t"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/work", "t"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", "t"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", POLICY_PATH_OWN_PROCESSES), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", POLICY_PATH_PRIVATE_TMP), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_DEVPTS, "/dev/pts", POLICY_PATH_OWN_TERMINALS), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/work", POLICY_PATH_WRITABLE_ROOT), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", POLICY_PATH_KERNEL_SETTINGS), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", POLICY_PATH_HOME_STRICT), 0);
 	static const struct {
 		const char *path;
 		bool late;
@@ -256,13 +256,13 @@ Test(plan, mounts_stay_writable_only_under_write_grants_or_when_the_sandbox_made
 	cr_assert_eq(policy_plan_add_rule(p, "/home/u/ro", POLICY_GRANT_READ, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/tmp", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/dev/null", POLICY_GRANT_READ | POLICY_GRANT_DEV, false), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/dev", "t"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/dev/null", "t"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_DEVPTS, "/dev/pts", "t"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", "t"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", "t"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/home/u/ws", "t"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u/.ssh", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/dev", POLICY_PATH_PRIVATE_DEV), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/dev/null", POLICY_PATH_DEVICE), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_DEVPTS, "/dev/pts", POLICY_PATH_OWN_TERMINALS), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", POLICY_PATH_OWN_PROCESSES), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", POLICY_PATH_KERNEL_SETTINGS), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/home/u/ws", POLICY_PATH_WRITABLE_ROOT), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u/.ssh", POLICY_PATH_CREDENTIAL), 0);
 	static const struct {
 		const char *mp;
 		bool writable;
@@ -290,45 +290,40 @@ Test(plan, mounts_stay_writable_only_under_write_grants_or_when_the_sandbox_made
  * credential socket, and a closed socket directory; nothing else. */
 Test(plan, mount_closes_socket)
 {
-	char host_copy[] = POLICY_REASON_HOST_SOCKET; /* equal text, another pointer */
 	static const struct {
 		enum policy_mount_kind kind;
-		const char *reason;
+		enum policy_path_reason reason;
 		bool closes;
 	} v[] = {
-		{ POLICY_MOUNT_COVER_FILE, POLICY_REASON_HOST_SOCKET, true },
-		{ POLICY_MOUNT_COVER_FILE, POLICY_REASON_CREDENTIAL_SOCKET, true },
-		{ POLICY_MOUNT_COVER_DIR, POLICY_REASON_SOCKET_DIR, true },
+		{ POLICY_MOUNT_COVER_FILE, POLICY_PATH_HOST_SOCKET, true },
+		{ POLICY_MOUNT_COVER_FILE, POLICY_PATH_CREDENTIAL_SOCKET, true },
+		{ POLICY_MOUNT_COVER_DIR, POLICY_PATH_SOCKET_DIR, true },
 		/* a closed directory or file that is not the socket rule's */
-		{ POLICY_MOUNT_COVER_DIR, POLICY_REASON_CREDENTIAL, false },
-		{ POLICY_MOUNT_COVER_DIR, POLICY_REASON_DENY_READ, false },
-		{ POLICY_MOUNT_COVER_FILE, POLICY_REASON_CREDENTIAL, false },
-		{ POLICY_MOUNT_COVER_FILE, POLICY_REASON_DENY_READ, false },
+		{ POLICY_MOUNT_COVER_DIR, POLICY_PATH_CREDENTIAL, false },
+		{ POLICY_MOUNT_COVER_DIR, POLICY_PATH_DENY_READ, false },
+		{ POLICY_MOUNT_COVER_FILE, POLICY_PATH_CREDENTIAL, false },
+		{ POLICY_MOUNT_COVER_FILE, POLICY_PATH_DENY_READ, false },
+		{ POLICY_MOUNT_COVER_DIR, POLICY_PATH_HOME_STRICT, false },
 		/* the right reason on the wrong kind */
-		{ POLICY_MOUNT_COVER_FILE, POLICY_REASON_SOCKET_DIR, false },
-		{ POLICY_MOUNT_COVER_DIR, POLICY_REASON_HOST_SOCKET, false },
-		{ POLICY_MOUNT_COVER_DIR, POLICY_REASON_CREDENTIAL_SOCKET, false },
-		{ POLICY_MOUNT_REBIND, POLICY_REASON_ALLOW_UNIX, false },
-		{ POLICY_MOUNT_REBIND, POLICY_REASON_HOST_SOCKET, false },
-		{ POLICY_MOUNT_READONLY, POLICY_REASON_SOCKET_DIR, false },
-		{ POLICY_MOUNT_PIN, POLICY_REASON_PROTECTED_PARENT, false },
-		{ POLICY_MOUNT_TMPFS, "private /tmp", false },
-		/* no reason */
-		{ POLICY_MOUNT_COVER_FILE, NULL, false },
-		{ POLICY_MOUNT_COVER_DIR, NULL, false },
-		/* near misses of the text */
-		{ POLICY_MOUNT_COVER_FILE, "host sockets", false },
-		{ POLICY_MOUNT_COVER_FILE, "", false },
+		{ POLICY_MOUNT_COVER_FILE, POLICY_PATH_SOCKET_DIR, false },
+		{ POLICY_MOUNT_COVER_DIR, POLICY_PATH_HOST_SOCKET, false },
+		{ POLICY_MOUNT_COVER_DIR, POLICY_PATH_CREDENTIAL_SOCKET, false },
+		{ POLICY_MOUNT_REBIND, POLICY_PATH_ALLOW_UNIX, false },
+		{ POLICY_MOUNT_REBIND, POLICY_PATH_HOST_SOCKET, false },
+		{ POLICY_MOUNT_REBIND, POLICY_PATH_KEPT_SOCKET, false },
+		{ POLICY_MOUNT_READONLY, POLICY_PATH_SOCKET_DIR, false },
+		{ POLICY_MOUNT_PIN, POLICY_PATH_PROTECTED_PARENT, false },
+		{ POLICY_MOUNT_TMPFS, POLICY_PATH_PRIVATE_TMP, false },
+		/* a value outside the table */
+		{ POLICY_MOUNT_COVER_FILE, POLICY_PATH_COUNT_, false },
+		{ POLICY_MOUNT_COVER_DIR, POLICY_PATH_COUNT_, false },
 	};
 	for (size_t i = 0; i < N_ELEMS(v); i++) {
 		struct policy_mount_step m = { .kind = v[i].kind, .path = (char *)"/run/x",
 					       .reason = v[i].reason };
 		cr_assert_eq(policy_mount_closes_socket(&m), v[i].closes, "vector %zu (%s)", i,
-			     v[i].reason ? v[i].reason : "NULL");
+			     policy_path_reason_words(v[i].reason));
 	}
-	struct policy_mount_step m = { .kind = POLICY_MOUNT_COVER_FILE, .path = (char *)"/run/x",
-				       .reason = host_copy };
-	cr_assert(policy_mount_closes_socket(&m), "the reason is compared as text");
 }
 
 /* Options as the command line gives them (the plan keeps a pointer). */
@@ -359,8 +354,8 @@ static struct policy_plan *plan_for(char *const *argv)
 					  true),
 		     0);
 	/* mounts do not make a path writable: only the -v rules do */
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/srv/ro", "writable mount"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/run/t", "t"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/srv/ro", POLICY_PATH_WRITABLE_ROOT), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/run/t", POLICY_PATH_PRIVATE_TMP), 0);
 	return p;
 }
 
@@ -427,30 +422,30 @@ Test(plan, reopen_copies_and_is_once_per_path)
 	char path[64], closed[64];
 	snprintf(path, sizeof(path), "/home/u/.aws/config");
 	snprintf(closed, sizeof(closed), "/home/u/.aws");
-	cr_assert_eq(policy_plan_add_reopen(p, path, closed, POLICY_REASON_CREDENTIAL), 0);
+	cr_assert_eq(policy_plan_add_reopen(p, path, closed, POLICY_PATH_CREDENTIAL), 0);
 	memset(path, 'X', sizeof(path) - 1);
 	memset(closed, 'X', sizeof(closed) - 1);
 	cr_assert_eq(p->n_reopened, 1);
 	cr_assert_str_eq(p->reopened[0].path, "/home/u/.aws/config");
 	cr_assert_str_eq(p->reopened[0].closed, "/home/u/.aws");
-	cr_assert_str_eq(p->reopened[0].reason, POLICY_REASON_CREDENTIAL);
+	cr_assert_eq(p->reopened[0].reason, POLICY_PATH_CREDENTIAL);
 
 	/* the same path again, whatever it is said to reopen: one entry, the first */
 	cr_assert_eq(policy_plan_add_reopen(p, "/home/u/.aws/config", "/home/u",
-					    POLICY_REASON_DENY_READ), 0);
+					    POLICY_PATH_DENY_READ), 0);
 	cr_assert_eq(p->n_reopened, 1);
 	cr_assert_str_eq(p->reopened[0].closed, "/home/u/.aws");
-	cr_assert_str_eq(p->reopened[0].reason, POLICY_REASON_CREDENTIAL);
+	cr_assert_eq(p->reopened[0].reason, POLICY_PATH_CREDENTIAL);
 
 	/* another path is another entry, in order; a prefix is another path */
 	cr_assert_eq(policy_plan_add_reopen(p, "/home/u/.aws", "/home/u/.aws",
-					    POLICY_REASON_CREDENTIAL), 0);
-	cr_assert_eq(policy_plan_add_reopen(p, "/secret/x", "/secret", POLICY_REASON_DENY_READ), 0);
+					    POLICY_PATH_CREDENTIAL), 0);
+	cr_assert_eq(policy_plan_add_reopen(p, "/secret/x", "/secret", POLICY_PATH_DENY_READ), 0);
 	cr_assert_eq(p->n_reopened, 3);
 	cr_assert_str_eq(p->reopened[1].path, "/home/u/.aws");
 	cr_assert_str_eq(p->reopened[2].path, "/secret/x");
 	cr_assert_str_eq(p->reopened[2].closed, "/secret");
-	cr_assert_str_eq(p->reopened[2].reason, POLICY_REASON_DENY_READ);
+	cr_assert_eq(p->reopened[2].reason, POLICY_PATH_DENY_READ);
 	policy_plan_destroy(p);
 }
 
@@ -486,8 +481,8 @@ Test(plan, many_links_reopens_and_warnings)
 		snprintf(a, sizeof(a), "/w/%zu", i);
 		snprintf(b, sizeof(b), "/t/%zu", i);
 		cr_assert_eq(policy_plan_add_link(p, a, b, i, i), 0);
-		cr_assert_eq(policy_plan_add_reopen(p, a, b, POLICY_REASON_CREDENTIAL), 0);
-		cr_assert_eq(policy_plan_add_reopen(p, a, "/", POLICY_REASON_DENY_READ), 0);
+		cr_assert_eq(policy_plan_add_reopen(p, a, b, POLICY_PATH_CREDENTIAL), 0);
+		cr_assert_eq(policy_plan_add_reopen(p, a, "/", POLICY_PATH_DENY_READ), 0);
 		cr_assert_eq(policy_plan_add_warning(p, "reopened %s", a), 0);
 	}
 	cr_assert(p->n_links == n && p->n_reopened == n && p->n_warnings == n);

@@ -23,17 +23,17 @@ static struct policy_plan *open_plan(void)
 	cr_assert_eq(policy_plan_add_rule(p, "/home/u/proj", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/", POLICY_GRANT_READ, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/tmp", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/dev", "private /dev"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", "the sandbox's own processes"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", "private /tmp"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", "kernel settings"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/home/u/proj", "writable mount root"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/home/u/proj/.bashrc", "protected"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/home/u/proj/keep", "protected"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u/.ssh", "credential"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/.netrc", "credential"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/secret.txt", "--deny-read"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/user/1000/bus", "credential socket"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/dev", POLICY_PATH_PRIVATE_DEV), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PROC, "/proc", POLICY_PATH_OWN_PROCESSES), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", POLICY_PATH_PRIVATE_TMP), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", POLICY_PATH_KERNEL_SETTINGS), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/home/u/proj", POLICY_PATH_WRITABLE_ROOT), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/home/u/proj/.bashrc", POLICY_PATH_PROTECTED), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/home/u/proj/keep", POLICY_PATH_PROTECTED), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u/.ssh", POLICY_PATH_CREDENTIAL), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/.netrc", POLICY_PATH_CREDENTIAL), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/home/u/secret.txt", POLICY_PATH_DENY_READ), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/user/1000/bus", POLICY_PATH_CREDENTIAL_SOCKET), 0);
 	return p;
 }
 
@@ -139,8 +139,8 @@ Test(why, strict_reads)
 	cr_assert_eq(policy_plan_add_rule(p, "/usr", POLICY_GRANT_READ, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/home/u", POLICY_GRANT_READ, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/home/u/proj", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", "home (strict reads)"), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/home/u/proj", "mount under the home"), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", POLICY_PATH_HOME_STRICT), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/home/u/proj", POLICY_PATH_UNDER_HOME), 0);
 	const struct vector v[] = {
 		{ POLICY_WHY_READ, "/srv/notes", EACCES, true, true, POLICY_WHY_OPTION, "-v /srv/notes:ro" },
 		{ POLICY_WHY_EXEC, "/opt/tool/bin/t", EACCES, true, true, POLICY_WHY_OPTION, "-v /opt/tool/bin/t:ro" },
