@@ -151,14 +151,57 @@ static enum policy_net_rule_status parse_host(const char *h, size_t n,
 	return POLICY_NET_RULE_OK;
 }
 
+/* The URL schemes a rule accepts, and the port each means. */
+static const struct {
+	const char *scheme;
+	uint16_t port;
+} url_schemes[] = { { "http", 80 }, { "https", 443 }, { "ws", 80 }, { "wss", 443 } };
+
+/* When text[0..len) starts with "SCHEME://", finds the authority inside it:
+ * *auth and *auth_len, with *default_port the scheme's.  Returns OK for a
+ * text that is no URL (nothing changed) or a URL whose authority was found,
+ * or the URL's own refusal. */
+static enum policy_net_rule_status url_authority(const char *text, size_t len,
+						 const char **auth, size_t *auth_len,
+						 uint16_t *default_port, bool *is_url)
+{
+	const char *sep = len >= 3 ? memmem(text, len, "://", 3) : NULL;
+
+	*is_url = false;
+	if (!sep)
+		return POLICY_NET_RULE_OK;
+	size_t scheme_len = (size_t)(sep - text);
+	size_t i;
+	for (i = 0; i < sizeof(url_schemes) / sizeof(url_schemes[0]); i++)
+		if (ascii_eq_lit_nocase((const uint8_t *)text, scheme_len, url_schemes[i].scheme))
+			break;
+	if (i == sizeof(url_schemes) / sizeof(url_schemes[0]))
+		return POLICY_NET_RULE_URL_SCHEME;
+	*is_url = true;
+	*default_port = url_schemes[i].port;
+	const char *a = sep + 3, *end = text + len;
+	const char *stop = a;
+	while (stop < end && *stop != '/' && *stop != '?' && *stop != '#')
+		stop++;
+	/* only a lone "/" may follow the authority */
+	if (stop < end && !(*stop == '/' && stop + 1 == end))
+		return POLICY_NET_RULE_URL_PATH;
+	if (memchr(a, '@', (size_t)(stop - a)))
+		return POLICY_NET_RULE_URL_USERINFO;
+	*auth = a;
+	*auth_len = (size_t)(stop - a);
+	return POLICY_NET_RULE_OK;
+}
+
 enum policy_net_rule_status policy_net_rule_parse(const char *text, size_t len,
 						  enum policy_net_action action,
 						  enum policy_net_scope scope,
 						  struct policy_net_rule *out)
 {
-	const char *host = text, *port = NULL;
-	size_t host_len = len, port_len = 0;
-	bool bracketed = false;
+	const char *whole = text, *host = text, *port = NULL;
+	size_t whole_len = len, host_len = len, port_len = 0;
+	uint16_t default_port = POLICY_NET_DEFAULT_PORT;
+	bool bracketed = false, is_url;
 	enum policy_net_rule_status st;
 
 	memset(out, 0, sizeof(*out));
@@ -168,6 +211,13 @@ enum policy_net_rule_status policy_net_rule_parse(const char *text, size_t len,
 		return POLICY_NET_RULE_EMPTY;
 	if (len > POLICY_NET_RULE_TEXT_MAX)
 		return POLICY_NET_RULE_TOO_LONG;
+	st = url_authority(whole, whole_len, &text, &len, &default_port, &is_url);
+	if (st != POLICY_NET_RULE_OK)
+		return st;
+	if (len == 0)
+		return POLICY_NET_RULE_EMPTY;
+	host = text;
+	host_len = len;
 
 	if (text[0] == '[') {
 		const char *close = memchr(text, ']', len);
@@ -206,11 +256,14 @@ enum policy_net_rule_status policy_net_rule_parse(const char *text, size_t len,
 		st = parse_ports(port, port_len, &out->port_lo, &out->port_hi);
 		if (st != POLICY_NET_RULE_OK)
 			return st;
+		if (is_url && out->port_lo != out->port_hi)
+			return POLICY_NET_RULE_URL_RANGE;
 	} else {
-		out->port_lo = out->port_hi = POLICY_NET_DEFAULT_PORT;
+		out->port_lo = out->port_hi = default_port;
 	}
-	memcpy(out->text, text, len);
-	out->text[len] = '\0';
+	/* the rule as the user wrote it: the audit's "rule" names it */
+	memcpy(out->text, whole, whole_len);
+	out->text[whole_len] = '\0';
 	return POLICY_NET_RULE_OK;
 }
 
@@ -244,6 +297,14 @@ const char *policy_net_rule_reason(enum policy_net_rule_status st)
 	case POLICY_NET_RULE_PORT_ZERO: return "port 0 can never be connected to; expected 1 to 65535";
 	case POLICY_NET_RULE_RANGE_REVERSED: return "the port range ends before it starts; expected A-B with A <= B";
 	case POLICY_NET_RULE_RANGE_TOO_BIG: return "a port range may span at most 1024 ports";
+	case POLICY_NET_RULE_URL_SCHEME:
+		return "a URL rule is http://, https://, ws:// or wss://HOST[:PORT]; otherwise write HOST:PORT";
+	case POLICY_NET_RULE_URL_PATH:
+		return "a rule names a host and a port, not a path (porta never sees an HTTPS path); write the URL without it, as https://HOST";
+	case POLICY_NET_RULE_URL_USERINFO:
+		return "a rule names a host and a port; leave the user name out of the URL";
+	case POLICY_NET_RULE_URL_RANGE:
+		return "a URL names one port; for a range write HOST:A-B";
 	}
 	return "malformed rule";
 }

@@ -9,7 +9,11 @@
  * (DNS responder, transparent listener, proxy front ends) asks.  Callable
  * from any thread: no state; a compiled rule array may be shared read-only.
  *
- * Rule grammar: HOST[:PORT]
+ * Rule grammar: HOST[:PORT], or a URL SCHEME://HOST[:PORT][/] as pasted from
+ * a browser or a registry setting: http and ws mean port 80, https and wss
+ * 443, unless the URL names its port (one port, not a range).  A URL with a
+ * path, query or fragment beyond "/", or with user information, is refused:
+ * a rule names a host and a port, and porta never sees an HTTPS path.
  *   PORT  1..65535 in decimal without leading zeros or sign, or a range
  *         "A-B" of such numbers with A <= B spanning at most
  *         POLICY_NET_MAX_RANGE ports; 443 when absent.
@@ -93,6 +97,10 @@ enum policy_net_rule_status {
 	POLICY_NET_RULE_PORT_ZERO,      /* ":0" */
 	POLICY_NET_RULE_RANGE_REVERSED, /* "443-80" */
 	POLICY_NET_RULE_RANGE_TOO_BIG,  /* more than POLICY_NET_MAX_RANGE ports */
+	POLICY_NET_RULE_URL_SCHEME,     /* "ftp://host": not http(s) or ws(s) */
+	POLICY_NET_RULE_URL_PATH,       /* "https://host/path": a rule cannot see paths */
+	POLICY_NET_RULE_URL_USERINFO,   /* "https://user@host" */
+	POLICY_NET_RULE_URL_RANGE,      /* "https://host:1-5": a URL names one port */
 };
 
 /* Parses one rule text[0..len) (one item of a comma-separated option value)

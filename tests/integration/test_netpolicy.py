@@ -340,6 +340,27 @@ class Clients(NetPolicyCase):
     def test_curl_transparent(self):
         self.curl(transparent=True)
 
+    def test_rules_pasted_as_urls(self):
+        # A URL means its host and its scheme's port (or its own): the
+        # rule as written is what the audit names.
+        ca = self.lab.ca_file
+        script = ("o=$(curl -sS -m 5 --noproxy '*' --cacert %s https://allowed.test/a); echo \"$o rc=$?\"; "
+                  "o=$(curl -sS -m 5 --noproxy '*' http://web.allowed.test/b); echo \"$o rc=$?\"" % ca)
+        run = self.porta(["--allow-net", "https://allowed.test/", "--allow-net",
+                          "http://web.allowed.test"], ["/bin/sh", "-c", script])
+        self.assertEqual(run.out.splitlines(), ["tls allowed rc=0", "web allowed rc=0"],
+                         run.describe())
+        rules = sorted({r["rule"] for r in run.audit if r["verdict"] == "allow" and r["rule"]})
+        self.assertEqual(rules, ["http://web.allowed.test", "https://allowed.test/"], run.describe())
+
+    def test_a_url_with_a_path_is_refused_with_the_reason(self):
+        for rule, words in (("https://registry.example/some/path", "not a path"),
+                            ("https://user@registry.example", "leave the user name out"),
+                            ("ftp://registry.example", "http://, https://")):
+            res = harness.run(["run", "--allow-net", rule, "--", "true"])
+            self.assertEqual(res.rc, 125, (rule, res.err))
+            self.assertIn(words, res.err, rule)
+
     def test_python_urllib(self):
         script = r"""
 import ssl, sys, urllib.request

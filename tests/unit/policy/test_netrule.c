@@ -53,6 +53,15 @@ static const struct {
 	{ "[fd00::/8]:5432", POLICY_NET_RULE_CIDR, "fd00::", 8, 5432, 5432 },
 	{ "[fd00::/8]", POLICY_NET_RULE_CIDR, "fd00::", 8, 443, 443 },
 	{ "_srv.example.com", POLICY_NET_RULE_NAME, "_srv.example.com", 0, 443, 443 },
+	/* URLs as pasted: the host and the scheme's port, or the URL's own */
+	{ "https://registry.example", POLICY_NET_RULE_NAME, "registry.example", 0, 443, 443 },
+	{ "http://registry.example/", POLICY_NET_RULE_NAME, "registry.example", 0, 80, 80 },
+	{ "HTTPS://Registry.Example.:8443/", POLICY_NET_RULE_NAME, "registry.example", 0, 8443, 8443 },
+	{ "wss://a.test", POLICY_NET_RULE_NAME, "a.test", 0, 443, 443 },
+	{ "ws://a.test", POLICY_NET_RULE_NAME, "a.test", 0, 80, 80 },
+	{ "http://[::1]:8080", POLICY_NET_RULE_ADDR, "::1", 128, 8080, 8080 },
+	{ "https://10.0.0.1/", POLICY_NET_RULE_ADDR, "10.0.0.1", 32, 443, 443 },
+	{ "https://*.registry.example", POLICY_NET_RULE_SUFFIX, "*.registry.example", 0, 443, 443 },
 };
 
 Test(netrule, good_vectors)
@@ -109,6 +118,15 @@ static const struct {
 	{ POLICY_NET_RULE_PORT_ZERO, { "a.test:0", "a.test:0-10", "[::1]:0", "10.0.0.0/8:0" } },
 	{ POLICY_NET_RULE_RANGE_REVERSED, { "a.test:443-80", "a.test:2-1" } },
 	{ POLICY_NET_RULE_RANGE_TOO_BIG, { "a.test:1-1025", "a.test:1-65535", "*:1000-2024" } },
+	{ POLICY_NET_RULE_URL_SCHEME, { "ftp://a.test", "://a.test", "git+ssh://a.test", "file:///x" } },
+	{ POLICY_NET_RULE_URL_PATH,
+	  { "https://a.test/path", "https://a.test?x=1", "https://a.test#f", "https://a.test//",
+	    "http://a.test:80/index.html" } },
+	{ POLICY_NET_RULE_URL_USERINFO, { "https://u@a.test", "https://u:p@a.test:443" } },
+	{ POLICY_NET_RULE_URL_RANGE, { "https://a.test:1-5", "http://a.test:80-81/" } },
+	{ POLICY_NET_RULE_EMPTY, { "https://", "https:///", "http://:80" } },
+	{ POLICY_NET_RULE_LOCALHOST, { "https://localhost", "http://localhost:8080/" } },
+	{ POLICY_NET_RULE_PORT_ZERO, { "https://a.test:0" } },
 };
 
 Test(netrule, refusals_by_class)
