@@ -12,17 +12,18 @@
  *      buffer is what is checked and what is resolved.  A and AAAA for names
  *      some allow rule matches (policy_net_name_resolvable) go upstream;
  *      every other name (not allowed, malformed, not text, or an IP literal
- *      in disguise: POLICY_NAME_NUMERIC) is answered locally as REFUSED and
- *      never leaves the machine; other record types and classes of allowed
- *      names get an empty NOERROR answer.  A default-denied address
+ *      in disguise: POLICY_NAME_NUMERIC) is answered locally as NXDOMAIN and
+ *      never leaves the machine; other record types of allowed names get an
+ *      empty NOERROR answer, other classes REFUSED.  A default-denied address
  *      (policy_addr_class_on_host) is never handed out: it is dropped from
  *      the answer.  Malformed queries get FORMERR, other opcodes NOTIMP
  *      (dnsd_build_error), responses (QR set) nothing.
- *      Why REFUSED rather than NXDOMAIN for names porta will not resolve:
- *      REFUSED says "not from this server" and asserts nothing about the
- *      name, so caches (nscd, systemd-resolved in a shared cache) do not
- *      record a false non-existence; NXDOMAIN is only ever passed through
- *      from upstream for an allowed name that does not exist.
+ *      Why NXDOMAIN rather than REFUSED for names porta will not resolve:
+ *      getaddrinfo() turns REFUSED into EAI_AGAIN, a temporary failure that
+ *      package managers retry for a minute, and NXDOMAIN into EAI_NONAME,
+ *      which they give up on at once.  The false non-existence can only be
+ *      cached inside the sandbox: its resolver is this responder, and no
+ *      host cache (nscd, systemd-resolved) is reachable in policy mode.
  *      (dns/responder.h; dns/resolvconf.h reads the upstream's address.)
  *   3. upstream (dns/upstream.h): c-ares (no search list, no hosts file, absolute names only),
  *      reading answers with the wire parser's address records and TTLs.

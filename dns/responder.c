@@ -515,6 +515,12 @@ static void handle_query(struct dnsd_responder *r, const struct origin *o, const
 	size_t name_len;
 	const struct policy_net_rule *rule;
 	enum policy_reason reason;
+	/* A name porta will not resolve does not exist, as far as the program
+	 * can tell: NXDOMAIN is "no such host" (EAI_NONAME, Node's ENOTFOUND),
+	 * which clients give up on at once; REFUSED reads as a temporary
+	 * failure (EAI_AGAIN) that npm, pip and the like retry for a minute.
+	 * Inside the sandbox no shared cache can keep the answer. */
+	uint8_t refuse_rcode = DNSD_RCODE_NXDOMAIN;
 	enum dnsd_status st = dnsd_query_parse(msg, len, &q);
 
 	event_begin(&ev, o);
@@ -562,7 +568,9 @@ static void handle_query(struct dnsd_responder *r, const struct origin *o, const
 	}
 	ev.name = name;
 	if (q.qclass != DNSD_CLASS_IN) {
+		/* not a host lookup (CHAOS version.bind): "not from this server" */
 		ev.reason = POLICY_REASON_UNSUPPORTED_CLASS;
+		refuse_rcode = DNSD_RCODE_REFUSED;
 		goto refuse;
 	}
 	if (!decide_name(r, name, &rule, &reason)) {
@@ -614,7 +622,7 @@ servfail:
 	return;
 refuse:
 	/* answered here: the question never leaves the machine */
-	ev.rcode = reply(r, o, &q, DNSD_RCODE_REFUSED, NULL, 0, 0);
+	ev.rcode = reply(r, o, &q, refuse_rcode, NULL, 0, 0);
 	emit(r, &ev);
 }
 

@@ -15,8 +15,9 @@
  *   2. The name must be a host name (dnsd_query.name_is_text and
  *      policy_name_canonical() OK; numeric names are IP literals in
  *      disguise), of class IN, and policy_net_name_resolvable() by the rules;
- *      otherwise REFUSED, answered here: the question never leaves the
- *      machine (escape corpus row 27).
+ *      otherwise NXDOMAIN (REFUSED for another class), answered here: the
+ *      question never leaves the machine (escape corpus row 27), and the
+ *      program sees "no such host", which it does not retry.
  *   3. Allowed A and AAAA questions are asked upstream with the canonical
  *      name (dns/upstream.h: c-ares, no search list, no hosts file); other
  *      types of allowed names (MX, TXT, ANY, ...) get an empty NOERROR,

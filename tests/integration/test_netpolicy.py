@@ -353,6 +353,22 @@ class Clients(NetPolicyCase):
         rules = sorted({r["rule"] for r in run.audit if r["verdict"] == "allow" and r["rule"]})
         self.assertEqual(rules, ["http://web.allowed.test", "https://allowed.test/"], run.describe())
 
+    def test_a_refused_name_is_no_such_host(self):
+        # what npm, pip and cargo retry is a temporary failure (EAI_AGAIN);
+        # a refused name must be "no such host" (EAI_NONAME) so they stop
+        script = ("import socket\n"
+                  "for n in ('evil.test', 'allowed.test'):\n"
+                  "    try:\n"
+                  "        socket.getaddrinfo(n, 443, proto=socket.IPPROTO_TCP)\n"
+                  "        print(n, 'resolved')\n"
+                  "    except socket.gaierror as e:\n"
+                  "        print(n, 'EAI_NONAME' if e.errno == socket.EAI_NONAME else\n"
+                  "              'EAI_AGAIN' if e.errno == socket.EAI_AGAIN else e.errno)\n")
+        run = self.porta(ALLOW_MAIN, [PY, "-c", script])
+        self.assertEqual(run.out.splitlines(), ["evil.test EAI_NONAME", "allowed.test resolved"],
+                         run.describe())
+        self.denied(run, "evil.test")
+
     def test_a_url_with_a_path_is_refused_with_the_reason(self):
         for rule, words in (("https://registry.example/some/path", "not a path"),
                             ("https://user@registry.example", "leave the user name out"),
@@ -426,7 +442,9 @@ for url in ("https://allowed.test/u", "http://web.allowed.test/u", "https://evil
         lines = run.out.splitlines()
         self.assertEqual(lines[0], TLS, run.describe())
         self.assertEqual(lines[1], WEB, run.describe())
-        self.assertEqual(lines[2:4], ["status: REFUSED", "status: REFUSED"], run.describe())
+        # refused names do not exist, as far as the program can tell: a
+        # client gives up on NXDOMAIN at once and retries REFUSED
+        self.assertEqual(lines[2:4], ["status: NXDOMAIN", "status: NXDOMAIN"], run.describe())
         self.assertIn(GIT, lines[4], run.describe())
         self.assertEqual(lines[5], "rc=0")
         self.assertNotIn(EVIL, run.out)
@@ -682,13 +700,13 @@ class Row27DnsExfiltration(NetPolicyCase):
         for i in range(6):
             r = self.res_ok(run, i, "porta answers every DNS query itself")
             self.assertTrue(r["id_ok"])
-            self.assertEqual((r["rcode"], r["answers"]), (5, []), "step %d: REFUSED\n%s" % (i, run.describe()))
+            self.assertEqual((r["rcode"], r["answers"]), (3, []), "step %d: NXDOMAIN\n%s" % (i, run.describe()))
         txt = self.res_ok(run, 6)
         self.assertEqual((txt["rcode"], txt["answers"]), (0, []), "other types: an empty answer")
         self.assertEqual(self.res_ok(run, 7)["answers"], [TLS])
         self.res_refused(run, 8)
         if self.lab.ipv6:
-            self.assertEqual(self.res_ok(run, 9)["rcode"], 5)
+            self.assertEqual(self.res_ok(run, 9)["rcode"], 3)
         self.no_upstream("evil.test")
         self.assertEqual([q["type"] for q in self.lab.queries("allowed.test", below=False)], ["A"])
         self.assertEqual(self.lab.canary_hits(), {})
@@ -916,7 +934,7 @@ class Row33Spellings(NetPolicyCase):
         for i in range(n_refused):
             r = run.results[i]
             if steps[i]["op"] == "dns":
-                self.assertIn(r.get("rcode"), (None, 5), "%r\n%s" % (steps[i], run.describe()))
+                self.assertIn(r.get("rcode"), (None, 3), "%r\n%s" % (steps[i], run.describe()))
                 self.assertEqual(r.get("answers", []), [])
             else:
                 self.assertFalse(r["ok"], "step %d %r\n%s" % (i, steps[i], run.describe()))

@@ -659,7 +659,7 @@ Test(responder, case_and_trailing_dot)
 	stop(&f);
 }
 
-/* Escape corpus row 27: <data>.evil.test over UDP, TCP, TXT, ANY: REFUSED
+/* Escape corpus row 27: <data>.evil.test over UDP, TCP, TXT, ANY: NXDOMAIN
  * here, and the upstream never sees a single question about it. */
 Test(responder, refused_names_never_reach_upstream)
 {
@@ -675,7 +675,7 @@ Test(responder, refused_names_never_reach_upstream)
 	for (size_t i = 0; names[i]; i++) {
 		for (size_t t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
 			struct answer a = ask_udp(&f, names[i], types[t]);
-			cr_expect_eq(a.rcode, DNSD_RCODE_REFUSED, "%s/%u", names[i], types[t]);
+			cr_expect_eq(a.rcode, DNSD_RCODE_NXDOMAIN, "%s/%u", names[i], types[t]);
 			cr_expect_eq(a.n, 0);
 			const struct got_event *ev = last_event(&f);
 			cr_expect_eq(ev->verdict, POLICY_VERDICT_DENY);
@@ -694,7 +694,7 @@ Test(responder, refused_names_never_reach_upstream)
 	for (size_t k = 0; k < 3; k++) {
 		struct answer a;
 		tcp_frame_answer(w, k, &a);
-		cr_expect_eq(a.rcode, DNSD_RCODE_REFUSED);
+		cr_expect_eq(a.rcode, DNSD_RCODE_NXDOMAIN);
 	}
 	free(w);
 	close(fd);
@@ -711,7 +711,7 @@ Test(responder, records_a_refused_name_without_a_port)
 	struct fixture f;
 	start(&f, NULL);
 	struct answer a = ask_udp(&f, "evil.test", T_A);
-	cr_expect_eq(a.rcode, DNSD_RCODE_REFUSED);
+	cr_expect_eq(a.rcode, DNSD_RCODE_NXDOMAIN);
 	a = ask_udp(&f, "api.allowed.test", T_TXT);
 	cr_expect_eq(a.rcode, DNSD_RCODE_NOERROR);
 	fflush(f.audit);
@@ -743,10 +743,10 @@ Test(responder, reasons_for_refusal)
 	static const char *const rules[] = { "*", NULL };
 	start_at(&f, AF_INET, "127.0.0.1", rules, NULL);
 	struct answer a = ask_udp(&f, "localhost", T_A);
-	cr_expect_eq(a.rcode, DNSD_RCODE_REFUSED);
+	cr_expect_eq(a.rcode, DNSD_RCODE_NXDOMAIN);
 	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_RESERVED_NAME);
 	a = ask_udp(&f, "1.2.3.4", T_A);
-	cr_expect_eq(a.rcode, DNSD_RCODE_REFUSED);
+	cr_expect_eq(a.rcode, DNSD_RCODE_NXDOMAIN);
 	cr_expect_eq(last_event(&f)->reason, POLICY_REASON_IP_LITERAL_NAME);
 	a = ask_udp(&f, "anything.example", T_A);
 	cr_expect_eq(a.rcode, DNSD_RCODE_NOERROR);
@@ -1094,7 +1094,7 @@ Test(responder, tcp_idle_timeout_and_conn_cap)
 }
 
 /* Malformed input, one class each: FORMERR when a header is there, nothing
- * for less than a header or for a response; REFUSED for a name that is not
+ * for less than a header or for a response; NXDOMAIN for a name that is not
  * a host name; the responder answers the next good query every time. */
 Test(responder, malformed_queries)
 {
@@ -1130,7 +1130,7 @@ Test(responder, malformed_queries)
 	cr_assert_gt(udp_exchange(&f, fd, q, len, w, 1000), 0);
 	cr_expect_eq(w->buf[3] & 0x0f, DNSD_RCODE_NOTIMP);
 
-	/* a label holding a space, a NUL, a dot, non-ASCII: REFUSED, not asked */
+	/* a label holding a space, a NUL, a dot, non-ASCII: NXDOMAIN, not asked */
 	static const char *const labels[] = { "a b", "a\0b", "a.b", "\xc3\xa9", NULL };
 	static const size_t lens[] = { 3, 3, 3, 2 };
 	for (size_t i = 0; labels[i]; i++) {
@@ -1146,7 +1146,7 @@ Test(responder, malformed_queries)
 		put16(q + o + 2, 1);
 		o += 4;
 		cr_assert_gt(udp_exchange(&f, fd, q, o, w, 1000), 0, "label %zu", i);
-		cr_expect_eq(w->buf[3] & 0x0f, DNSD_RCODE_REFUSED, "label %zu", i);
+		cr_expect_eq(w->buf[3] & 0x0f, DNSD_RCODE_NXDOMAIN, "label %zu", i);
 		cr_expect_eq(last_event(&f)->reason, POLICY_REASON_MALFORMED_NAME);
 	}
 
@@ -1197,7 +1197,7 @@ Test(responder, ipv6_and_mapped)
 	cr_expect_eq(a.rcode, DNSD_RCODE_NOERROR);
 	cr_expect_str_eq(last_event(&f)->server, "::1");
 	a = ask_udp(&f, "x.evil.test", T_A);
-	cr_expect_eq(a.rcode, DNSD_RCODE_REFUSED);
+	cr_expect_eq(a.rcode, DNSD_RCODE_NXDOMAIN);
 	int fd = tcp_client(&f);
 	tcp_send_query(fd, 9, "api.allowed.test", T_A);
 	struct wait *w = malloc(sizeof(*w));
