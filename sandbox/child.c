@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -283,9 +284,12 @@ static __attribute__((noreturn)) void init_main(const struct sandbox_child *c)
 			pid_t p;
 			/* Reap every orphan re-parented to us; the payload's
 			 * status is the run's, and its end is the sandbox's. */
-			while ((p = waitpid(-1, &status, WNOHANG)) > 0) {
+			struct rusage ru;
+			while ((p = wait4(-1, &status, WNOHANG, &ru)) > 0) {
 				if (p == payload) {
 					trace_mark("init reaped the payload");
+					/* what --max-cpu counted, so porta can say it ended it */
+					sandbox_ctl_send(c->ctl, SANDBOX_CTL_CPU, sandbox_ctl_cpu_ms(&ru), NULL);
 					sandbox_ctl_send(c->ctl, SANDBOX_CTL_STATUS, status, NULL);
 					_exit(0);
 				}

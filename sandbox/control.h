@@ -13,12 +13,15 @@
 #define PORTA_SANDBOX_CONTROL_H
 
 #include <stdint.h>
+#include <sys/resource.h>
 
 #include "common/error.h"
 
 enum sandbox_ctl {
 	SANDBOX_CTL_SETUP_ERROR = 1, /* init or payload -> supervisor: error */
 	SANDBOX_CTL_EXEC_ERROR,      /* payload -> supervisor: value = exit code, error */
+	SANDBOX_CTL_CPU,             /* init -> supervisor: value = the payload's CPU ms, sent
+				      * just before its status */
 	SANDBOX_CTL_STATUS,          /* init -> supervisor: value = the payload's wait status */
 	SANDBOX_CTL_SIGNAL,          /* supervisor -> init: value = signal to forward */
 	SANDBOX_CTL_NET_LISTENERS,   /* init -> supervisor: fds + struct sandbox_net_listener[] */
@@ -31,6 +34,16 @@ struct sandbox_ctl_msg {
 	int32_t value;
 	struct porta_error error;
 };
+
+/* The value of SANDBOX_CTL_CPU: user and system time of a reaped process,
+ * in milliseconds (capped). */
+static inline int32_t sandbox_ctl_cpu_ms(const struct rusage *ru)
+{
+	long long ms = (long long)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1000 +
+		       (ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) / 1000;
+
+	return ms > INT32_MAX ? INT32_MAX : (int32_t)ms;
+}
 
 /* Sends one message (type, value, e may be NULL) on fd; a peer that is gone
  * has nothing left to learn, so failures are ignored (and no SIGPIPE). */

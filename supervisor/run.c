@@ -56,6 +56,7 @@ struct supervisor {
 	struct supervisor_why *why;    /* --why */
 	struct supervisor_guard *guard; /* absent protected names and links, or NULL */
 	bool stopped;                /* the guard stopped the run */
+	int payload_cpu_ms;          /* SANDBOX_CTL_CPU, or -1 */
 };
 
 /* Records the first set-up failure (the cause; later ones are echoes). */
@@ -103,6 +104,9 @@ static void drain_ctl(struct supervisor *s)
 		if (fm.len != sizeof(buf.m))
 			continue;
 		switch (fm.type) {
+		case SANDBOX_CTL_CPU:
+			s->payload_cpu_ms = buf.m.value;
+			break;
 		case SANDBOX_CTL_STATUS:
 			s->have_status = true;
 			s->payload_status = buf.m.value;
@@ -138,9 +142,13 @@ static void on_signal(evutil_socket_t fd, short what, void *arg)
 		if (si.ssi_signo == SIGCHLD) {
 			int status;
 			trace_mark("SIGCHLD");
+			struct rusage ru;
 			/* Under --why every process of the sandbox reports here. */
 			if (s->why ? supervisor_why_on_sigchld(s->why, s->init, &status)
-				   : waitpid(s->init, &status, WNOHANG) == s->init) {
+				   : wait4(s->init, &status, WNOHANG, &ru) == s->init) {
+				/* degraded, init is the command itself */
+				if (!s->why && s->degraded)
+					s->payload_cpu_ms = sandbox_ctl_cpu_ms(&ru);
 				s->init_done = true;
 				s->init_status = status;
 				event_base_loopbreak(s->base);
@@ -486,9 +494,27 @@ static void after_loop(struct run *u, int rc)
 	}
 }
 
+/* --max-cpu ended the command: said like the other ceilings, since the
+ * command's own death by SIGXCPU or SIGKILL names no option. */
+static void report_cpu_ceiling(const struct policy_options *o, const struct supervisor_result *r)
+{
+	if (!o->max_cpu_s.set || r->outcome != SUPERVISOR_SIGNALED)
+		return;
+	if (r->code == SIGXCPU)
+		log_msg(LOG_LEVEL_WARN, "--max-cpu %llu reached: the command was ended by SIGXCPU",
+			(unsigned long long)o->max_cpu_s.value);
+	else if (r->code == SIGKILL && r->cpu_ms >= 0 &&
+		 (unsigned long long)r->cpu_ms >= o->max_cpu_s.value * 1000ULL)
+		log_msg(LOG_LEVEL_WARN,
+			"--max-cpu %llu reached: the command went on past SIGXCPU and was killed a "
+			"second later",
+			(unsigned long long)o->max_cpu_s.value);
+}
+
 /* What the run came to, from what the loop saw. */
 static void fill_result(const struct supervisor *s, struct supervisor_result *r)
 {
+	r->cpu_ms = s->payload_cpu_ms;
 	if (s->have_error) {
 		r->outcome = SUPERVISOR_SETUP_FAILED;
 		r->error = s->error;
@@ -553,7 +579,7 @@ static void run_teardown(struct run *u, int rc)
 int supervisor_run(const struct policy_plan *plan, char *const argv[], struct supervisor_result *r)
 {
 	struct run u = {
-		.plan = plan, .o = plan->opts, .r = r, .s = { .ctl = -1 },
+		.plan = plan, .o = plan->opts, .r = r, .s = { .ctl = -1, .payload_cpu_ms = -1 },
 		.c = { .plan = plan, .argv = argv, .uid = getuid(), .gid = getgid(),
 		       .supervisor = getpid(), .why_gate = -1 },
 		.ruleset = -1, .sfd = -1, .ctl = -1, .child_ctl = -1, .gate_r = -1, .gate_w = -1,
@@ -576,6 +602,7 @@ int supervisor_run(const struct policy_plan *plan, char *const argv[], struct su
 		goto out;
 	}
 	fill_result(&u.s, r);
+	report_cpu_ceiling(u.o, r);
 out:
 	run_teardown(&u, rc);
 	return rc;

@@ -38,6 +38,7 @@ struct supervisor_result {
 	enum supervisor_outcome outcome;
 	int code;
 	struct porta_error error;
+	int cpu_ms; /* the command's CPU time when known, else -1 */
 };
 
 /* Runs the plan's command confined and waits for it.  Blocks SIGINT,

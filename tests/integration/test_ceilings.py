@@ -225,11 +225,14 @@ class MaxCpu(CeilingTest):
                                     PY, "-c", CPU, os.path.join(self.ws, "cpu")])
         self.assertEqual(status, 128 + signal.SIGXCPU, err)  # 152
         self.assertLess(self.cpu_used(), 2.0)
+        self.assertIn("porta: --max-cpu 1 reached: the command was ended by SIGXCPU", err)
 
     def test_sigkill_when_sigxcpu_is_ignored(self):
         status, err = shell_status(["run", "-v", self.ws, "--max-cpu", "1", "--",
                                     PY, "-c", CPU, os.path.join(self.ws, "cpu"), "ignore"])
         self.assertEqual(status, 128 + signal.SIGKILL, err)  # 137
+        self.assertIn("porta: --max-cpu 1 reached: the command went on past SIGXCPU and was "
+                      "killed a second later", err)
         # it lived past the soft limit (SIGXCPU was ignored), not past the hard one
         used = self.cpu_used()
         self.assertGreaterEqual(used, 0.95)
