@@ -122,6 +122,23 @@ static int exec_command(char *const argv[], char *const envp[])
 }
 
 
+/* The working directory is not there for the command: refused rather than
+ * started elsewhere, since a build or an install run from / does its work,
+ * or its damage, in the wrong place.  Names the option that would show it. */
+static __attribute__((noreturn)) void refuse_cwd(const struct sandbox_child *c, int err)
+{
+	struct porta_error e;
+	char shown[256];
+	bool in_tmp = strncmp(c->plan->cwd, "/tmp/", 5) == 0 && !c->plan->opts->share_tmp;
+
+	log_escape(c->plan->cwd, strlen(c->plan->cwd), shown, sizeof(shown));
+	porta_fail(&e, "enter the working directory", c->plan->cwd, err,
+		   "%s: mount it with -v %s%s, or run porta from a directory the sandbox shows",
+		   in_tmp ? "the sandbox has its own /tmp" : "it is not visible in the sandbox", shown,
+		   in_tmp ? " or share the host's /tmp with --share-tmp" : "");
+	child_die(c->ctl, &e);
+}
+
 static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c)
 {
 	struct porta_error e;
@@ -145,12 +162,8 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 	}
 	sigprocmask(SIG_SETMASK, &c->old_mask, NULL);
 	signal(SIGPIPE, SIG_DFL); /* as porta's caller had it, not as the proxy needs it */
-	if (chdir(c->plan->cwd) < 0) {
-		log_msg(LOG_LEVEL_WARN, "the working directory %s is not visible in the sandbox; starting in /",
-			c->plan->cwd);
-		if (chdir("/") < 0)
-			child_die(c->ctl, &(struct porta_error){ .step = "chdir /", .err = errno });
-	}
+	if (chdir(c->plan->cwd) < 0)
+		refuse_cwd(c, errno);
 	if (sandbox_limits_apply(c->plan->opts, &e) ||
 	    ((!c->degraded || sandbox_caps_held()) && sandbox_caps_drop(&e)))
 		child_die(c->ctl, &e);

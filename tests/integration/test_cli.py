@@ -199,6 +199,38 @@ class Refusals(PortaTestCase):
 
 
 @unittest.skipUnless(IS_ROOT, "porta refuses root only when run as root (euid != 0 here)")
+@harness.needs_userns("degraded, nothing is unmounted: the working directory stays "
+                      "listable under Landlock (its files unreadable) and the command starts there")
+class WorkingDirectory(PortaTestCase):
+    """A working directory the sandbox does not show is refused (125) with
+    the option that would show it, never silently swapped for /."""
+
+    def test_under_the_private_tmp(self):
+        d = self.mkdtemp(under="/tmp")
+        res = run(["run", "--", SH, "-c", "pwd; echo RAN"], cwd=d)
+        self.assertRc(res, 125, res.describe())
+        self.assertNotIn("RAN", res.out)
+        self.assertIn("enter the working directory %s: " % d, res.err)
+        self.assertIn("mount it with -v %s" % d, res.err)
+        self.assertIn("--share-tmp", res.err)
+        # each option it names works
+        for opt in (["-v", d], ["--share-tmp"]):
+            res = run(["run"] + opt + ["--", SH, "-c", "pwd"], cwd=d)
+            self.assertOk(res)
+            self.assertEqual(res.out, d + "\n")
+
+    def test_under_a_closed_directory(self):
+        home = self.mkdtemp(prefix="porta-it-home-")
+        d = os.path.join(home, ".ssh", "keys")
+        os.makedirs(d)
+        env = harness.clean_env({"HOME": home})
+        res = run(["run", "--", SH, "-c", "pwd; echo RAN"], cwd=d, env=env)
+        self.assertRc(res, 125, res.describe())
+        self.assertNotIn("RAN", res.out)
+        self.assertIn("it is not visible in the sandbox: mount it with -v %s" % d, res.err)
+        self.assertNotIn("--share-tmp", res.err)
+
+
 class RootRefusal(PortaTestCase):
 
     def test_root_refused_without_allow_root(self):
