@@ -162,6 +162,35 @@ static int report(const struct supervisor_result *r)
 	return EXIT_PORTA;
 }
 
+/* The command failed: when porta refused it something, the last line says
+ * so and how to see it; when porta cannot know (files are refused by the
+ * kernel, seen only under --why), a person at a terminal is told where to
+ * look.  Nothing under -q or --why (which lists everything itself). */
+static void point_at_refusals(const struct policy_options *o, const struct supervisor_result *r)
+{
+	int code;
+
+	if (o->quiet || o->why)
+		return;
+	if (r->outcome == SUPERVISOR_EXITED && r->code != 0)
+		code = r->code;
+	else if (r->outcome == SUPERVISOR_SIGNALED)
+		code = 128 + r->code;
+	else
+		return;
+	if (r->net_refused)
+		log_msg(LOG_LEVEL_WARN,
+			"the command failed (%d) after porta refused it %zu destination%s (above): "
+			"run it again with --why to see them with every file refused and what would "
+			"allow each",
+			code, r->net_refused, r->net_refused == 1 ? "" : "s");
+	else if (isatty(STDERR_FILENO))
+		log_msg(LOG_LEVEL_WARN,
+			"the command failed (%d); if the sandbox refused it a file or a connection, "
+			"run it again with --why to see what and what would allow it",
+			code);
+}
+
 /* What run says once before the command starts (-q silences it): every -v
  * that reopens a closed path, and the plan's warnings. */
 static void say_before_run(const struct policy_plan *plan)
@@ -249,6 +278,8 @@ int main(int argc, char *argv[])
 			porta_error_format(&r.error, msg, sizeof(msg));
 			code = fail("%s", msg);
 		} else {
+			/* before report(), which may end porta by the command's signal */
+			point_at_refusals(&opts, &r);
 			code = report(&r);
 		}
 	}

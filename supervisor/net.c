@@ -274,6 +274,16 @@ void supervisor_net_why(const struct supervisor_net *ns, struct supervisor_why *
 		supervisor_why_add_net(w, dst, words, hint);
 }
 
+size_t supervisor_net_refused(const struct supervisor_net *ns)
+{
+	const char *dst, *words, *hint;
+	size_t n = 0;
+
+	while (ns && decision_log_refused_at(ns->log, n, &dst, &words, &hint))
+		n++;
+	return n;
+}
+
 void supervisor_net_destroy(struct supervisor_net *ns)
 {
 	if (!ns)

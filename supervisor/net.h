@@ -50,6 +50,9 @@ void supervisor_net_why(const struct supervisor_net *ns, struct supervisor_why *
 int supervisor_net_listen_local(struct supervisor_net *ns, struct sandbox_net_ports *ports,
 				struct porta_error *e);
 
+/* How many distinct destinations were refused so far (0 for NULL). */
+size_t supervisor_net_refused(const struct supervisor_net *ns);
+
 void supervisor_net_destroy(struct supervisor_net *ns);
 
 #endif /* PORTA_SUPERVISOR_NET_H */

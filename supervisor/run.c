@@ -556,6 +556,7 @@ static void run_teardown(struct run *u, int rc)
 	/* Before the loop goes: the proxy's relays live on it.  Prints the
 	 * summary of refused destinations. */
 	supervisor_net_why(u->s.net, u->s.why);
+	u->r->net_refused = supervisor_net_refused(u->s.net);
 	supervisor_net_destroy(u->s.net);
 	if (u->s.why && rc == 0 && u->r->outcome != SUPERVISOR_SETUP_FAILED)
 		supervisor_why_report(u->s.why, u->plan->argc, u->plan->argv, stderr);

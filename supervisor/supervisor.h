@@ -39,6 +39,7 @@ struct supervisor_result {
 	int code;
 	struct porta_error error;
 	int cpu_ms; /* the command's CPU time when known, else -1 */
+	size_t net_refused; /* distinct destinations refused (network policy mode) */
 };
 
 /* Runs the plan's command confined and waits for it.  Blocks SIGINT,

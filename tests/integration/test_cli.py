@@ -4,6 +4,7 @@ refusals of malformed options, where options stop, help and version."""
 import os
 import re
 import signal
+import subprocess
 import unittest
 
 import harness
@@ -229,6 +230,49 @@ class WorkingDirectory(PortaTestCase):
         self.assertNotIn("RAN", res.out)
         self.assertIn("it is not visible in the sandbox: mount it with -v %s" % d, res.err)
         self.assertNotIn("--share-tmp", res.err)
+
+
+class PointAtWhy(PortaTestCase):
+    """A failed command with stderr on a terminal: porta cannot know which
+    files the kernel refused, so one line points at --why."""
+
+    def run_on_a_tty(self, args):
+        import pty
+        master, slave = pty.openpty()
+        try:
+            p = subprocess.run(harness.porta_argv(args, True), env=harness.clean_env(),
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave,
+                               timeout=30)
+            os.close(slave)
+            slave = -1
+            err = b""
+            while True:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # EIO: every writer is gone
+                    break
+                if not chunk:
+                    break
+                err += chunk
+            return p.returncode, err.decode(errors="replace")
+        finally:
+            if slave >= 0:
+                os.close(slave)
+            os.close(master)
+
+    def test_a_failure_on_a_terminal_names_why(self):
+        rc, err = self.run_on_a_tty(["run", "--", SH, "-c", "exit 4"])
+        self.assertEqual(rc, 4, err)
+        self.assertIn("porta: the command failed (4); if the sandbox refused it a file or a "
+                      "connection, run it again with --why", err)
+        for args in (["run", "--", SH, "-c", "exit 0"], ["run", "-q", "--", SH, "-c", "exit 4"]):
+            rc, err = self.run_on_a_tty(args)
+            self.assertNotIn("--why", err, args)
+
+    def test_not_on_a_pipe(self):
+        res = run(["run", "--", SH, "-c", "exit 4"])
+        self.assertRc(res, 4)
+        self.assertNotIn("--why", res.err)
 
 
 class RootRefusal(PortaTestCase):

@@ -369,6 +369,21 @@ class Clients(NetPolicyCase):
                          run.describe())
         self.denied(run, "evil.test")
 
+    def test_a_failed_command_is_pointed_at_what_was_refused(self):
+        # the last stderr line ties the failure to porta's refusals
+        script = "curl -sS -m 5 --noproxy '*' http://evil.test/x; exit 3"
+        run = self.porta(ALLOW_MAIN, ["/bin/sh", "-c", script])
+        self.assertEqual(run.rc, 3, run.describe())
+        last = run.err.strip().splitlines()[-1]
+        self.assertEqual(last, "porta: the command failed (3) after porta refused it 1 destination "
+                               "(above): run it again with --why to see them with every file "
+                               "refused and what would allow each", run.describe())
+        # a command that succeeds, or -q, gets no such line
+        run = self.porta(ALLOW_MAIN, ["/bin/sh", "-c", script.replace("exit 3", "exit 0")])
+        self.assertNotIn("--why", run.err, run.describe())
+        run = self.porta(ALLOW_MAIN, ["/bin/sh", "-c", script], quiet=True)
+        self.assertNotIn("--why", run.err, run.describe())
+
     def test_a_url_with_a_path_is_refused_with_the_reason(self):
         for rule, words in (("https://registry.example/some/path", "not a path"),
                             ("https://user@registry.example", "leave the user name out"),
