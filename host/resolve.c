@@ -29,6 +29,7 @@
 #include "dns/upstream.h"
 #include "policy/landlock.h"
 #include "policy/path_reason.h"
+#include "policy/caches.h"
 #include "policy/paths.h"
 #include "policy/preset.h"
 #include "policy/textparse.h"
@@ -41,7 +42,7 @@ struct resolver {
 	const struct policy_options *o;
 	struct policy_plan *plan;
 	struct porta_error *e;
-	char *writable[POLICY_MAX_LIST + 2];
+	char *writable[POLICY_MAX_LIST + 2 + POLICY_MAX_CACHES];
 	size_t n_writable;
 	char *ro[POLICY_MAX_LIST];
 	size_t n_ro;
@@ -257,6 +258,79 @@ static int add_mount_grants(struct resolver *r)
 			r->ro[r->n_ro++] = steal_ptr(&real);
 		else
 			r->writable[r->n_writable++] = steal_ptr(&real);
+	}
+	return 0;
+}
+
+/* mkdir -p for a cache: each directory made 0700 (a cache is the user's
+ * own); a lock file is made empty, 0600.  0 or -errno. */
+static int make_cache(const char *path, bool is_file)
+{
+	char p[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, path, n + 1);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (is_file) {
+		int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0)
+			return -errno;
+		close(fd);
+		return 0;
+	}
+	return mkdir(p, 0700) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+/* --caches: each cache directory (policy/caches.h) granted like -v DIR,
+ * made first when the command is to run (explain makes nothing: it lists
+ * the absent ones as such). */
+static int add_caches(struct resolver *r, char *const envp[])
+{
+	struct policy_plan *plan = r->plan;
+	const char *bad = NULL;
+	size_t n;
+
+	if (!r->o->caches)
+		return 0;
+	plan->caches = calloc(POLICY_MAX_CACHES, sizeof(*plan->caches));
+	if (!plan->caches)
+		return porta_fail(r->e, "--caches", NULL, ENOMEM, NULL);
+	enum policy_caches_status st = policy_caches(plan->home, envp, plan->caches, &n, &bad);
+	if (st != POLICY_CACHES_OK)
+		return porta_fail(r->e, "--caches", bad, 0, "%s", policy_caches_reason(st));
+	plan->n_caches = n;
+	for (size_t i = 0; i < n; i++) {
+		struct policy_cache_dir *c = &plan->caches[i];
+		int rc;
+		if (r->o->command != POLICY_CMD_RUN) {
+			c->absent = access(c->path, F_OK) < 0;
+			if (c->absent)
+				continue;
+		} else if ((rc = make_cache(c->path, c->is_file))) {
+			return porta_fail(r->e, "--caches: make", c->path, -rc, "the %s cache", c->tool);
+		}
+		_cleanup_free_ char *real = realpath(c->path, NULL);
+		struct stat st_c;
+		if (!real || stat(real, &st_c) < 0)
+			return porta_fail(r->e, "--caches", c->path, errno, "the %s cache", c->tool);
+		/* a link that leads to the home or above: refused like the variable */
+		if (plan->home && policy_path_is_under(real, plan->home))
+			return porta_fail(r->e, "--caches", c->path, 0,
+					  "leads to %s, the home or above it: --caches would make all "
+					  "of it writable", real);
+		if ((rc = policy_plan_add_rule(plan, real, POLICY_GRANT_READ | POLICY_GRANT_WRITE,
+					       S_ISDIR(st_c.st_mode))))
+			return porta_fail(r->e, "--caches", c->path, -rc, NULL);
+		r->writable[r->n_writable++] = steal_ptr(&real);
 	}
 	return 0;
 }
@@ -1150,6 +1224,13 @@ static int add_env(struct resolver *r, char *const envp[])
 	}
 	if (rc == 0)
 		rc = policy_plan_setenv(plan, "TMPDIR", 6, "/tmp", 4);
+	/* --caches: the variables that place the caches, as the host has them */
+	for (size_t i = 0; o->caches && envp[i] && rc == 0; i++) {
+		const char *eq = strchr(envp[i], '=');
+		if (eq && policy_cache_env(envp[i], (size_t)(eq - envp[i])))
+			rc = policy_plan_setenv(plan, envp[i], (size_t)(eq - envp[i]), eq + 1,
+						strlen(eq + 1));
+	}
 	for (size_t k = 0; k < o->env_pass.n && rc == 0; k++) {
 		const char *cur = o->env_pass.v[k], *item;
 		size_t len;
@@ -1294,7 +1375,7 @@ int host_resolve(const struct policy_options *opts, char *const argv[],
 	if (!r.plan->cwd)
 		r.plan->cwd = strdup("/");
 	if ((rc = resolve_home(&r, envp)) || (rc = add_mount_grants(&r)) ||
-	    (rc = add_base_grants(&r)))
+	    (rc = add_caches(&r, envp)) || (rc = add_base_grants(&r)))
 		goto out;
 	trace_mark("resolve: grants");
 	/* Filesystems that replace a host directory first, so that what is
@@ -1346,7 +1427,7 @@ int host_resolve(const struct policy_options *opts, char *const argv[],
 	}
 	if (opts->share_tmp)
 		policy_plan_add_note(r.plan, "--share-tmp: the host's /tmp is shared and writable");
-	if (r.n_writable == 0)
+	if (r.n_writable == 0 && r.plan->n_caches == 0)
 		policy_plan_add_note(r.plan, "no -v mount: only the private /tmp and /dev are writable");
 	*out = steal_ptr(&r.plan);
 out:

@@ -222,6 +222,17 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 	json_object_set_new(root, "pinned", pinned);
 	json_object_set_new(root, "protected_links", links);
 	json_object_set_new(root, "reopened", reopened);
+	json_t *caches = json_array();
+	for (size_t i = 0; i < plan->n_caches; i++) {
+		const struct policy_cache_dir *c = &plan->caches[i];
+		json_t *j = json_object();
+		json_object_set_new(j, "path", jstr(c->path));
+		json_object_set_new(j, "tool", json_string(c->tool));
+		json_object_set_new(j, "variable", c->var ? json_string(c->var) : json_null());
+		json_object_set_new(j, "absent", json_boolean(c->absent));
+		json_array_append_new(caches, j);
+	}
+	json_object_set_new(root, "caches", caches);
 	json_object_set_new(root, "network", net);
 	json_object_set_new(root, "limits", limits_json(o));
 	json_object_set_new(root, "env", env);
@@ -308,12 +319,18 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 	fprintf(out, "%s\n", argc ? "" : " (none given)");
 
 	fprintf(out, "\nfiles (Landlock ABI %d):\n", abi);
-	if (o->n_mounts == 0)
+	if (o->n_mounts == 0 && plan->n_caches == 0)
 		fprintf(out, "  no -v mounts: nothing of the host is writable\n");
 	for (size_t i = 0; i < o->n_mounts; i++) {
 		const char *acc = mount_access(plan, &o->mounts[i], path, sizeof(path));
 		esc_print(out, "  mount ", path, strcmp(acc, "ro") == 0 ? "  read-only\n"
 									  : "  read-write\n");
+	}
+	for (size_t i = 0; i < plan->n_caches; i++) {
+		const struct policy_cache_dir *c = &plan->caches[i];
+		esc_print(out, "  cache ", c->path, "");
+		fprintf(out, "  read-write (--caches: %s%s%s)%s\n", c->tool, c->var ? ", from $" : "",
+			c->var ? c->var : "", c->absent ? ", absent now: run makes it" : "");
 	}
 	fprintf(out, "  reads: %s\n",
 		o->read_mode == POLICY_READ_STRICT

@@ -16,6 +16,7 @@ enum opt_id {
 	OPT_DENY_UNIX,
 	OPT_PRESET,
 	OPT_SHARE_TMP,
+	OPT_CACHES,
 	OPT_NO_NET,
 	OPT_ALLOW_NET,
 	OPT_DENY_NET,
@@ -54,6 +55,7 @@ static const struct opt_spec opt_table[] = {
 	{ "deny-unix", 0, true, OPT_DENY_UNIX, "a regular expression over socket paths" },
 	{ "preset", 0, true, OPT_PRESET, "default or none" },
 	{ "share-tmp", 0, false, OPT_SHARE_TMP, NULL },
+	{ "caches", 0, false, OPT_CACHES, NULL },
 	{ "no-net", 0, false, OPT_NO_NET, NULL },
 	{ "allow-net", 0, true, OPT_ALLOW_NET, "HOST[:PORT]" },
 	{ "deny-net", 0, true, OPT_DENY_NET, "HOST[:PORT]" },
@@ -320,6 +322,9 @@ static enum policy_parse_status apply(struct policy_options *o, const struct opt
 			return fail(err, "--%s: given more than %d times", name, POLICY_MAX_LIST);
 		return POLICY_PARSE_OK;
 	}
+	case OPT_CACHES:
+		o->caches = true;
+		return POLICY_PARSE_OK;
 	case OPT_SHARE_TMP:
 		o->share_tmp = true;
 		return POLICY_PARSE_OK;

@@ -63,6 +63,7 @@ struct policy_options {
 	enum policy_preset preset;
 	bool preset_given;
 	bool share_tmp;
+	bool caches; /* --caches: the package managers' caches writable (policy/caches.h) */
 
 	/* network */
 	enum policy_net_mode net_mode; /* derived once parsing is done */

@@ -51,6 +51,7 @@ void policy_plan_destroy(struct policy_plan *plan)
 		free(plan->reopened[i].closed);
 	}
 	free(plan->reopened);
+	free(plan->caches);
 	free_strv(plan->notes, plan->n_notes);
 	free_strv(plan->warnings, plan->n_warnings);
 	free_strv(plan->envp, plan->n_env);

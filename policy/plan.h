@@ -15,6 +15,7 @@
 
 #include "policy/addr.h"
 #include "policy/netrule.h"
+#include "policy/caches.h"
 #include "policy/options.h"
 #include "policy/path_reason.h"
 
@@ -87,6 +88,8 @@ struct policy_plan {
 	size_t n_links;
 	struct policy_reopen *reopened; /* -v mounts that reopen a closed path */
 	size_t n_reopened;
+	struct policy_cache_dir *caches; /* --caches: granted writable, created if absent */
+	size_t n_caches;
 	char **notes; /* things the user should know, one sentence each */
 	size_t n_notes;
 	char **warnings; /* what run says on stderr before it starts (explain: notes too) */

@@ -46,6 +46,8 @@ static const char help_text[] =
 	"  --preset default|none      the built-in closure lists (credentials, protected names,\n"
 	"                             credential sockets), or none\n"
 	"  --share-tmp                use the host's /tmp instead of a private one\n"
+	"  --caches                   the package managers' and build tools' caches writable\n"
+	"                             (npm, pip, cargo, go, ...), made if absent\n"
 	"\n"
 	"Network:\n"
 	"  (none)                     network open, as the host has it\n"

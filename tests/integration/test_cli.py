@@ -13,7 +13,7 @@ from harness import IS_ROOT, SH, PortaTestCase, run
 # Every option of docs/porta.1; `porta help` must mention each of them.
 CLI_OPTIONS = [
     "--mount", "-v", "--read-policy", "--deny-read", "--protect", "--allow-unix",
-    "--deny-unix", "--preset", "--share-tmp", "--no-net", "--allow-net", "--deny-net",
+    "--deny-unix", "--preset", "--share-tmp", "--caches", "--no-net", "--allow-net", "--deny-net",
     "--proxy-allow", "--proxy-deny", "--audit", "--dns-upstream", "--env", "-e",
     "--env-pass", "--env-file", "--timeout", "--max-cpu", "--max-procs",
     "--max-file-size", "--max-memory-mb", "--allow-root", "--why", "--quiet", "-q",

@@ -449,6 +449,64 @@ class GuardedNames(PortaTestCase):
         self.assertIn("in %s: " % ws, res.out)
 
 
+class Caches(PortaTestCase):
+    """--caches: the package managers' caches writable (made if absent), the
+    rest of the home not, and the variables that place them passed through."""
+
+    def test_caches_are_made_and_writable_the_rest_is_not(self):
+        home = self.mkdtemp(prefix="porta-it-home-")
+        env = harness.clean_env({"HOME": home})
+        script = ("for d in .npm .cache/pip .cargo/registry go/pkg/mod .m2/repository "
+                  ".gradle/caches .cache/ccache; do echo x > \"$HOME/$d/f\" && echo \"ok $d\"; done; "
+                  "for f in .cargo/bin/cargo .cargo/config.toml .m2/settings.xml .bashrc; do "
+                  "mkdir -p \"$(dirname \"$HOME/$f\")\" 2>/dev/null; "
+                  "echo x > \"$HOME/$f\" 2>/dev/null && echo \"WROTE $f\"; done; true")
+        res = run(["run", "--caches", "--", SH, "-c", script], env=env)
+        self.assertOk(res)
+        for d in (".npm", ".cache/pip", ".cargo/registry", "go/pkg/mod", ".m2/repository",
+                  ".gradle/caches", ".cache/ccache"):
+            self.assertIn("ok " + d, res.out, res.describe())
+            self.assertEqual(self.read(os.path.join(home, d, "f")), "x\n", d)
+        self.assertNotIn("WROTE", res.out, res.describe())
+        self.assertFalse(os.path.exists(os.path.join(home, ".cargo", "bin")))
+        # without the option, nothing of it
+        home2 = self.mkdtemp(prefix="porta-it-home-")
+        res = run(["run", "--", SH, "-c", "echo x > $HOME/.npm/f && echo WROTE"],
+                  env=harness.clean_env({"HOME": home2}))
+        self.assertNotIn("WROTE", res.out)
+        self.assertFalse(os.path.exists(os.path.join(home2, ".npm")))
+
+    def test_a_variable_moves_a_cache_and_passes_through(self):
+        home = self.mkdtemp(prefix="porta-it-home-")
+        elsewhere = os.path.join(self.mkdtemp(), "npm-cache")
+        env = harness.clean_env({"HOME": home, "npm_config_cache": elsewhere})
+        res = run(["run", "--caches", "--", SH, "-c",
+                   "echo \"$npm_config_cache\"; echo x > \"$npm_config_cache/f\" && echo wrote"],
+                  env=env)
+        self.assertOk(res)
+        self.assertEqual(res.out, elsewhere + "\nwrote\n")
+        self.assertEqual(self.read(os.path.join(elsewhere, "f")), "x\n")
+        # without --caches the variable is scrubbed like any other
+        res = run(["run", "--", SH, "-c", "echo \"[$npm_config_cache]\""], env=env)
+        self.assertEqual(res.out, "[]\n")
+
+    def test_a_variable_naming_the_home_is_refused(self):
+        home = self.mkdtemp(prefix="porta-it-home-")
+        for var, value in (("PIP_CACHE_DIR", home), ("CARGO_HOME", "/"), ("PIP_CACHE_DIR", "rel")):
+            res = run(["run", "--caches", "--", "true"],
+                      env=harness.clean_env({"HOME": home, var: value}))
+            self.assertRc(res, 125, (var, value))
+            self.assertIn("porta: --caches %s" % var, res.err)
+
+    def test_explain_lists_them(self):
+        home = self.mkdtemp(prefix="porta-it-home-")
+        res = run(["explain", "--caches", "--", "true"], env=harness.clean_env({"HOME": home}))
+        self.assertOk(res)
+        self.assertIn("cache %s/.npm  read-write (--caches: npm), absent now: run makes it" % home,
+                      res.out)
+        self.assertFalse(os.path.exists(os.path.join(home, ".npm")), "explain made it")
+
+
 class Credentials(PortaTestCase):
 
     def plant_home(self):
