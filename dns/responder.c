@@ -191,6 +191,7 @@ static void record(struct dnsd_responder *r, const struct dnsd_event *ev)
 		.host_len = host_len,
 		.rule = ev->rule,
 		.hint_name = ev->name,
+		.port = ev->hint_port,
 		.label = host_len ? host : NULL,
 		.label_len = host_len > POLICY_NAME_MAX ? POLICY_NAME_MAX : host_len,
 	};
@@ -345,7 +346,8 @@ static bool is_name_rule(const struct policy_net_rule *ru)
  * function tries (an allow rule's first port, the port after a deny
  * range). */
 static bool decide_name(const struct dnsd_responder *r, const char *name,
-			const struct policy_net_rule **rule, enum policy_reason *reason)
+			const struct policy_net_rule **rule, enum policy_reason *reason,
+			uint16_t *port)
 {
 	struct policy_net_query nq = { .name = name, .host_addrs = r->host_addrs,
 				       .n_host_addrs = r->n_host_addrs };
@@ -377,8 +379,26 @@ static bool decide_name(const struct dnsd_responder *r, const char *name,
 	}
 	if (allowed)
 		return true;
-	if (!port_set)
+	if (!port_set) {
+		/* a --proxy-allow name, asked by a client that does not use the
+		 * proxy: the proxy resolves it itself, so this question is
+		 * refused, saying why, with the port the proxy would allow */
+		nq.via_proxy = true;
+		for (size_t i = 0; i < r->n_rules; i++) {
+			const struct policy_net_rule *ru = &r->rules[i];
+			if (ru->scope != POLICY_NET_SCOPE_PROXY || ru->action != POLICY_NET_ALLOW ||
+			    !is_name_rule(ru) || !policy_name_matches(ru->pattern, name))
+				continue;
+			nq.port = ru->port_lo;
+			if (policy_net_decide(r->rules, r->n_rules, &nq, &d) == POLICY_NET_ALLOWED) {
+				*reason = POLICY_REASON_PROXY_ONLY;
+				*port = nq.port;
+				return false;
+			}
+		}
+		nq.via_proxy = false;
 		nq.port = POLICY_NET_DEFAULT_PORT;
+	}
 	if (policy_net_decide(r->rules, r->n_rules, &nq, &d) != POLICY_NET_ALLOWED) {
 		*reason = policy_reason_of_net(&d);
 		*rule = d.rule;
@@ -573,7 +593,7 @@ static void handle_query(struct dnsd_responder *r, const struct origin *o, const
 		refuse_rcode = DNSD_RCODE_REFUSED;
 		goto refuse;
 	}
-	if (!decide_name(r, name, &rule, &reason)) {
+	if (!decide_name(r, name, &rule, &reason, &ev.hint_port)) {
 		ev.reason = reason;
 		ev.rule = rule ? rule->text : NULL;
 		goto refuse;

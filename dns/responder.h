@@ -112,6 +112,7 @@ struct dnsd_event {
 	enum policy_reason reason;
 	enum policy_verdict verdict;
 	const char *rule;            /* text of the deciding rule, or NULL */
+	uint16_t hint_port;          /* the port a hint should name, 0: none known */
 	int rcode;                   /* rcode answered, -1 when nothing was sent */
 	const struct policy_addr *addrs; /* addresses answered */
 	size_t n_addrs;

@@ -82,6 +82,8 @@ enum policy_reason {
 	POLICY_REASON_PORT_NOT_OPEN,     /* no listener for the port: refused at connect() */
 	POLICY_REASON_UDP_NOT_FORWARDED,
 	POLICY_REASON_NOT_THROUGH_PROXY, /* a host without user namespaces */
+	POLICY_REASON_PROXY_ONLY,        /* a --proxy-allow name asked or dialled directly (a
+					  * client that ignores the proxy variables) */
 	/* the DNS responder's errors */
 	POLICY_REASON_MALFORMED_QUERY,
 	POLICY_REASON_NOT_QUERY,

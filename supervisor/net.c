@@ -128,6 +128,16 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 		if (have_addr && ns->map &&
 		    dnsd_namemap_lookup(ns->map, &a, dnsd_clock_ms(), names, 1) > 0)
 			d.hint_name = names[0].name;
+		/* a name the proxy would carry there: the client ignored the
+		 * proxy variables, and the reason should say so */
+		if (!ns->local && !udp && d.hint_name) {
+			struct policy_net_query q = { .name = d.hint_name, .addr = &a, .port = ev.port,
+						      .via_proxy = true };
+			struct policy_net_decision pd;
+			if (policy_net_decide(ns->plan->net_rules, ns->plan->n_net_rules, &q, &pd) ==
+			    POLICY_NET_ALLOWED)
+				d.reason = POLICY_REASON_PROXY_ONLY;
+		}
 		decision_log_record(ns->log, &d);
 	}
 }

@@ -384,6 +384,30 @@ class Clients(NetPolicyCase):
         run = self.porta(ALLOW_MAIN, ["/bin/sh", "-c", script], quiet=True)
         self.assertNotIn("--why", run.err, run.describe())
 
+    def test_proxy_only_names_asked_directly_say_so(self):
+        # --proxy-allow: a client that ignores the proxy variables (Node's
+        # fetch) is told the name is allowed through the proxy only
+        ca = self.lab.ca_file
+        steps = [{"op": "resolve", "name": "allowed.test"},
+                 {"op": "tls", "host": TLS, "port": 443, "sni": "allowed.test", "cafile": ca},
+                 {"op": "proxy", "target": "allowed.test:443", "then": "tls", "sni": "allowed.test",
+                  "cafile": ca}]
+        run = self.probe(["--proxy-allow", "allowed.test:443"], steps)
+        self.res_refused(run, 0)
+        self.res_refused(run, 1)
+        self.assertEqual(self.res_ok(run, 2)["body"], "tls allowed", run.describe())
+        refused = [r for r in run.audit if r["verdict"] == "deny" and r["kind"] == "dns"]
+        self.assertTrue(refused, run.describe())
+        for r in refused:
+            self.assertEqual((r["reason"], r["hint"]), ("only-through-proxy", "--allow-net allowed.test:443"),
+                             run.describe())
+        self.assertIn("allowed.test (only through proxy", run.err, run.describe())
+        # the hint, applied as printed, lets the same client through
+        run = self.probe(["--proxy-allow", "allowed.test:443"] + refused[0]["hint"].split(),
+                         steps[:2])
+        self.assertEqual(self.res_ok(run, 0)["addrs"], [TLS], run.describe())
+        self.assertEqual(self.res_ok(run, 1)["body"], "tls allowed", run.describe())
+
     def test_a_url_with_a_path_is_refused_with_the_reason(self):
         for rule, words in (("https://registry.example/some/path", "not a path"),
                             ("https://user@registry.example", "leave the user name out"),
