@@ -408,6 +408,33 @@ class Clients(NetPolicyCase):
         self.assertEqual(self.res_ok(run, 0)["addrs"], [TLS], run.describe())
         self.assertEqual(self.res_ok(run, 1)["body"], "tls allowed", run.describe())
 
+    def hints_for(self, run, kind=None):
+        return sorted({r["hint"] for r in run.audit
+                       if r["verdict"] == "deny" and r["hint"] and (kind is None or r["kind"] == kind)})
+
+    def test_each_hint_applied_as_printed_gets_through(self):
+        # a name refused at DNS (HTTPS): --allow-net NAME
+        ca = self.lab.ca_file
+        fetch = ["/bin/sh", "-c", "curl -sS -m 5 --noproxy '*' --cacert %s https://allowed.test/a" % ca]
+        run = self.porta(["--allow-net", "web.allowed.test:80"], fetch)
+        hints = self.hints_for(run)
+        self.assertEqual(hints, ["--allow-net allowed.test"], run.describe())
+        run = self.porta(["--allow-net", "web.allowed.test:80"] + hints[0].split(), fetch)
+        self.assertEqual(run.out.strip(), "tls allowed", run.describe())
+        # a port no rule opens, to a name porta resolved: the name and the port used
+        run = self.porta(["--allow-net", "allowed.test:8443"], fetch)
+        hints = self.hints_for(run, "connect")
+        self.assertEqual(hints, ["--allow-net allowed.test:443"], run.describe())
+        run = self.porta(["--allow-net", "allowed.test:8443"] + hints[0].split(), fetch)
+        self.assertEqual(run.out.strip(), "tls allowed", run.describe())
+        # plain HTTP to an allowed name on its port
+        get = ["/bin/sh", "-c", "curl -sS -m 5 --noproxy '*' http://web.allowed.test/b"]
+        run = self.porta(["--allow-net", "web.allowed.test:443"], get)
+        hints = self.hints_for(run, "connect")
+        self.assertEqual(hints, ["--allow-net web.allowed.test:80"], run.describe())
+        run = self.porta(["--allow-net", "web.allowed.test:443"] + hints[0].split(), get)
+        self.assertEqual(run.out.strip(), "web allowed", run.describe())
+
     def test_a_url_with_a_path_is_refused_with_the_reason(self):
         for rule, words in (("https://registry.example/some/path", "not a path"),
                             ("https://user@registry.example", "leave the user name out"),
