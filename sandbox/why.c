@@ -38,7 +38,7 @@ enum {
 	I_SYS_mkdir, I_SYS_mkdirat, I_SYS_mknod, I_SYS_mknodat, I_SYS_unlink, I_SYS_unlinkat,
 	I_SYS_rmdir, I_SYS_rename, I_SYS_renameat, I_SYS_renameat2, I_SYS_link, I_SYS_linkat,
 	I_SYS_symlink, I_SYS_symlinkat, I_SYS_truncate, I_SYS_chmod, I_SYS_fchmodat,
-	I_SYS_connect, I_SYS_sendto, N_TRACED
+	I_SYS_connect, I_SYS_sendto, I_SYS_access, I_SYS_faccessat, I_SYS_faccessat2, N_TRACED
 };
 
 /* A call matching entry I jumps over the rest of the table (N_TRACED - I - 1
@@ -58,7 +58,7 @@ static const struct sock_filter why_filter[] = {
 	TRACED(SYS_rmdir), TRACED(SYS_rename), TRACED(SYS_renameat), TRACED(SYS_renameat2),
 	TRACED(SYS_link), TRACED(SYS_linkat), TRACED(SYS_symlink), TRACED(SYS_symlinkat),
 	TRACED(SYS_truncate), TRACED(SYS_chmod), TRACED(SYS_fchmodat), TRACED(SYS_connect),
-	TRACED(SYS_sendto),
+	TRACED(SYS_sendto), TRACED(SYS_access), TRACED(SYS_faccessat), TRACED(SYS_faccessat2),
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRACE),
 };

@@ -261,6 +261,17 @@ static bool decode(struct supervisor_why *w, pid_t tid, const struct __ptrace_sy
 			return false;
 		p->op[0] = open_op(flags, p);
 		return read_path(tid, fd0, a[1], p->path[0]);
+	/* git asks access(~/.gitconfig, R_OK) before it opens it: under
+	 * strict reads the answer is ENOENT, and nothing is opened */
+	case SYS_access:
+		p->op[0] = POLICY_WHY_READ;
+		p->verb[0] = "look up";
+		return read_path(tid, AT_FDCWD, a[0], p->path[0]);
+	case SYS_faccessat:
+	case SYS_faccessat2:
+		p->op[0] = POLICY_WHY_READ;
+		p->verb[0] = "look up";
+		return read_path(tid, fd0, a[1], p->path[0]);
 	case SYS_execve:
 		p->op[0] = POLICY_WHY_EXEC;
 		return read_path(tid, AT_FDCWD, a[0], p->path[0]);

@@ -173,6 +173,28 @@ class WhyLocal(harness.PortaTestCase):
                         "the socket\n%s" % res2)
         self.assertEqual(lst.accepted, 1)
 
+    @harness.needs_userns("strict reads hide the home by a mount; degraded, Landlock refuses "
+                          "the open instead, which --why already lists")
+    def test_strict_reads_list_a_config_looked_up_in_the_hidden_home(self):
+        # git asks access(~/.gitconfig) and, answered ENOENT, opens nothing:
+        # "Author identity unknown" (issue 13) must lead to the file
+        home = self.mkdtemp(prefix="porta-it-home-")
+        ws = self.mkdtemp()
+        cfg = self.write(os.path.join(home, ".gitconfig"),
+                         "[user]\n\tname = Porta Test\n\temail = test@registry.example\n")
+        env = harness.clean_env({"HOME": home, "GIT_CONFIG_NOSYSTEM": "1"})
+        self.assertEqual(harness.run_host(["git", "init", "-q", ws], env=env).rc, 0)
+        cmd = ["git", "-C", ws, "commit", "--allow-empty", "-qm", "x"]
+        res = run(["run", "--why", "--read-policy", "strict", "-v", ws, "--"] + cmd, env=env)
+        self.assertNotEqual(res.rc, 0, res)
+        items, again, _ = why_block(res.err)
+        mine = [i for i in items if cfg in i]
+        self.assertEqual(len(mine), 1, res)
+        self.assertTrue(mine[0].endswith("allow with -v %s:ro" % cfg), res)
+        self.assertIsNotNone(again, res)
+        res2 = harness.run_host(again, env=env)
+        self.assertEqual(res2.rc, 0, "the suggested command line still fails\n%s" % res2)
+
     def test_no_net_names_allow_net_and_drops_no_net(self):
         # 192.0.2.1 (TEST-NET-1): under --no-net nothing is sent anywhere
         steps = [{"op": "tcp", "host": "192.0.2.1", "port": 9}]
