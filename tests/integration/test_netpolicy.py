@@ -384,6 +384,8 @@ class Clients(NetPolicyCase):
         run = self.porta(ALLOW_MAIN, ["/bin/sh", "-c", script], quiet=True)
         self.assertNotIn("--why", run.err, run.describe())
 
+    @harness.needs_userns("degraded there is no DNS of porta's and the proxy is the only way "
+                          "out: 'not through proxy', tested in test_degraded.py")
     def test_proxy_only_names_asked_directly_say_so(self):
         # --proxy-allow: a client that ignores the proxy variables (Node's
         # fetch) is told the name is allowed through the proxy only
