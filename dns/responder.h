@@ -169,6 +169,7 @@ void dnsd_responder_destroy(struct dnsd_responder *r);
 struct dnsd_responder_stats {
 	uint64_t queries;          /* messages handled (events emitted) */
 	uint64_t upstream_queries; /* questions sent upstream */
+	uint64_t cache_hits;       /* answered from an earlier upstream answer */
 	uint64_t refused;          /* verdict DENY */
 	uint64_t errors;           /* verdict ERROR */
 	size_t in_flight;          /* questions upstream now */

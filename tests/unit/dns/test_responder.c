@@ -885,6 +885,48 @@ Test(responder, ttl0_rebinding)
 	stop(&f);
 }
 
+static void script_ttl2(struct fixture *f, const char *name, uint16_t qtype, unsigned nth,
+			struct fake_answer *out)
+{
+	(void)f;
+	(void)name;
+	(void)qtype;
+	(void)nth;
+	out->ttl = 2;
+	out->addrs[0] = "198.51.100.30";
+}
+
+/* An upstream answer is kept for its TTL: the same question within it is
+ * answered here with the TTL that is left, the map still fed; past it (or
+ * with less than a second left) the upstream is asked again.  Another type
+ * of the same name is another question. */
+Test(responder, answers_kept_for_their_ttl)
+{
+	struct fixture f;
+	start(&f, NULL);
+	f.script = script_ttl2;
+	struct answer a = ask_udp(&f, "x.wild.allowed.test", T_A);
+	cr_assert_eq(a.rcode, DNSD_RCODE_NOERROR);
+	cr_expect_eq(a.ttl, 2);
+	for (int i = 0; i < 3; i++) {
+		a = ask_udp(&f, "x.wild.allowed.test", T_A);
+		cr_assert_eq(a.n, 1);
+		cr_expect_str_eq(a.addrs[0], "198.51.100.30");
+		cr_expect(a.ttl == 1 || a.ttl == 2, "the TTL left, in whole seconds: %u",
+			  (unsigned)a.ttl);
+		cr_expect_eq(last_event(&f)->reason, POLICY_REASON_ALLOW);
+	}
+	cr_expect_eq(f.n_log, 1, "upstream asked %zu times", f.n_log);
+	cr_expect_eq(map_names(&f, "198.51.100.30", NULL), 1);
+	a = ask_udp(&f, "x.wild.allowed.test", T_AAAA);
+	cr_expect_eq(f.n_log, 2, "AAAA is its own question");
+	usleep(1100 * 1000);
+	a = ask_udp(&f, "x.wild.allowed.test", T_A);
+	cr_expect_eq(a.ttl, 2, "asked again");
+	cr_expect_eq(f.n_log, 3);
+	stop(&f);
+}
+
 static void script_cname(struct fixture *f, const char *name, uint16_t qtype, unsigned nth,
 			 struct fake_answer *out)
 {
