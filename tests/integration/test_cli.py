@@ -199,7 +199,6 @@ class Refusals(PortaTestCase):
         self.refused(["run", "--no-net=yes", "--", "CMD"], "--no-net")
 
 
-@unittest.skipUnless(IS_ROOT, "porta refuses root only when run as root (euid != 0 here)")
 @harness.needs_userns("degraded, nothing is unmounted: the working directory stays "
                       "listable under Landlock (its files unreadable) and the command starts there")
 class WorkingDirectory(PortaTestCase):
@@ -275,6 +274,7 @@ class PointAtWhy(PortaTestCase):
         self.assertNotIn("--why", res.err)
 
 
+@unittest.skipUnless(IS_ROOT, "porta refuses root only when run as root (euid != 0 here)")
 class RootRefusal(PortaTestCase):
 
     def test_root_refused_without_allow_root(self):
