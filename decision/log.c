@@ -165,8 +165,11 @@ static int write_audit(struct decision_log *log, const struct decision *d, const
 
 /* A refusal for stderr and the summary: dst is raw (escaped here). */
 static void note_refused(struct decision_log *log, const char *dst, size_t dst_len,
-			 const char *words, const char *hint)
+			 enum policy_reason reason, const char *hint)
 {
+	const char *words = policy_reason_words(reason);
+	/* --no-net and --allow-net exclude each other: the option replaces it */
+	const char *instead = reason == POLICY_REASON_NO_NET ? " in place of --no-net" : "";
 	char esc[ESC_MAX];
 	log_escape(dst, dst_len, esc, sizeof(esc));
 
@@ -178,7 +181,8 @@ static void note_refused(struct decision_log *log, const char *dst, size_t dst_l
 	}
 	if (!log->quiet) {
 		if (hint)
-			log_msg(LOG_LEVEL_NOTICE, "refused %s (%s); allow with %s", esc, words, hint);
+			log_msg(LOG_LEVEL_NOTICE, "refused %s (%s); allow with %s%s", esc, words, hint,
+				instead);
 		else
 			log_msg(LOG_LEVEL_NOTICE, "refused %s (%s)", esc, words);
 	}
@@ -213,9 +217,9 @@ int decision_log_record(struct decision_log *log, const struct decision *d)
 	case POLICY_TALLY_DESTINATION:
 		if (d->label) {
 			if (d->label_len)
-				note_refused(log, d->label, d->label_len, ri->words, h);
+				note_refused(log, d->label, d->label_len, d->reason, h);
 		} else if (d->dst) {
-			note_refused(log, d->dst, strlen(d->dst), ri->words, h);
+			note_refused(log, d->dst, strlen(d->dst), d->reason, h);
 		}
 		break;
 	}

@@ -65,22 +65,26 @@ enum dnsd_server_status dnsd_server_parse(const char *text, size_t len, struct d
 	return DNSD_SERVER_OK;
 }
 
-enum dnsd_server_status dnsd_resolvconf_parse(const uint8_t *conf, size_t len,
-					      struct dnsd_server *out)
+size_t dnsd_resolvconf_servers(const uint8_t *conf, size_t len, struct dnsd_server *out,
+			       size_t cap)
 {
 	struct wire_span tok;
-	size_t pos = 0;
+	size_t pos = 0, n = 0;
 
-	while (wire_resolvconf_nameserver(conf, len, &pos, &tok)) {
+	while (n < cap && wire_resolvconf_nameserver(conf, len, &pos, &tok)) {
 		struct dnsd_server s = { .port = DNSD_DEFAULT_PORT };
 		/* an IPv6 with a zone, or any other spelling: skipped, as glibc
 		 * skips an address inet_pton(3) refuses */
-		if (policy_addr_parse((const char *)tok.p, tok.n, &s.addr) == POLICY_ADDR_OK) {
-			*out = s;
-			return DNSD_SERVER_OK;
-		}
+		if (policy_addr_parse((const char *)tok.p, tok.n, &s.addr) == POLICY_ADDR_OK)
+			out[n++] = s;
 	}
-	return DNSD_SERVER_NONE;
+	return n;
+}
+
+enum dnsd_server_status dnsd_resolvconf_parse(const uint8_t *conf, size_t len,
+					      struct dnsd_server *out)
+{
+	return dnsd_resolvconf_servers(conf, len, out, 1) ? DNSD_SERVER_OK : DNSD_SERVER_NONE;
 }
 
 const char *dnsd_server_reason(enum dnsd_server_status st)

@@ -52,6 +52,12 @@ enum dnsd_server_status dnsd_server_parse(const char *text, size_t len, struct d
 enum dnsd_server_status dnsd_resolvconf_parse(const uint8_t *conf, size_t len,
 					      struct dnsd_server *out);
 
+/* Every usable "nameserver" of conf[0..len), read as dnsd_resolvconf_parse()
+ * reads the first, in file order, at most cap of them into out (port 53).
+ * Returns how many were written.  Pure. */
+size_t dnsd_resolvconf_servers(const uint8_t *conf, size_t len, struct dnsd_server *out,
+			       size_t cap);
+
 /* One short lowercase phrase for a status, for "--dns-upstream 'X': <reason>".
  * Never NULL. */
 const char *dnsd_server_reason(enum dnsd_server_status st);

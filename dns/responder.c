@@ -117,7 +117,8 @@ struct dnsd_responder {
 	void *event_arg;
 	struct decision_log *log;
 	struct dnsd_limits lim;
-	struct dnsd_upstream *up;
+	struct dnsd_upstream *up; /* NULL when offline */
+	bool offline;             /* --no-net: every name is refused, nothing asked */
 	struct pending *pending;
 	struct tcp_conn *conns;
 	size_t n_conns;
@@ -654,6 +655,11 @@ static void handle_query(struct dnsd_responder *r, const struct origin *o, const
 		refuse_rcode = DNSD_RCODE_REFUSED;
 		goto refuse;
 	}
+	if (r->offline) {
+		/* --no-net: no name exists, and the program is told so at once */
+		ev.reason = POLICY_REASON_NO_NET;
+		goto refuse;
+	}
 	if (!decide_name(r, name, &rule, &reason, &ev.hint_port)) {
 		ev.reason = reason;
 		ev.rule = rule ? rule->text : NULL;
@@ -1127,7 +1133,8 @@ int dnsd_responder_create(const struct dnsd_responder_config *cfg, struct dnsd_r
 		.timeout_ms = r->lim.upstream_timeout_ms,
 		.tries = r->lim.upstream_tries,
 	};
-	err = dnsd_upstream_create(r->base, &ucfg, &r->up);
+	r->offline = cfg->offline;
+	err = r->offline ? 0 : dnsd_upstream_create(r->base, &ucfg, &r->up);
 	if (err)
 		goto fail;
 	r->udp_fd = cfg->udp_fd;

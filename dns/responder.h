@@ -63,6 +63,10 @@
  * the connection is not read until one completes); bytes queued to a TCP
  * client that does not read (beyond it the connection is closed).
  *
+ * Under --no-net (cfg->offline) the same sockets sit at the addresses of
+ * resolv.conf's nameservers, made local by init, and every host name gets
+ * NXDOMAIN with reason POLICY_REASON_NO_NET: no rules, no upstream, no cache.
+ *
  * One thread: the event base's.
  */
 #ifndef PORTA_DNS_RESPONDER_H
@@ -144,6 +148,11 @@ struct dnsd_responder_config {
 	const struct policy_addr *host_addrs; /* borrowed; the host's own addresses */
 	size_t n_host_addrs;
 	struct dnsd_server upstream;
+	/* --no-net: no upstream at all; every host name is answered NXDOMAIN
+	 * with reason POLICY_REASON_NO_NET (rules and upstream unused), so a
+	 * program offline learns at once that no name resolves, and porta
+	 * reports each name it asked for. */
+	bool offline;
 	struct dnsd_namemap *map; /* borrowed; may be NULL (nothing recorded) */
 	dnsd_event_fn on_event;   /* may be NULL */
 	void *event_arg;

@@ -285,7 +285,7 @@ size_t dnsd_upstream_in_flight(const struct dnsd_upstream *u)
 	return u->in_flight;
 }
 
-int dnsd_upstream_host_server(const char *path, struct dnsd_server *out)
+int dnsd_host_servers(const char *path, struct dnsd_server *out, size_t cap)
 {
 	_cleanup_fd_ int fd = -1;
 	_cleanup_free_ uint8_t *buf = malloc(RESOLV_CONF_MAX + 1);
@@ -308,7 +308,12 @@ int dnsd_upstream_host_server(const char *path, struct dnsd_server *out)
 		if (len > RESOLV_CONF_MAX)
 			return -EFBIG;
 	}
-	if (dnsd_resolvconf_parse(buf, len, out) != DNSD_SERVER_OK)
-		return -ENODATA;
-	return 0;
+	return (int)dnsd_resolvconf_servers(buf, len, out, cap);
+}
+
+int dnsd_upstream_host_server(const char *path, struct dnsd_server *out)
+{
+	int n = dnsd_host_servers(path, out, 1);
+
+	return n < 0 ? n : n == 0 ? -ENODATA : 0;
 }

@@ -76,4 +76,10 @@ size_t dnsd_upstream_in_flight(const struct dnsd_upstream *u);
  * names a usable server.  For main, before the loop runs. */
 int dnsd_upstream_host_server(const char *path, struct dnsd_server *out);
 
+/* Every usable nameserver of the resolv.conf at path (NULL:
+ * "/etc/resolv.conf"), at most cap, into out (dnsd_resolvconf_servers()).
+ * Returns how many, or -errno as dnsd_upstream_host_server().  For main:
+ * under --no-net these addresses answer inside the sandbox. */
+int dnsd_host_servers(const char *path, struct dnsd_server *out, size_t cap);
+
 #endif /* PORTA_DNS_UPSTREAM_H */

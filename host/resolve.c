@@ -1311,7 +1311,7 @@ static int add_host_addrs(struct policy_plan *plan)
 	return 0;
 }
 
-/* Policy mode: the compiled rules, the transparent listeners' ports, the
+/* --no-net: the nameservers the sandbox will ask.  Policy mode: the compiled rules, the transparent listeners' ports, the
  * host's addresses and the upstream resolver, all before anything runs. */
 static int add_network(struct resolver *r)
 {
@@ -1320,6 +1320,16 @@ static int add_network(struct resolver *r)
 	char err[POLICY_ERR_MAX];
 	int rc;
 
+	if (o->net_mode == POLICY_NET_NONE) {
+		/* the resolvers the sandbox's resolv.conf names: their questions
+		 * are answered inside (no name resolves); none readable is no
+		 * loss, glibc then asks loopback, which is local anyway */
+		struct dnsd_server sv[POLICY_MAX_RESOLVERS];
+		int n = dnsd_host_servers(NULL, sv, ARRAY_LEN(sv));
+		for (int i = 0; i < n; i++)
+			plan->resolvers[plan->n_resolvers++] = sv[i].addr;
+		return 0;
+	}
 	if (o->net_mode != POLICY_NET_POLICY)
 		return 0;
 	plan->net_rules = calloc(POLICY_NET_MAX_RULES, sizeof(*plan->net_rules));

@@ -169,7 +169,9 @@ void policy_degrade_losses(const struct policy_plan *plan, const char *private_t
 	emit("no new pseudo-terminals (/dev/pts holds the user's other terminals)", arg);
 	if (o->net_mode == POLICY_NET_NONE)
 		emit("no private network: TCP connections and listening are refused by Landlock, "
-		     "UDP and other protocols by seccomp, loopback included",
+		     "UDP and other protocols by seccomp, loopback included; no DNS responder "
+		     "either, so lookups fail as temporary failures and are not reported "
+		     "(--audit records nothing)",
 		     arg);
 	if (o->net_mode == POLICY_NET_POLICY)
 		emit("no transparent egress and no DNS: only programs that honour HTTP_PROXY, "

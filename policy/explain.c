@@ -447,7 +447,22 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 	fprintf(out, "\nnetwork: ");
 	switch (o->net_mode) {
 	case POLICY_NET_NONE:
-		fprintf(out, "none (an empty network namespace: lo only, no DNS, not even the host's loopback)\n");
+		fprintf(out, "none (an empty network namespace: lo only, not even the host's "
+			     "loopback)\n");
+		if (plan->n_resolvers) {
+			/* the plan of a degraded host has them too, unused:
+			 * explain describes the full sandbox */
+			fprintf(out, "  DNS: porta answers every name \"no such host\" at");
+			for (size_t i = 0; i < plan->n_resolvers; i++) {
+				char addr[POLICY_ADDR_STRLEN];
+				policy_addr_format(&plan->resolvers[i], addr);
+				fprintf(out, "%s %s", i ? "," : "", addr);
+			}
+			fprintf(out, " (resolv.conf's resolvers) and reports each name\n");
+		} else {
+			fprintf(out, "  DNS: porta answers every name \"no such host\" on loopback and "
+				     "reports each name\n");
+		}
 		break;
 	case POLICY_NET_POLICY: {
 		char addr[POLICY_ADDR_STRLEN];

@@ -70,6 +70,10 @@ struct policy_link {
 	unsigned long long dev, ino; /* the link's own inode at start */
 };
 
+/* Nameservers made local under --no-net, at most (glibc reads 3, other
+ * resolvers more). */
+#define POLICY_MAX_RESOLVERS 8
+
 struct policy_plan {
 	const struct policy_options *opts; /* not owned */
 	int argc;                          /* porta's own command line (--why repeats it); */
@@ -106,6 +110,13 @@ struct policy_plan {
 	size_t n_host_addrs;
 	struct policy_addr dns_upstream; /* the resolver porta asks for allowed names */
 	uint16_t dns_upstream_port;
+
+	/* --no-net (opts->net_mode == POLICY_NET_NONE), else empty: the
+	 * nameservers of the host's resolv.conf, which the sandbox reads too.
+	 * Init makes each a local address of the empty namespace so that a
+	 * lookup reaches porta's responder (sandbox/netinit.h). */
+	struct policy_addr resolvers[POLICY_MAX_RESOLVERS];
+	size_t n_resolvers;
 };
 
 /* The ports that need a transparent listener: those of every allow rule that

@@ -84,6 +84,8 @@ enum policy_reason {
 	POLICY_REASON_NOT_THROUGH_PROXY, /* a host without user namespaces */
 	POLICY_REASON_PROXY_ONLY,        /* a --proxy-allow name asked or dialled directly (a
 					  * client that ignores the proxy variables) */
+	/* --no-net: the responder answers every name "no such host" */
+	POLICY_REASON_NO_NET,
 	/* the DNS responder's errors */
 	POLICY_REASON_MALFORMED_QUERY,
 	POLICY_REASON_NOT_QUERY,

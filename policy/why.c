@@ -234,15 +234,17 @@ enum policy_why_verdict policy_why_classify(const struct policy_plan *plan,
 		if (f->err != ENETUNREACH && f->err != EHOSTUNREACH && f->err != ECONNREFUSED &&
 		    f->err != EADDRNOTAVAIL && f->err != EACCES)
 			return answer(out, POLICY_WHY_NOT_SANDBOX, "");
-		/* The resolver's port: the lookup is what failed, and opening TCP
-		 * to the host's resolver would allow neither it nor the host it
-		 * asked for.  The hosts themselves are the option. */
+		/* The port of a resolver resolv.conf does not name (those answer
+		 * inside, every name "no such host", each reported by name): the
+		 * lookup is what failed, and opening the resolver would allow
+		 * neither it nor the host it asked for.  The hosts themselves
+		 * are the option. */
 		const char *colon = strrchr(f->path, ':');
 		if (colon && strcmp(colon, ":53") == 0) {
 			snprintf(out->option, sizeof(out->option), "--no-net");
 			return answer(out, POLICY_WHY_USER,
-				      "a DNS lookup: --no-net has no DNS; name the hosts the command "
-				      "needs with --allow-net HOST:PORT instead");
+				      "a DNS lookup: under --no-net no name resolves; name the hosts "
+				      "the command needs with --allow-net HOST:PORT instead");
 		}
 		out->drops_no_net = true;
 		return option(out, "no network (--no-net)", "--allow-net ", f->path, "");

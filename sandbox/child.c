@@ -31,7 +31,6 @@
 #include "sandbox/degraded.h"
 #include "sandbox/fdpass.h"
 #include "sandbox/internal.h"
-#include "sandbox/netns.h"
 #include "sandbox/netinit.h"
 #include "sandbox/seccomp.h"
 #include "sandbox/why.h"
@@ -218,7 +217,6 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 static __attribute__((noreturn)) void init_main(const struct sandbox_child *c)
 {
 	struct porta_error e;
-	int r;
 
 	/* Into the ceilings' cgroups before anything else, so that every
 	 * process of the sandbox is born inside them (supervisor/cgroup.h). */
@@ -240,10 +238,10 @@ static __attribute__((noreturn)) void init_main(const struct sandbox_child *c)
 		child_die(c->ctl, &e);
 	}
 	struct sandbox_child cc = *c; /* the payload inherits the proxy ports through it */
-	if (c->plan->opts->net_mode == POLICY_NET_NONE && (r = sandbox_netns_lo_up())) {
-		porta_fail(&e, "bring up lo", NULL, -r, NULL);
+	/* --no-net: lo, and porta's DNS responder at the resolvers' addresses,
+	 * so that a lookup fails at once as "no such host" and is reported */
+	if (c->plan->opts->net_mode == POLICY_NET_NONE && sandbox_net_init_offline(c->plan, c->ctl, &e))
 		child_die(c->ctl, &e);
-	}
 	if (c->plan->opts->net_mode == POLICY_NET_POLICY &&
 	    sandbox_net_init(c->plan, c->ctl, &cc.net_ports, &e))
 		child_die(c->ctl, &e);

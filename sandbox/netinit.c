@@ -127,6 +127,38 @@ int sandbox_net_init(const struct policy_plan *plan, int ctl, struct sandbox_net
 	return 0;
 }
 
+int sandbox_net_init_offline(const struct policy_plan *plan, int ctl, struct porta_error *e)
+{
+	struct sandbox_net_listener what[2] = { { SANDBOX_NET_DNS_UDP, 53 },
+						{ SANDBOX_NET_DNS_TCP, 53 } };
+	int fds[2];
+	uint16_t bound;
+	int r;
+
+	if ((r = sandbox_netns_lo_up()))
+		return porta_fail(e, "bring up lo", NULL, -r, NULL);
+	for (size_t i = 0; i < plan->n_resolvers; i++) {
+		const struct policy_addr *a = &plan->resolvers[i];
+		if ((r = sandbox_netns_local_addr(a->b, a->family == POLICY_ADDR_V6))) {
+			char text[POLICY_ADDR_STRLEN];
+			policy_addr_format(a, text);
+			return porta_fail(e, "make the resolver local", text, -r, NULL);
+		}
+	}
+	if ((fds[0] = udp_dns()) < 0)
+		return porta_fail(e, "listen on port", "53", -fds[0], "DNS over UDP");
+	if ((fds[1] = sandbox_net_tcp_listener(53, false, &bound)) < 0) {
+		r = fds[1];
+		close(fds[0]);
+		return porta_fail(e, "listen on port", "53", -r, "DNS over TCP");
+	}
+	size_t n = 2;
+	if ((r = flush_batch(ctl, what, fds, &n)) ||
+	    (r = sandbox_fdpass_send(ctl, SANDBOX_CTL_NET_DONE, NULL, 0, NULL, 0)))
+		return porta_fail(e, "pass listeners to porta", NULL, -r, NULL);
+	return 0;
+}
+
 /* ---- payload ---------------------------------------------------------- */
 
 char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_ports *ports)

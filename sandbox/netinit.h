@@ -56,6 +56,14 @@ struct sandbox_net_ports {
 int sandbox_net_init(const struct policy_plan *plan, int ctl, struct sandbox_net_ports *ports,
 		     struct porta_error *e);
 
+/* In init under --no-net, in the new network namespace, with capabilities:
+ * lo up, each of plan->resolvers made a local address (and nothing else:
+ * every other address stays unreachable), DNS listeners on UDP and TCP
+ * [::]:53 sent over ctl, then SANDBOX_CTL_NET_DONE.  The supervisor answers
+ * every name "no such host" and reports it (supervisor/net.h).  0 or
+ * -errno (e filled). */
+int sandbox_net_init_offline(const struct policy_plan *plan, int ctl, struct porta_error *e);
+
 /* A listening TCP socket (CLOEXEC, non-blocking) on [::]:port, dual-stack,
  * or, with loopback_only, on 127.0.0.1 at a port the kernel chooses
  * (written to *bound): init's transparent listeners and proxy front ends,

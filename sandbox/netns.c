@@ -9,6 +9,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -67,10 +68,13 @@ int sandbox_netns_lo_up(void)
 	return nl_request(&req, sizeof(req));
 }
 
-/* `ip route add local 0.0.0.0/0 dev lo table local` (and ::/0 for IPv6):
- * every address becomes local, so a connect() to any of them reaches a
- * listener bound to the wildcard address (the "AnyIP" of docs/design.md). */
-static int anyip_route(unsigned char family)
+/* `ip route add local ADDR/BITS dev lo table local`: ADDR/BITS become local
+ * addresses, so a connect() or sendto() to any of them reaches a listener
+ * bound to the wildcard address.  0.0.0.0/0 and ::/0 are the "AnyIP" of
+ * docs/design.md; a single address (/32, /128) is how --no-net makes the
+ * resolvers of resolv.conf answer inside.  addr holds 4 or 16 bytes (only
+ * the first BITS matter); family AF_INET or AF_INET6. */
+static int local_route(unsigned char family, const uint8_t *addr, unsigned char bits)
 {
 	struct {
 		struct nlmsghdr nh;
@@ -79,15 +83,18 @@ static int anyip_route(unsigned char family)
 		uint32_t oif;
 		struct rtattr table_attr;
 		uint32_t table;
+		struct rtattr dst_attr;
+		uint8_t dst[16];
 	} req;
+	size_t alen = family == AF_INET ? 4 : 16;
 
 	memset(&req, 0, sizeof(req));
 	req.nh.nlmsg_len = sizeof(req);
 	req.nh.nlmsg_type = RTM_NEWROUTE;
-	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL;
+	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE;
 	req.nh.nlmsg_seq = 2;
 	req.rt.rtm_family = family;
-	req.rt.rtm_dst_len = 0; /* 0.0.0.0/0, ::/0 */
+	req.rt.rtm_dst_len = bits;
 	req.rt.rtm_table = RT_TABLE_LOCAL;
 	req.rt.rtm_protocol = RTPROT_BOOT;
 	req.rt.rtm_scope = RT_SCOPE_HOST;
@@ -98,11 +105,23 @@ static int anyip_route(unsigned char family)
 	req.table_attr.rta_len = RTA_LENGTH(sizeof(uint32_t));
 	req.table_attr.rta_type = RTA_TABLE;
 	req.table = RT_TABLE_LOCAL;
-	return nl_request(&req, sizeof(req));
+	req.dst_attr.rta_len = (unsigned short)RTA_LENGTH(alen);
+	req.dst_attr.rta_type = RTA_DST;
+	memcpy(req.dst, addr, alen);
+	/* the message ends after the address: an IPv4 one is 12 bytes
+	 * shorter (attributes are 4-byte aligned, and 4 and 16 both are) */
+	req.nh.nlmsg_len = (uint32_t)(offsetof(__typeof__(req), dst) + alen);
+	return nl_request(&req, req.nh.nlmsg_len);
 }
 
 int sandbox_netns_anyip(void)
 {
-	int r = anyip_route(AF_INET);
-	return r ? r : anyip_route(AF_INET6);
+	static const uint8_t any[16];
+	int r = local_route(AF_INET, any, 0);
+	return r ? r : local_route(AF_INET6, any, 0);
+}
+
+int sandbox_netns_local_addr(const uint8_t *addr, bool v6)
+{
+	return v6 ? local_route(AF_INET6, addr, 128) : local_route(AF_INET, addr, 32);
 }

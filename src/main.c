@@ -104,9 +104,9 @@ static int fail(const char *fmt, ...)
  * silently ignored: the reason run refuses them, or NULL. */
 static const char *unavailable(const struct policy_options *o)
 {
-	if (o->audit_path && o->net_mode != POLICY_NET_POLICY)
-		return "--audit records network policy decisions: give it with --allow-net, "
-		       "--deny-net, --proxy-allow or --proxy-deny";
+	if (o->audit_path && o->net_mode == POLICY_NET_OPEN)
+		return "--audit records network policy decisions: give it with --no-net, "
+		       "--allow-net, --deny-net, --proxy-allow or --proxy-deny";
 	/* --max-memory-mb, and --max-procs for root, need a cgroup: decided
 	 * here, before anything runs, never silently dropped. */
 	static char cgroup_why[1536];

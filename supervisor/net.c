@@ -142,6 +142,25 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* --no-net: the responder alone, with no upstream and no rules: every name
+ * is answered "no such host" and recorded (reason no-net), nothing leaves. */
+static int start_offline(struct supervisor_net *ns, struct porta_error *e)
+{
+	struct dnsd_responder_config dcfg = {
+		.base = ns->base,
+		.udp_fd = ns->dns_udp,
+		.tcp_fd = ns->dns_tcp,
+		.offline = true,
+		.log = ns->log,
+	};
+	int r = dnsd_responder_create(&dcfg, &ns->responder);
+
+	if (r)
+		return porta_fail(e, "DNS responder", NULL, -r, NULL);
+	ns->dns_udp = ns->dns_tcp = -1; /* the responder's now */
+	return 0;
+}
+
 static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 {
 	const struct policy_plan *plan = ns->plan;
@@ -151,6 +170,8 @@ static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 
 	if ((r = decision_log_create(&lcfg, &ns->log)))
 		return porta_fail(e, "network policy", NULL, -r, NULL);
+	if (plan->opts->net_mode == POLICY_NET_NONE)
+		return start_offline(ns, e);
 	ns->map = dnsd_namemap_create(0);
 	if (!ns->map)
 		return porta_fail(e, "network policy", NULL, ENOMEM, NULL);
@@ -298,7 +319,7 @@ void supervisor_net_destroy(struct supervisor_net *ns)
 {
 	if (!ns)
 		return;
-	if (ns->proxy)
+	if (ns->proxy || ns->responder)
 		decision_log_summary(ns->log, stderr);
 	if (ns->ev_watch)
 		event_free(ns->ev_watch);

@@ -334,12 +334,13 @@ static int create_event_loop(struct run *u)
 }
 
 /* Network policy mode: the audit file, the proxy, the DNS responder and
- * the connect watch's supervisor side (net.h). */
+ * the connect watch's supervisor side (net.h).  --no-net: the audit file
+ * and the responder that answers every name "no such host". */
 static int start_network(struct run *u)
 {
 	const struct policy_options *o = u->o;
 
-	if (o->net_mode != POLICY_NET_POLICY)
+	if (o->net_mode == POLICY_NET_OPEN)
 		return 0;
 	/* The audit file is porta's, opened before anything runs (its path
 	 * was checked to lie outside every writable mount). */

@@ -476,7 +476,9 @@ void supervisor_why_add_net(struct supervisor_why *w, const char *dst, const cha
 	char what[PATH_MAX];
 
 	snprintf(what, sizeof(what), "network %s", dst);
-	add(w, what, reason, hint, hint && hint[0] ? POLICY_WHY_OPTION : POLICY_WHY_FIXED, false);
+	/* under --no-net the option is --allow-net, which replaces it */
+	add(w, what, reason, hint, hint && hint[0] ? POLICY_WHY_OPTION : POLICY_WHY_FIXED,
+	    w->plan->opts->net_mode == POLICY_NET_NONE);
 }
 
 /* At the syscall-exit stop: the call's result against the plan. */

@@ -1,12 +1,15 @@
 """integration/netnone: --no-net leaves only lo and reaches nothing on the
 host, not even its loopback.  Everything here stays on this machine."""
 
+import json
 import os
+import shutil
 import socket
 import time
 import unittest
 
 import harness
+import retryclient
 from harness import PY, PortaTestCase, run
 
 TCP_CONNECT = r"""
@@ -133,6 +136,52 @@ class NoNet(PortaTestCase):
                    "except OSError as e:\n"
                    "    print('failed', e); raise SystemExit(1)\n"])
         self.assertFailed(res)
+
+    @harness.needs_userns('the DNS responder lives in the network namespace; on a degraded host '
+                          '--no-net refuses the resolver like any address (a stated loss)')
+    def test_a_retrying_client_gives_up_at_once_and_porta_names_the_host(self):
+        # npm's policy: retry temporary failures, never "no such host".  A
+        # client that retried would print a count above 1 (each retry waits
+        # retryclient.RETRY_WAIT seconds); before the responder it printed
+        # "gave-up 4 retries-exhausted" (EAI_AGAIN every time).
+        res = run(["run", "--no-net", "--", PY, "-c", retryclient.SOURCE,
+                   "registry.example", "443"])
+        self.assertEqual(res.rc, 2, res.describe())
+        self.assertEqual(res.out.split(), ["gave-up", "1", "EAI_NONAME"], res.describe())
+        self.assertIn("porta: refused registry.example (no net); "
+                      "allow with --allow-net registry.example", res.err)
+        self.assertIn("porta:   registry.example (no net", res.err)
+        # the end: the command failed after a refusal, and --why shows it
+        self.assertIn("--why", res.err.splitlines()[-1], res.describe())
+
+    @harness.needs_userns('the DNS responder lives in the network namespace')
+    def test_every_lookup_is_recorded_and_nothing_answers(self):
+        audit = os.path.join(self.mkdtemp(), "audit.jsonl")
+        script = ("import socket\n"
+                  "for h in ('a.registry.example', 'b.registry.example'):\n"
+                  "    try: print(socket.getaddrinfo(h, 80))\n"
+                  "    except socket.gaierror as e: print(h, e.errno)\n")
+        res = run(["run", "--no-net", "--audit", audit, "-q", "--", PY, "-c", script])
+        self.assertOk(res)
+        self.assertEqual(res.out.split(), ["a.registry.example", str(socket.EAI_NONAME),
+                                           "b.registry.example", str(socket.EAI_NONAME)],
+                         res.describe())
+        self.assertEqual(res.err, "", "-q: no refusal lines")
+        with open(audit) as f:
+            recs = [json.loads(l) for l in f]
+        hosts = {r["host"] for r in recs}
+        self.assertEqual(hosts, {"a.registry.example", "b.registry.example"}, recs)
+        for r in recs:
+            self.assertEqual((r["kind"], r["verdict"], r["reason"]), ("dns", "deny", "no-net"), r)
+            self.assertEqual(r["hint"], "--allow-net " + r["host"], r)
+
+    @unittest.skipUnless(shutil.which("node"), "node is not installed")
+    @harness.needs_userns('the DNS responder lives in the network namespace')
+    def test_node_sees_enotfound(self):
+        res = run(["run", "--no-net", "--", shutil.which("node"), "-e",
+                   "require('dns').lookup('registry.example', (e) => console.log(e && e.code))"])
+        self.assertOk(res)
+        self.assertEqual(res.out.strip(), "ENOTFOUND", res.describe())
 
     @harness.needs_userns('a private loopback: on a degraded host TCP and listening are refused, loopback included (a stated loss)')
     def test_loopback_inside_works(self):

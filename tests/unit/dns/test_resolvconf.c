@@ -141,3 +141,26 @@ Test(resolvconf, truncation_sweep)
 		free(copy);
 	}
 }
+
+/* --no-net makes every usable resolver local: all of them, in file order,
+ * the unusable ones (a zone, a name) skipped, never more than asked for. */
+Test(resolvconf, every_server_in_order)
+{
+	static const char conf[] = "nameserver 192.0.2.1\n"
+				   "nameserver fe80::1%eth0\n"
+				   "# nameserver 192.0.2.99\n"
+				   "nameserver 2001:db8::53\n"
+				   "nameserver resolver.example\n"
+				   "nameserver 127.0.0.53\n";
+	struct dnsd_server s[4];
+	char buf[POLICY_ADDR_STRLEN];
+	size_t n = dnsd_resolvconf_servers((const uint8_t *)conf, sizeof(conf) - 1, s, 4);
+
+	cr_assert_eq(n, 3);
+	cr_expect_str_eq(policy_addr_format(&s[0].addr, buf), "192.0.2.1");
+	cr_expect_str_eq(policy_addr_format(&s[1].addr, buf), "2001:db8::53");
+	cr_expect_str_eq(policy_addr_format(&s[2].addr, buf), "127.0.0.53");
+	cr_expect_eq(s[2].port, 53);
+	cr_expect_eq(dnsd_resolvconf_servers((const uint8_t *)conf, sizeof(conf) - 1, s, 2), 2);
+	cr_expect_eq(dnsd_resolvconf_servers((const uint8_t *)"search a\n", 9, s, 4), 0);
+}
