@@ -1231,6 +1231,19 @@ static int add_env(struct resolver *r, char *const envp[])
 			rc = policy_plan_setenv(plan, envp[i], (size_t)(eq - envp[i]), eq + 1,
 						strlen(eq + 1));
 	}
+	/* --caches with --no-net: the tools' offline switches, where the host's
+	 * environment leaves them unset */
+	const char *var, *value;
+	for (size_t i = 0; o->caches && o->net_mode == POLICY_NET_NONE &&
+			   policy_caches_offline_at(i, &var, &value) && rc == 0;
+	     i++) {
+		size_t n = strlen(var);
+		bool set = false;
+		for (size_t k = 0; envp[k] && !set; k++)
+			set = strncmp(envp[k], var, n) == 0 && envp[k][n] == '=';
+		if (!set)
+			rc = policy_plan_setenv(plan, var, n, value, strlen(value));
+	}
 	for (size_t k = 0; k < o->env_pass.n && rc == 0; k++) {
 		const char *cur = o->env_pass.v[k], *item;
 		size_t len;

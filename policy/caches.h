@@ -50,4 +50,12 @@ const char *policy_caches_reason(enum policy_caches_status st);
 /* True for a variable --caches passes through when it is set. */
 bool policy_cache_env(const char *name, size_t len);
 
+/* --caches under --no-net: the i-th variable that tells a tool to work from
+ * its cache alone (npm_config_offline=true, CARGO_NET_OFFLINE=true,
+ * GOPROXY=off, UV_OFFLINE=1), so that what is not cached fails at once
+ * rather than after the tool's network retries.  host/resolve.c sets each
+ * one the host's environment does not set (-e, --env-file and --env still
+ * override it).  False past the last. */
+bool policy_caches_offline_at(size_t i, const char **var, const char **value);
+
 #endif /* PORTA_POLICY_CACHES_H */

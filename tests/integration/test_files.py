@@ -490,6 +490,25 @@ class Caches(PortaTestCase):
         res = run(["run", "--", SH, "-c", "echo \"[$npm_config_cache]\""], env=env)
         self.assertEqual(res.out, "[]\n")
 
+    def test_offline_switches_under_no_net_only(self):
+        # --caches --no-net: each tool is told to work from its cache
+        # (npm without it retries even "no such host" for about 70 s)
+        home = self.mkdtemp(prefix="porta-it-home-")
+        show = [SH, "-c", "echo \"$npm_config_offline $CARGO_NET_OFFLINE $GOPROXY $UV_OFFLINE\""]
+        res = run(["run", "--caches", "--no-net", "--"] + show,
+                  env=harness.clean_env({"HOME": home}))
+        self.assertOk(res)
+        self.assertEqual(res.out, "true true off 1\n", res.describe())
+        # the control: not with the network open, nor --no-net alone
+        for opts in (["--caches"], ["--no-net"]):
+            res = run(["run"] + opts + ["--"] + show, env=harness.clean_env({"HOME": home}))
+            self.assertEqual(res.out, "   \n", (opts, res.describe()))
+        # a switch the host sets is the host's (here: not passed, not set),
+        # and -e sets any of them
+        res = run(["run", "--caches", "--no-net", "-e", "UV_OFFLINE=0", "--"] + show,
+                  env=harness.clean_env({"HOME": home, "npm_config_offline": "false"}))
+        self.assertEqual(res.out, " true off 0\n", res.describe())
+
     def test_a_variable_naming_the_home_is_refused(self):
         home = self.mkdtemp(prefix="porta-it-home-")
         for var, value in (("PIP_CACHE_DIR", home), ("CARGO_HOME", "/"), ("PIP_CACHE_DIR", "rel")):

@@ -113,3 +113,19 @@ Test(caches, the_variables_that_pass)
 	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
 		cr_expect_not(policy_cache_env(keep[i], strlen(keep[i])), "%s", keep[i]);
 }
+
+Test(caches, offline_switches)
+{
+	const char *var, *value;
+	size_t n = 0;
+	bool npm = false;
+
+	while (policy_caches_offline_at(n, &var, &value)) {
+		cr_expect(var[0] && value[0], "%zu", n);
+		npm |= strcmp(var, "npm_config_offline") == 0 && strcmp(value, "true") == 0;
+		n++;
+	}
+	cr_expect(npm);
+	cr_expect_eq(n, 4);
+	cr_expect_not(policy_caches_offline_at(n, &var, &value));
+}
