@@ -87,7 +87,9 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 
 	(void)what;
 	for (;;) {
+		bool offline = ns->plan->opts->net_mode == POLICY_NET_NONE;
 		int r = ns->local ? supervisor_connect_watch_handle_local(fd, &ns->allowed, &ev)
+			: offline ? supervisor_connect_watch_handle_offline(fd, &ns->allowed, &ev)
 				  : supervisor_connect_watch_handle(fd, &ns->allowed, &ev);
 		if (r == -EAGAIN)
 			return;
@@ -111,9 +113,11 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 		struct decision d = {
 			.kind = DECISION_KIND_CONNECT,
 			/* no option forwards UDP but DNS: no hint for it; on a
-			 * degraded host only the proxy is reachable */
+			 * degraded host only the proxy is reachable; under
+			 * --no-net, --allow-net in its place */
 			.reason = ns->local ? POLICY_REASON_NOT_THROUGH_PROXY
 				  : udp     ? POLICY_REASON_UDP_NOT_FORWARDED
+				  : offline ? POLICY_REASON_NO_NET
 					    : POLICY_REASON_PORT_NOT_OPEN,
 			.pid = ev.ns_pid,
 			.comm = ev.comm,

@@ -356,6 +356,7 @@ static enum supervisor_connect_call call_of(const struct seccomp_data *d)
  * result: what an ON_BEHALF call returns (0 or -errno). */
 static int answer(int fd, uint64_t id, enum supervisor_connect_verdict v, int result)
 {
+	/* result: also what a REFUSE returns (-ECONNREFUSED when 0) */
 	union resp_buf rb;
 
 	/* Zeroed to NOTIF_BUF, at least the kernel's seccomp_notif_resp size
@@ -363,7 +364,7 @@ static int answer(int fd, uint64_t id, enum supervisor_connect_verdict v, int re
 	memset(&rb, 0, sizeof(rb));
 	rb.r.id = id;
 	if (v == SUPERVISOR_CONNECT_REFUSE) {
-		rb.r.error = -ECONNREFUSED;
+		rb.r.error = result ? result : -ECONNREFUSED;
 	} else if (v == SUPERVISOR_CONNECT_ON_BEHALF) {
 		rb.r.error = result; /* 0: the call returns 0 (val) */
 	} else {
@@ -430,7 +431,7 @@ static int connect_on_behalf(int pidfd, const struct supervisor_connect_event *e
 }
 
 static int handle(int listener_fd, const struct policy_port_set *allowed, bool local,
-		  struct supervisor_connect_event *ev)
+		  int refuse_err, struct supervisor_connect_event *ev)
 {
 	struct seccomp_notif_sizes sizes;
 	struct pollfd p = { .fd = listener_fd, .events = POLLIN };
@@ -513,6 +514,7 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 		}
 	} else {
 		ev->verdict = supervisor_connect_decide(ev, allowed);
+		result = refuse_err;
 	}
 	r = answer(listener_fd, id, ev->verdict, result);
 	if (r == -ENOENT) {
@@ -527,11 +529,17 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 int supervisor_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
 				 struct supervisor_connect_event *ev)
 {
-	return handle(listener_fd, allowed, false, ev);
+	return handle(listener_fd, allowed, false, -ECONNREFUSED, ev);
+}
+
+int supervisor_connect_watch_handle_offline(int listener_fd, const struct policy_port_set *allowed,
+					 struct supervisor_connect_event *ev)
+{
+	return handle(listener_fd, allowed, false, -ENETUNREACH, ev);
 }
 
 int supervisor_connect_watch_handle_local(int listener_fd, const struct policy_port_set *proxy_ports,
 				       struct supervisor_connect_event *ev)
 {
-	return handle(listener_fd, proxy_ports, true, ev);
+	return handle(listener_fd, proxy_ports, true, 0, ev);
 }

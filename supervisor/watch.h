@@ -1,5 +1,5 @@
 /* supervisor/watch.h: the supervisor's side of the connect(2)
- * notification in network policy mode.
+ * notification in network policy mode and under --no-net.
  *
  * ARCHITECTURE (docs/design.md, Network): the payload runs under
  * POLICY_SECCOMP_NOTIFY_CONNECT, whose listener fd it sends to the supervisor
@@ -134,6 +134,14 @@ enum supervisor_connect_verdict supervisor_connect_decide(const struct superviso
  * later one, with ENOSYS, so no sandboxed process is ever left hanging. */
 int supervisor_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
 				 struct supervisor_connect_event *ev);
+
+/* --no-net: supervisor_connect_watch_handle() whose refusals return
+ * ENETUNREACH ("the network is unreachable", what the empty namespace
+ * answers anyway) rather than ECONNREFUSED.  allowed holds 53 alone: a
+ * question to a resolver continues to porta's responder, or fails
+ * unrouted.  The same contract otherwise. */
+int supervisor_connect_watch_handle_offline(int listener_fd, const struct policy_port_set *allowed,
+					 struct supervisor_connect_event *ev);
 
 /* Hosts without user namespaces (policy/degrade.h), network policy mode:
  * there is no network namespace, so the supervisor's reading IS the

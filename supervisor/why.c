@@ -476,6 +476,20 @@ void supervisor_why_add_net(struct supervisor_why *w, const char *dst, const cha
 	char what[PATH_MAX];
 
 	snprintf(what, sizeof(what), "network %s", dst);
+	/* under --no-net the tracer saw the same connect() the connect watch
+	 * refused ("connect 192.0.2.1:9"): the watch's record says it */
+	for (size_t i = 0; i < w->n_ref;) {
+		const char *sp = strchr(w->ref[i].what, ' ');
+		if (sp && strcmp(sp + 1, dst) == 0 && strcmp(w->ref[i].what, what) != 0) {
+			free(w->ref[i].what);
+			free(w->ref[i].reason);
+			free(w->ref[i].option);
+			memmove(&w->ref[i], &w->ref[i + 1], (w->n_ref - i - 1) * sizeof(w->ref[0]));
+			w->n_ref--;
+		} else {
+			i++;
+		}
+	}
 	/* under --no-net the option is --allow-net, which replaces it */
 	add(w, what, reason, hint, hint && hint[0] ? POLICY_WHY_OPTION : POLICY_WHY_FIXED,
 	    w->plan->opts->net_mode == POLICY_NET_NONE);

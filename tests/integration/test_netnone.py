@@ -1,6 +1,7 @@
 """integration/netnone: --no-net leaves only lo and reaches nothing on the
 host, not even its loopback.  Everything here stays on this machine."""
 
+import errno
 import json
 import os
 import shutil
@@ -174,6 +175,28 @@ class NoNet(PortaTestCase):
         for r in recs:
             self.assertEqual((r["kind"], r["verdict"], r["reason"]), ("dns", "deny", "no-net"), r)
             self.assertEqual(r["hint"], "--allow-net " + r["host"], r)
+
+    @harness.needs_userns('the connect watch under --no-net needs the full sandbox')
+    def test_connects_are_named_with_their_port(self):
+        # TEST-NET-1: under --no-net nothing is sent anywhere; the refusal
+        # is the network's ("unreachable"), named with the option
+        script = ("import socket\n"
+                  "try: socket.create_connection(('192.0.2.1', 8443), timeout=3)\n"
+                  "except OSError as e: print(e.errno)\n"
+                  "u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                  "try: u.sendto(b'x', ('192.0.2.1', 9999))\n"
+                  "except OSError as e: print(e.errno)\n"
+                  "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1)\n"
+                  "socket.create_connection(s.getsockname(), timeout=3); print('lo ok')\n")
+        res = run(["run", "--no-net", "--", PY, "-c", script])
+        self.assertOk(res)
+        self.assertEqual(res.out.split(), [str(errno.ENETUNREACH), str(errno.ENETUNREACH),
+                                           "lo", "ok"], res.describe())
+        self.assertIn("porta: refused 192.0.2.1:8443 (no net); allow with --allow-net "
+                      "192.0.2.1:8443 in place of --no-net", res.err)
+        # UDP is never forwarded: named, with no option
+        self.assertIn("porta: refused 192.0.2.1:9999 (udp not forwarded)\n", res.err)
+        self.assertNotIn("127.0.0.1", res.err, "the sandbox's own loopback is not refused")
 
     @unittest.skipUnless(shutil.which("node"), "node is not installed")
     @harness.needs_userns('the DNS responder lives in the network namespace')
