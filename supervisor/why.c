@@ -234,13 +234,75 @@ static bool read_sockaddr(struct supervisor_why *w, pid_t tid, uint64_t addr, ui
 	return true;
 }
 
+/* The calls that name one or two paths and no flags --why must read: which
+ * argument holds each path and which its directory fd (AT: AT_FDCWD), what
+ * the refusal would be and what the report calls it.  The new name of a
+ * rename or link comes first: either may be refused. */
+#define AT (-1)
+static const struct path_call {
+	long nr;
+	enum policy_why_op op;
+	struct {
+		signed char dirfd, path; /* argument indices; path -1: none */
+		const char *verb;        /* NULL: the op's own word */
+	} name[2];
+} path_calls[] = {
+	/* git asks access(~/.gitconfig, R_OK) before it opens it: under
+	 * strict reads the answer is ENOENT, and nothing is opened */
+	{ SYS_access, POLICY_WHY_READ, { { AT, 0, "look up" }, { AT, -1, NULL } } },
+	{ SYS_faccessat, POLICY_WHY_READ, { { 0, 1, "look up" }, { AT, -1, NULL } } },
+	{ SYS_faccessat2, POLICY_WHY_READ, { { 0, 1, "look up" }, { AT, -1, NULL } } },
+	{ SYS_execve, POLICY_WHY_EXEC, { { AT, 0, NULL }, { AT, -1, NULL } } },
+	{ SYS_execveat, POLICY_WHY_EXEC, { { 0, 1, NULL }, { AT, -1, NULL } } },
+	{ SYS_mkdir, POLICY_WHY_CREATE, { { AT, 0, "create directory" }, { AT, -1, NULL } } },
+	{ SYS_mkdirat, POLICY_WHY_CREATE, { { 0, 1, "create directory" }, { AT, -1, NULL } } },
+	{ SYS_mknod, POLICY_WHY_CREATE, { { AT, 0, "create" }, { AT, -1, NULL } } },
+	{ SYS_mknodat, POLICY_WHY_CREATE, { { 0, 1, "create" }, { AT, -1, NULL } } },
+	{ SYS_unlink, POLICY_WHY_CREATE, { { AT, 0, "remove" }, { AT, -1, NULL } } },
+	{ SYS_rmdir, POLICY_WHY_CREATE, { { AT, 0, "remove" }, { AT, -1, NULL } } },
+	{ SYS_unlinkat, POLICY_WHY_CREATE, { { 0, 1, "remove" }, { AT, -1, NULL } } },
+	{ SYS_truncate, POLICY_WHY_WRITE, { { AT, 0, "truncate" }, { AT, -1, NULL } } },
+	{ SYS_chmod, POLICY_WHY_WRITE, { { AT, 0, "chmod" }, { AT, -1, NULL } } },
+	{ SYS_fchmodat, POLICY_WHY_WRITE, { { 0, 1, "chmod" }, { AT, -1, NULL } } },
+	{ SYS_symlink, POLICY_WHY_CREATE, { { AT, 1, "create symlink" }, { AT, -1, NULL } } },
+	{ SYS_symlinkat, POLICY_WHY_CREATE, { { 1, 2, "create symlink" }, { AT, -1, NULL } } },
+	{ SYS_rename, POLICY_WHY_CREATE, { { AT, 1, "rename to" }, { AT, 0, "rename from" } } },
+	{ SYS_link, POLICY_WHY_CREATE, { { AT, 1, "link to" }, { AT, 0, "link from" } } },
+	{ SYS_renameat, POLICY_WHY_CREATE, { { 2, 3, "rename to" }, { 0, 1, "rename from" } } },
+	{ SYS_renameat2, POLICY_WHY_CREATE, { { 2, 3, "rename to" }, { 0, 1, "rename from" } } },
+	{ SYS_linkat, POLICY_WHY_CREATE, { { 2, 3, "link to" }, { 0, 1, "link from" } } },
+};
+#undef AT
+
+/* A call of path_calls into p; false for any other call, or when a path
+ * cannot be read. */
+static bool decode_path_call(pid_t tid, long nr, const uint64_t *a, struct pending *p)
+{
+	for (size_t i = 0; i < ARRAY_LEN(path_calls); i++) {
+		const struct path_call *c = &path_calls[i];
+		if (c->nr != nr)
+			continue;
+		p->n_paths = 0;
+		for (int k = 0; k < 2 && c->name[k].path >= 0; k++) {
+			int dirfd = c->name[k].dirfd < 0 ? AT_FDCWD : (int)a[c->name[k].dirfd];
+			p->op[k] = c->op;
+			p->verb[k] = c->name[k].verb;
+			if (!read_path(tid, dirfd, a[c->name[k].path], p->path[k]))
+				return false;
+			p->n_paths = k + 1;
+		}
+		return true;
+	}
+	return false;
+}
+
 /* Decodes the call at a seccomp stop into p; false when nothing in it can
  * be the sandbox's refusal. */
 static bool decode(struct supervisor_why *w, pid_t tid, const struct __ptrace_syscall_info *si,
 		   struct pending *p)
 {
 	const uint64_t *a = si->seccomp.args;
-	int fd0 = (int)a[0], fd2 = (int)a[2];
+	int fd0 = (int)a[0];
 	uint64_t flags;
 
 	p->n_paths = 1;
@@ -261,80 +323,12 @@ static bool decode(struct supervisor_why *w, pid_t tid, const struct __ptrace_sy
 			return false;
 		p->op[0] = open_op(flags, p);
 		return read_path(tid, fd0, a[1], p->path[0]);
-	/* git asks access(~/.gitconfig, R_OK) before it opens it: under
-	 * strict reads the answer is ENOENT, and nothing is opened */
-	case SYS_access:
-		p->op[0] = POLICY_WHY_READ;
-		p->verb[0] = "look up";
-		return read_path(tid, AT_FDCWD, a[0], p->path[0]);
-	case SYS_faccessat:
-	case SYS_faccessat2:
-		p->op[0] = POLICY_WHY_READ;
-		p->verb[0] = "look up";
-		return read_path(tid, fd0, a[1], p->path[0]);
-	case SYS_execve:
-		p->op[0] = POLICY_WHY_EXEC;
-		return read_path(tid, AT_FDCWD, a[0], p->path[0]);
-	case SYS_execveat:
-		p->op[0] = POLICY_WHY_EXEC;
-		return read_path(tid, fd0, a[1], p->path[0]);
-	case SYS_mkdir:
-	case SYS_mknod:
-	case SYS_unlink:
-	case SYS_rmdir:
-		p->op[0] = POLICY_WHY_CREATE;
-		p->verb[0] = si->seccomp.nr == SYS_mkdir   ? "create directory"
-			     : si->seccomp.nr == SYS_mknod ? "create"
-							   : "remove";
-		return read_path(tid, AT_FDCWD, a[0], p->path[0]);
-	case SYS_mkdirat:
-	case SYS_mknodat:
-	case SYS_unlinkat:
-		p->op[0] = POLICY_WHY_CREATE;
-		p->verb[0] = si->seccomp.nr == SYS_mkdirat   ? "create directory"
-			     : si->seccomp.nr == SYS_mknodat ? "create"
-							     : "remove";
-		return read_path(tid, fd0, a[1], p->path[0]);
-	case SYS_truncate:
-	case SYS_chmod:
-		p->op[0] = POLICY_WHY_WRITE;
-		p->verb[0] = si->seccomp.nr == SYS_chmod ? "chmod" : "truncate";
-		return read_path(tid, AT_FDCWD, a[0], p->path[0]);
-	case SYS_fchmodat:
-		p->op[0] = POLICY_WHY_WRITE;
-		p->verb[0] = "chmod";
-		return read_path(tid, fd0, a[1], p->path[0]);
-	case SYS_symlink:
-		p->op[0] = POLICY_WHY_CREATE;
-		p->verb[0] = "create symlink";
-		return read_path(tid, AT_FDCWD, a[1], p->path[0]);
-	case SYS_symlinkat:
-		p->op[0] = POLICY_WHY_CREATE;
-		p->verb[0] = "create symlink";
-		return read_path(tid, (int)a[1], a[2], p->path[0]);
-	case SYS_rename:
-	case SYS_link:
-		/* the new name first, then the old one: either may be refused */
-		p->op[0] = p->op[1] = POLICY_WHY_CREATE;
-		p->n_paths = 2;
-		p->verb[0] = si->seccomp.nr == SYS_link ? "link to" : "rename to";
-		p->verb[1] = si->seccomp.nr == SYS_link ? "link from" : "rename from";
-		return read_path(tid, AT_FDCWD, a[1], p->path[0]) &&
-		       read_path(tid, AT_FDCWD, a[0], p->path[1]);
-	case SYS_renameat:
-	case SYS_renameat2:
-	case SYS_linkat:
-		p->op[0] = p->op[1] = POLICY_WHY_CREATE;
-		p->n_paths = 2;
-		p->verb[0] = si->seccomp.nr == SYS_linkat ? "link to" : "rename to";
-		p->verb[1] = si->seccomp.nr == SYS_linkat ? "link from" : "rename from";
-		return read_path(tid, fd2, a[3], p->path[0]) && read_path(tid, fd0, a[1], p->path[1]);
 	case SYS_connect:
 		return read_sockaddr(w, tid, a[1], a[2], p);
 	case SYS_sendto:
 		return read_sockaddr(w, tid, a[4], a[5], p);
 	default:
-		return false;
+		return decode_path_call(tid, si->seccomp.nr, a, p);
 	}
 }
 

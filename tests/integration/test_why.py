@@ -119,6 +119,25 @@ class WhyLocal(harness.PortaTestCase):
         items, again, _ = why_block(res.err)
         self.assertEqual(len(items), 1, res)
 
+    def test_each_call_is_named_by_what_it_does(self):
+        # one refusal per kind of call --why decodes (supervisor/why.c's
+        # table), each named with its verb and path
+        d = self.mkdtemp()
+        self.write(os.path.join(d, "file"), "x\n")
+        script = ("mkdir {d}/new; rm -f {d}/file; ln -s x {d}/l; mv {d}/file {d}/f2; "
+                  "ln {d}/file {d}/hard; chmod 600 {d}/file; mkfifo {d}/fifo; "
+                  "python3 -c 'import os; os.rename(\"{d}/file\", \"{d}/r2\")'; "
+                  "true").format(d=d)
+        res = run(["run", "--why", "--", "/bin/sh", "-c", script], env=harness.clean_env(PYENV))
+        self.assertOk(res)
+        items, again, _ = why_block(res.err)
+        why = "(outside every writable mount): allow with -v " + d
+        want = ["create directory %s/new" % d, "remove %s/file" % d, "create symlink %s/l" % d,
+                "rename to %s/f2" % d, "link to %s/hard" % d, "chmod %s/file" % d,
+                "create %s/fifo" % d, "rename to %s/r2" % d]
+        self.assertEqual(items, ["%s %s" % (w, why) for w in want], res)
+        self.assertEqual(again[again.index("-v") + 1], d, res)
+
     def test_permissions_alone_are_not_blamed(self):
         d = self.mkdtemp()
         locked = self.write(os.path.join(d, "locked"), "secret\n", 0o000)
