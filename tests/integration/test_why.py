@@ -135,6 +135,11 @@ class WhyLocal(harness.PortaTestCase):
         want = ["create directory %s/new" % d, "remove %s/file" % d, "create symlink %s/l" % d,
                 "rename to %s/f2" % d, "link to %s/hard" % d, "chmod %s/file" % d,
                 "create %s/fifo" % d, "rename to %s/r2" % d]
+        if harness.DEGRADED:
+            # the degraded wrapper (unshare -r) makes porta root without a
+            # mount namespace: seccomp refuses every chmod (a stated loss)
+            # before any path is judged
+            want.remove("chmod %s/file" % d)
         self.assertEqual(items, ["%s %s" % (w, why) for w in want], res)
         self.assertEqual(again[again.index("-v") + 1], d, res)
 
