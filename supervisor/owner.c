@@ -24,8 +24,11 @@ struct supervisor_owner {
 	dev_t ns_dev;        /* the sandbox's pid namespace (stat of /proc/INIT/ns/pid) */
 	ino_t ns_ino;
 	uint32_t seq;
+	pid_t init;          /* init's host pid: the root of the walk */
 	pid_t recent[SUPERVISOR_OWNER_RECENT]; /* host pids, the latest holder first */
 	size_t n_recent;
+	pid_t walk[SUPERVISOR_OWNER_MAX_PROCS]; /* the walk's queue */
+	char children[65536]; /* one children file */
 };
 
 /* ---- pure parts -------------------------------------------------------- */
@@ -173,6 +176,31 @@ bool supervisor_owner_socket_link(const char *link, size_t n, uint32_t *inode)
 	return true;
 }
 
+size_t supervisor_owner_parse_pids(const char *buf, size_t n, pid_t *out, size_t cap)
+{
+	size_t k = 0;
+	size_t i = 0;
+
+	while (i < n) {
+		while (i < n && buf[i] == ' ')
+			i++;
+		if (i == n)
+			break;
+		uint64_t v = 0;
+		size_t digits = 0;
+		while (i < n && buf[i] >= '0' && buf[i] <= '9' && v <= 0x7fffffff) {
+			v = v * 10 + (uint64_t)(buf[i++] - '0');
+			digits++;
+		}
+		if (!digits || v == 0 || v > 0x7fffffff || (i < n && buf[i] != ' '))
+			break; /* not the kernel's format: what was read so far */
+		if (k < cap)
+			out[k] = (pid_t)v;
+		k++;
+	}
+	return k;
+}
+
 /* ---- the kernel's answer ------------------------------------------------ */
 
 static uint16_t port_of(const struct sockaddr *sa)
@@ -297,20 +325,87 @@ static bool was_recent(const struct supervisor_owner *o, pid_t pid)
 	return false;
 }
 
-/* The host pid of a process of the sandbox holding the socket, or 0: the
- * last holders first (a program that opened one connection usually opens
- * the next), then every process of /proc in the order readdir gives
- * (ascending pid). */
+/* Appends the children of every thread of pid (/proc/PID/task/TID/children,
+ * proc(5)) to q[*n..cap).  What it cannot read (a kernel without
+ * CONFIG_PROC_CHILDREN, a full q) is left to find_holder()'s scan. */
+static void add_children(struct supervisor_owner *o, pid_t pid, pid_t *q, size_t *n, size_t cap)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "%d/task", (int)pid);
+	int tfd = openat(o->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (tfd < 0)
+		return; /* gone: its children went to init, read later or by the scan */
+	DIR *d = fdopendir(tfd);
+	if (!d) {
+		close(tfd);
+		return;
+	}
+	struct dirent *de;
+	while (*n < cap && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%.20s/children", de->d_name);
+		int fd = openat(tfd, path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		size_t got = 0;
+		ssize_t r;
+		while (got < sizeof(o->children) &&
+		       (r = read(fd, o->children + got, sizeof(o->children) - got)) != 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				break;
+			got += (size_t)r;
+		}
+		close(fd);
+		size_t room = cap - *n;
+		size_t k = supervisor_owner_parse_pids(o->children, got, q + *n, room);
+		*n += k < room ? k : room;
+	}
+	closedir(d);
+}
+
+static bool listed(const pid_t *q, size_t n, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (q[i] == pid)
+			return true;
+	return false;
+}
+
+/* The host pid of a process holding the socket, or 0, in this order: the
+ * last holders (a program that opened one connection usually opens the
+ * next); init's descendants, breadth first (a parent before its children),
+ * which costs what the sandbox holds and nothing of the host's; then, for
+ * what that walk cannot see (a process that moved to a new parent while it
+ * was read, a kernel without children files, more than
+ * SUPERVISOR_OWNER_MAX_PROCS processes), every other process of /proc of
+ * the sandbox's pid namespace, in pid order.  That last step costs a
+ * stat(2) per process of the host and is reached only when the walk did
+ * not find the holder.  The caller checks the namespace of the one found. */
 static pid_t find_holder(struct supervisor_owner *o, uint32_t inode)
 {
 	char want[32];
 	size_t n = (size_t)snprintf(want, sizeof(want), "socket:[%u]", inode);
 	size_t budget = SUPERVISOR_OWNER_MAX_LINKS;
+	pid_t *q = o->walk;
+	size_t nq = 0;
 
 	for (size_t i = 0; i < o->n_recent; i++) {
-		if (in_sandbox(o, o->recent[i]) && holds(o, o->recent[i], want, n, &budget))
+		if (holds(o, o->recent[i], want, n, &budget))
 			return o->recent[i];
 	}
+	q[nq++] = o->init;
+	for (size_t i = 0; i < nq && budget > 0; i++) {
+		if (!was_recent(o, q[i]) && holds(o, q[i], want, n, &budget))
+			return q[i];
+		add_children(o, q[i], q, &nq, SUPERVISOR_OWNER_MAX_PROCS);
+	}
+	/* A process can exit and its children move to init (or a subreaper)
+	 * after that parent's list was read: those the walk missed are still
+	 * in the pid namespace. */
 	int dfd = openat(o->proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return 0;
@@ -329,7 +424,8 @@ static pid_t find_holder(struct supervisor_owner *o, uint32_t inode)
 		if (*end || v <= 0 || v > 0x7fffffff)
 			continue;
 		pid_t pid = (pid_t)v;
-		if (!was_recent(o, pid) && in_sandbox(o, pid) && holds(o, pid, want, n, &budget))
+		if (!was_recent(o, pid) && !listed(q, nq, pid) && in_sandbox(o, pid) &&
+		    holds(o, pid, want, n, &budget))
 			found = pid;
 	}
 	closedir(d);
@@ -351,8 +447,9 @@ bool supervisor_owner_lookup(void *arg, int protocol, const struct sockaddr *pee
 		return false;
 	pid_t pid = find_holder(o, inode);
 	/* the pid the program sees is NStgid's innermost (identity.h), as the
-	 * connect watch writes it */
-	if (!pid || supervisor_identity_read(pid, &id) < 0 || id.ns_pid <= 0)
+	 * connect watch writes it; a pid read from a list may have been
+	 * reused since by a process outside: asked once more here */
+	if (!pid || !in_sandbox(o, pid) || supervisor_identity_read(pid, &id) < 0 || id.ns_pid <= 0)
 		return false;
 	remember(o, pid);
 	out->pid = id.ns_pid;
@@ -380,6 +477,7 @@ int supervisor_owner_create(int diag_fd, pid_t init, struct supervisor_owner **o
 		return -ENOMEM;
 	o->ns_dev = st.st_dev;
 	o->ns_ino = st.st_ino;
+	o->init = init;
 	o->proc_fd = steal_fd(&proc);
 	o->diag_fd = diag_fd;
 	*out = o;

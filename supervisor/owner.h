@@ -9,10 +9,11 @@
  *      inside that namespace (a netlink socket answers for the namespace it
  *      was made in) gives the program's socket's inode;
  *   2. /proc: the process whose fd table holds "socket:[INODE]", looked for
- *      only among the processes of the sandbox's pid namespace (the one
- *      /proc/INIT/ns/pid names), the last few holders first; its pid as the
- *      program sees it and its comm, read as the connect watch reads them
- *      (identity.h).
+ *      among the last few holders, then init's descendants (children files,
+ *      breadth first), then, when that walk may have missed one, every
+ *      process of the sandbox's pid namespace (the one /proc/INIT/ns/pid
+ *      names); its pid as the program sees it and its comm, read as the
+ *      connect watch reads them (identity.h).
  * supervisor/net.c creates one per run and hands supervisor_owner_lookup()
  * to the proxy and the responder as their decision_owner_fn
  * (decision/owner.h).  The request builder and the reply and link parsers
@@ -35,6 +36,8 @@
 #define SUPERVISOR_OWNER_MAX_LINKS 65536
 /* Processes that held a socket lately, looked at first. */
 #define SUPERVISOR_OWNER_RECENT 8
+/* Processes of the walk from init at most; past them /proc is scanned. */
+#define SUPERVISOR_OWNER_MAX_PROCS 4096
 
 struct supervisor_owner;
 
@@ -52,7 +55,7 @@ void supervisor_owner_destroy(struct supervisor_owner *o);
  * closed already (or in TIME_WAIT), no process of the sandbox holds it, or
  * its holder's /proc cannot be read.  When several processes hold the
  * socket (inherited across fork, or passed), the first found: one of the
- * last holders, else the lowest pid. */
+ * last holders, else the one nearest init (a parent before its children). */
 bool supervisor_owner_lookup(void *arg, int protocol, const struct sockaddr *peer,
 			     socklen_t peer_len, const struct sockaddr *local, socklen_t local_len,
 			     struct decision_owner *out);
@@ -89,6 +92,11 @@ enum supervisor_owner_reply {
 enum supervisor_owner_reply supervisor_owner_diag_parse(const void *buf, size_t len, uint32_t seq,
 							uint16_t port, uint16_t our_port,
 							uint32_t *inode);
+
+/* The pids of a /proc/PID/task/TID/children file, buf[0..n) ("12 34 "):
+ * how many it holds (the first cap of them written to out), stopping at the
+ * first byte that is not the kernel's format.  Pure. */
+size_t supervisor_owner_parse_pids(const char *buf, size_t n, pid_t *out, size_t cap);
 
 /* True, and *inode, when link[0..n) is exactly "socket:[N]" with N a
  * decimal below 2^32 (readlink(2) of /proc/PID/fd/FD; proc(5)).  Pure. */

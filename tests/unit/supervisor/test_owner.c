@@ -253,6 +253,22 @@ Test(owner_reply, truncation_sweep)
 		     SUPERVISOR_OWNER_REPLY_MALFORMED);
 }
 
+Test(owner_children, children_files)
+{
+	pid_t out[4];
+
+	cr_assert_eq(supervisor_owner_parse_pids("12 345 6 ", 9, out, 4), 3);
+	cr_assert(out[0] == 12 && out[1] == 345 && out[2] == 6);
+	cr_assert_eq(supervisor_owner_parse_pids("", 0, out, 4), 0);
+	cr_assert_eq(supervisor_owner_parse_pids("1 2 3 4 5 6 ", 12, out, 4), 6,
+		     "the count past cap, so the caller knows it was cut");
+	cr_assert_eq(out[3], 4);
+	cr_assert_eq(supervisor_owner_parse_pids("7 8x 9 ", 7, out, 4), 1, "stops at a stray byte");
+	cr_assert_eq(supervisor_owner_parse_pids("0 ", 2, out, 4), 0, "pid 0 is no process");
+	cr_assert_eq(supervisor_owner_parse_pids("99999999999 ", 12, out, 4), 0, "too big");
+	cr_assert_eq(supervisor_owner_parse_pids("5", 1, out, 4), 1, "cut short: what is there");
+}
+
 Test(owner_link, socket_links)
 {
 	static const struct {
@@ -468,6 +484,37 @@ Test(owner_lookup, udp_ipv4_from_a_dual_stack_client)
 Test(owner_lookup, udp_ipv6)
 {
 	found(SOCK_DGRAM, AF_INET6, "::1", AF_INET6, "::1");
+}
+
+/* The holder is in the pid namespace but not below the process given as
+ * init (as a process re-parented while the walk read its old parent's
+ * children would be): the scan of /proc still finds it. */
+Test(owner_lookup, outside_the_walk)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	struct holder h;
+	struct decision_owner who;
+	pid_t idle = fork();
+	cr_assert_geq(idle, 0);
+	if (idle == 0) {
+		pause();
+		_exit(0);
+	}
+	int srv = server(SOCK_STREAM, AF_INET, "127.0.0.1", false, &ss, &sl);
+	cr_assert_geq(srv, 0);
+	struct sockaddr_in d = v4("127.0.0.1", 0);
+	d.sin_port = port_of(&ss);
+	cr_assert(start_holder(SOCK_STREAM, srv, AF_INET, (struct sockaddr *)&d, sizeof(d), false, &h));
+	bool ok = ask(idle, IPPROTO_TCP, &h, &who);
+	pid_t child = h.pid;
+	stop_holder(&h);
+	close(srv);
+	kill(idle, SIGKILL);
+	waitpid(idle, NULL, 0);
+	cr_assert(ok);
+	cr_assert_eq(who.pid, child);
+	cr_assert_str_eq(who.comm, OTHER_COMM);
 }
 
 /* The child closed its socket before we asked: nobody can tell. */
