@@ -271,11 +271,10 @@ static bool in_sandbox(const struct supervisor_owner *o, pid_t pid)
 	       st.st_dev == o->ns_dev;
 }
 
-/* True when one of pid's fds is the socket whose link text is want[0..n).
- * Each link read spends one of *budget.  A process that exits meanwhile,
- * or whose fds porta may not read, holds nothing. */
-static bool holds(const struct supervisor_owner *o, pid_t pid, const char *want, size_t n,
-		  size_t *budget)
+/* True when one of pid's fds is the socket inode.  Each link read spends
+ * one of *budget.  A process that exits meanwhile, or whose fds porta may
+ * not read, holds nothing. */
+static bool holds(const struct supervisor_owner *o, pid_t pid, uint32_t inode, size_t *budget)
 {
 	char path[32], link[64];
 	bool found = false;
@@ -297,7 +296,8 @@ static bool holds(const struct supervisor_owner *o, pid_t pid, const char *want,
 		/* the links of /proc/PID/fd are magic: readlinkat(2) gives their
 		 * text without following them (proc_fd_link()) */
 		ssize_t l = readlinkat(dfd, de->d_name, link, sizeof(link));
-		found = l == (ssize_t)n && memcmp(link, want, n) == 0;
+		uint32_t ino;
+		found = l > 0 && supervisor_owner_socket_link(link, (size_t)l, &ino) && ino == inode;
 	}
 	closedir(d); /* closes dfd */
 	return found;
@@ -387,19 +387,17 @@ static bool listed(const pid_t *q, size_t n, pid_t pid)
  * not find the holder.  The caller checks the namespace of the one found. */
 static pid_t find_holder(struct supervisor_owner *o, uint32_t inode)
 {
-	char want[32];
-	size_t n = (size_t)snprintf(want, sizeof(want), "socket:[%u]", inode);
 	size_t budget = SUPERVISOR_OWNER_MAX_LINKS;
 	pid_t *q = o->walk;
 	size_t nq = 0;
 
 	for (size_t i = 0; i < o->n_recent; i++) {
-		if (holds(o, o->recent[i], want, n, &budget))
+		if (holds(o, o->recent[i], inode, &budget))
 			return o->recent[i];
 	}
 	q[nq++] = o->init;
 	for (size_t i = 0; i < nq && budget > 0; i++) {
-		if (!was_recent(o, q[i]) && holds(o, q[i], want, n, &budget))
+		if (!was_recent(o, q[i]) && holds(o, q[i], inode, &budget))
 			return q[i];
 		add_children(o, q[i], q, &nq, SUPERVISOR_OWNER_MAX_PROCS);
 	}
@@ -425,7 +423,7 @@ static pid_t find_holder(struct supervisor_owner *o, uint32_t inode)
 			continue;
 		pid_t pid = (pid_t)v;
 		if (!was_recent(o, pid) && !listed(q, nq, pid) && in_sandbox(o, pid) &&
-		    holds(o, pid, want, n, &budget))
+		    holds(o, pid, inode, &budget))
 			found = pid;
 	}
 	closedir(d);
