@@ -53,6 +53,7 @@ struct origin {
 	int ifindex;
 	struct policy_addr client, server; /* for events, unmapped */
 	uint16_t client_port, server_port;
+	struct decision_owner owner;    /* the program's process, when owner_fn told */
 };
 
 enum tcp_state {
@@ -116,6 +117,8 @@ struct dnsd_responder {
 	dnsd_event_fn on_event;
 	void *event_arg;
 	struct decision_log *log;
+	decision_owner_fn owner_fn;
+	void *owner_arg;
 	struct dnsd_limits lim;
 	struct dnsd_upstream *up; /* NULL when offline */
 	bool offline;             /* --no-net: every name is refused, nothing asked */
@@ -172,6 +175,38 @@ static void event_begin(struct dnsd_event *ev, const struct origin *o)
 	ev->server_port = o->server_port;
 	ev->qname = "";
 	ev->rcode = -1;
+	ev->pid = o->owner.pid;
+	ev->comm = o->owner.comm[0] ? o->owner.comm : NULL;
+}
+
+/* Asks owner_fn who holds the program's socket, into o->owner: once per
+ * UDP query or TCP connection, while the program waits for its answer. */
+static void ask_owner(const struct dnsd_responder *r, int protocol, const struct sockaddr *peer,
+		      socklen_t peer_len, const struct sockaddr *local, socklen_t local_len,
+		      struct origin *o)
+{
+	memset(&o->owner, 0, sizeof(o->owner));
+	if (r->owner_fn)
+		r->owner_fn(r->owner_arg, protocol, peer, peer_len, local, local_len, &o->owner);
+}
+
+/* The query's destination as a socket address, for ask_owner(). */
+static socklen_t local_sockaddr(const struct policy_addr *a, uint16_t port,
+				struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == POLICY_ADDR_V4) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		memcpy(&s4->sin_addr, a->b, 4);
+		return sizeof(*s4);
+	}
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	memcpy(&s6->sin6_addr, a->b, 16);
+	return sizeof(*s6);
 }
 
 /* The question name as received, labels joined by '.', raw bytes. */
@@ -213,6 +248,8 @@ static void record(struct dnsd_responder *r, const struct dnsd_event *ev)
 		.port = ev->hint_port,
 		.label = host_len ? host : NULL,
 		.label_len = host_len > POLICY_NAME_MAX ? POLICY_NAME_MAX : host_len,
+		.pid = ev->pid,
+		.comm = ev->comm,
 	};
 	if (decision_log_record(r->log, &d) < 0)
 		log_msg(LOG_LEVEL_DEBUG, "cannot write the audit record of a DNS query");
@@ -789,6 +826,12 @@ static void on_udp(evutil_socket_t fd, short what, void *arg)
 		}
 		o.server = o.local;
 		o.server_port = r->udp_port;
+		if (o.local_known && r->owner_fn) {
+			struct sockaddr_storage local;
+			socklen_t ll = local_sockaddr(&o.local, r->udp_port, &local);
+			ask_owner(r, IPPROTO_UDP, (const struct sockaddr *)&o.peer, o.peer_len,
+				  (const struct sockaddr *)&local, ll, &o);
+		}
 		handle_query(r, &o, r->in, (size_t)n);
 	}
 }
@@ -927,8 +970,11 @@ static void conn_open(struct dnsd_responder *r, int fd, const struct sockaddr_st
 	c->origin.conn = c;
 	sa_to_addr((const struct sockaddr *)peer, &c->origin.client, &c->origin.client_port);
 	/* with AnyIP, the address the program dialled */
-	if (getsockname(fd, (struct sockaddr *)&local, &local_len) == 0)
+	if (getsockname(fd, (struct sockaddr *)&local, &local_len) == 0) {
 		sa_to_addr((const struct sockaddr *)&local, &c->origin.server, &c->origin.server_port);
+		ask_owner(r, IPPROTO_TCP, (const struct sockaddr *)peer, sizeof(*peer),
+			  (const struct sockaddr *)&local, local_len, &c->origin);
+	}
 	c->bev = bufferevent_socket_new(r->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (!c->bev)
 		goto fail;
@@ -1003,8 +1049,11 @@ static void on_accept(evutil_socket_t fd, short what, void *arg)
 			socklen_t local_len = sizeof(local);
 			struct dnsd_event ev;
 			sa_to_addr((const struct sockaddr *)&peer, &o.client, &o.client_port);
-			if (getsockname(cfd, (struct sockaddr *)&local, &local_len) == 0)
+			if (getsockname(cfd, (struct sockaddr *)&local, &local_len) == 0) {
 				sa_to_addr((const struct sockaddr *)&local, &o.server, &o.server_port);
+				ask_owner(r, IPPROTO_TCP, (const struct sockaddr *)&peer, peer_len,
+					  (const struct sockaddr *)&local, local_len, &o);
+			}
 			close(cfd);
 			event_begin(&ev, &o);
 			ev.reason = POLICY_REASON_TOO_MANY_CONNECTIONS;
@@ -1094,6 +1143,8 @@ int dnsd_responder_create(const struct dnsd_responder_config *cfg, struct dnsd_r
 	r->map = cfg->map;
 	r->on_event = cfg->on_event;
 	r->log = cfg->log;
+	r->owner_fn = cfg->owner_fn;
+	r->owner_arg = cfg->owner_arg;
 	r->event_arg = cfg->event_arg;
 	r->lim.max_in_flight = or_default(cfg->limits.max_in_flight, DEF_MAX_IN_FLIGHT);
 	r->lim.max_tcp_conns = or_default(cfg->limits.max_tcp_conns, DEF_MAX_TCP_CONNS);

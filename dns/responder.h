@@ -40,7 +40,8 @@
  *      connect a moment later, so the map never forgets a pair before the
  *      client could (TTL 0 answers included).
  *   6. One dnsd_event per query, through the callback, and one record in
- *      the decision log.
+ *      the decision log, with the pid and comm of the process that asked
+ *      when owner_fn can tell.
  *
  * UDP replies go out FROM the address the query was sent TO (IPV6_PKTINFO /
  * IP_PKTINFO on receive and on sendmsg(2)): with AnyIP the socket is bound
@@ -76,6 +77,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "decision/owner.h"
 #include "dns/namemap.h"
 #include "dns/resolvconf.h"
 #include "policy/addr.h"
@@ -122,6 +124,8 @@ struct dnsd_event {
 	size_t n_addrs;
 	uint32_t ttl;                /* TTL answered with them */
 	size_t n_dropped;            /* default-denied addresses dropped */
+	int pid;                     /* the program's process (owner_fn), 0: unknown */
+	const char *comm;            /* its comm, raw, or NULL: unknown */
 };
 
 typedef void (*dnsd_event_fn)(const struct dnsd_event *ev, void *arg);
@@ -158,6 +162,11 @@ struct dnsd_responder_config {
 	void *event_arg;
 	struct decision_log *log; /* borrowed, or NULL: where every query's decision is
 				   * recorded (decision/log.h) */
+	decision_owner_fn owner_fn; /* or NULL: who holds the program's socket, asked
+				     * once per UDP query (at receive) and per TCP
+				     * connection (at accept), for the record's pid
+				     * and comm */
+	void *owner_arg;
 	struct dnsd_limits limits;
 };
 

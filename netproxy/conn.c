@@ -269,6 +269,20 @@ static struct proxy_conn *conn_new(struct proxy_core *p, int fd,
 	return c;
 }
 
+void proxy_conn_owner(const struct proxy_core *p, int fd, struct decision_owner *out)
+{
+	struct sockaddr_storage peer, local;
+	socklen_t pl = sizeof(peer), ll = sizeof(local);
+
+	memset(out, 0, sizeof(*out));
+	/* once, while the program surely still holds its end: a close
+	 * record may come long after the program closed it */
+	if (p->owner_fn && getpeername(fd, (struct sockaddr *)&peer, &pl) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&local, &ll) == 0)
+		p->owner_fn(p->owner_arg, IPPROTO_TCP, (struct sockaddr *)&peer, pl,
+			    (struct sockaddr *)&local, ll, out);
+}
+
 void proxy_conn_start(struct proxy_core *p, int fd, const struct proxy_front_ops *ops)
 {
 	struct proxy_conn *c = conn_new(p, fd, ops);
@@ -277,6 +291,7 @@ void proxy_conn_start(struct proxy_core *p, int fd, const struct proxy_front_ops
 		close(fd);
 		return;
 	}
+	proxy_conn_owner(p, fd, &c->owner);
 	ops->start(c);
 }
 
@@ -439,6 +454,8 @@ static void fill_decision(const struct proxy_conn *c, enum policy_reason reason,
 	memset(d, 0, sizeof(*d));
 	d->kind = c->front == PROXY_FRONT_TRANSPARENT ? DECISION_KIND_CONNECT : DECISION_KIND_PROXY;
 	d->reason = reason;
+	d->pid = c->owner.pid;
+	d->comm = c->owner.comm[0] ? c->owner.comm : NULL;
 	if (c->has_dialled)
 		d->dst = decision_format_dst(&c->dialled, c->dialled_port, dst);
 	else if (c->target.has_addr)

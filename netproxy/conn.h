@@ -27,6 +27,7 @@
 #include <sys/types.h>
 
 #include "decision/log.h"
+#include "decision/owner.h"
 #include "wire/http_stream.h"
 #include "netproxy/front.h"
 #include "netproxy/limits.h"
@@ -118,6 +119,7 @@ struct proxy_conn {
 	size_t res_n[2];
 	bool res_ok[2];
 	bool via_proxy;
+	struct decision_owner owner; /* the program's process, asked at accept */
 
 	/* Addresses to dial, in order. */
 	struct policy_addr cand[2 * PROXY_RESOLVE_MAX];
@@ -157,6 +159,8 @@ struct proxy_core {
 	struct dnsd_namemap *map;
 	struct dnsd_upstream *upstream;
 	struct decision_log *log;
+	decision_owner_fn owner_fn; /* or NULL */
+	void *owner_arg;
 	struct proxy_limits limits; /* defaults filled in */
 	uint32_t quiet_ms;
 
@@ -168,12 +172,16 @@ struct proxy_core {
 /* ---- conn.c ---- */
 
 /* Takes fd (an accepted, non-blocking socket) as a new connection served by
- * ops, and starts it (ops->start).  On failure (no memory) fd is closed. */
+ * ops, asks p->owner_fn who holds the program's end, and starts it
+ * (ops->start).  On failure (no memory) fd is closed. */
 void proxy_conn_start(struct proxy_core *p, int fd, const struct proxy_front_ops *ops);
 /* Ends every connection (relays end as reset, their close records written). */
 void proxy_conn_free_all(struct proxy_core *p);
 
 uint64_t proxy_now_ms(void);
+/* Asks p->owner_fn (when set) who holds the program's end of the accepted
+ * socket fd; *out zeroed when nobody can tell. */
+void proxy_conn_owner(const struct proxy_core *p, int fd, struct decision_owner *out);
 /* The one free path of a connection: events, dial, resolves, fds, memory. */
 void proxy_conn_free(struct proxy_conn *c);
 /* Refuses c: its decision recorded (c->rule as the rule, the hint from the

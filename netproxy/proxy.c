@@ -49,10 +49,15 @@ static void refuse_limit(struct proxy *p, int fd, enum proxy_front front)
 	struct policy_addr a;
 	uint16_t port;
 	char dst[PROXY_DST_STRLEN];
+	struct decision_owner owner;
 	struct decision d = {
 		.kind = front == PROXY_FRONT_TRANSPARENT ? DECISION_KIND_CONNECT : DECISION_KIND_PROXY,
 		.reason = POLICY_REASON_LIMIT,
 	};
+
+	proxy_conn_owner(&p->core, fd, &owner);
+	d.pid = owner.pid;
+	d.comm = owner.comm[0] ? owner.comm : NULL;
 
 	if (front == PROXY_FRONT_TRANSPARENT &&
 	    getsockname(fd, (struct sockaddr *)&ss, &sl) == 0 && proxy_sockaddr_to(&ss, &a, &port) == 0)
@@ -125,6 +130,8 @@ int proxy_create(const struct proxy_config *cfg, struct proxy **out)
 	c->map = cfg->map;
 	c->upstream = cfg->upstream;
 	c->log = cfg->log;
+	c->owner_fn = cfg->owner_fn;
+	c->owner_arg = cfg->owner_arg;
 	c->limits = cfg->limits;
 	if (!c->limits.max_connections)
 		c->limits.max_connections = PROXY_DEFAULT_MAX_CONNECTIONS;

@@ -63,7 +63,7 @@
  *
  * Audit records (one JSON object per line, written by decision/log.h): ts
  * (RFC 3339 UTC, ms), seq, kind ("connect": transparent; "proxy": front
- * ends), pid and comm only when known, dst ("ip:port"/"[ip6]:port":
+ * ends), pid and comm when owner_fn names the program's process, dst ("ip:port"/"[ip6]:port":
  * what the program dialled, or the address target), host (the name decided
  * on, escaped; as sent when malformed), sni (as sent, escaped, or null),
  * rule (text or null), verdict ("allow", "deny", "error"), reason, hint
@@ -94,6 +94,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "decision/owner.h"
 #include "netproxy/limits.h"
 #include "policy/addr.h"
 #include "policy/netrule.h"
@@ -124,6 +125,10 @@ struct proxy_config {
 	int socks_fd; /* listening socket of the SOCKS5 front end, or -1; owned on success */
 	struct decision_log *log; /* borrowed, or NULL: every decision is recorded here
 				   * (audit line, stderr line, summary: decision/log.h) */
+	decision_owner_fn owner_fn; /* or NULL: who holds the program's end of an
+				     * accepted connection, asked once per connection
+				     * at accept, for the pid and comm of its records */
+	void *owner_arg;
 	struct proxy_limits limits;
 };
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -62,6 +64,16 @@ static int udp_dns(void)
 	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		return -errno;
 	return steal_fd(&fd);
+}
+
+/* A netlink socket answers for the network namespace it was made in
+ * (sock_diag(7)): the supervisor, outside, asks through this one which
+ * socket of the sandbox a connection came from.  Non-blocking: the kernel
+ * answers inside sendmsg(2), so the supervisor never waits on it. */
+static int sock_diag_socket(void)
+{
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_SOCK_DIAG);
+	return fd < 0 ? -errno : fd;
 }
 
 /* Sends what is batched (at most SANDBOX_FDPASS_MAX_FDS) and closes init's
@@ -121,6 +133,17 @@ int sandbox_net_init(const struct policy_plan *plan, int ctl, struct sandbox_net
 		if (n == SANDBOX_FDPASS_MAX_FDS && (r = flush_batch(ctl, what, fds, &n)))
 			return porta_fail(e, "pass listeners to porta", NULL, -r, NULL);
 	}
+	/* Attribution only: a kernel without sock_diag costs the audit its
+	 * pid and comm on proxied and DNS records, not the run. */
+	int diag = sock_diag_socket();
+	if (diag >= 0 && n == SANDBOX_FDPASS_MAX_FDS && (r = flush_batch(ctl, what, fds, &n))) {
+		close(diag);
+		return porta_fail(e, "pass listeners to porta", NULL, -r, NULL);
+	}
+	if (diag >= 0) {
+		what[n] = (struct sandbox_net_listener){ SANDBOX_NET_SOCK_DIAG, 0 };
+		fds[n++] = diag;
+	}
 	if ((r = flush_batch(ctl, what, fds, &n)) ||
 	    (r = sandbox_fdpass_send(ctl, SANDBOX_CTL_NET_DONE, NULL, 0, NULL, 0)))
 		return porta_fail(e, "pass listeners to porta", NULL, -r, NULL);
@@ -129,9 +152,10 @@ int sandbox_net_init(const struct policy_plan *plan, int ctl, struct sandbox_net
 
 int sandbox_net_init_offline(const struct policy_plan *plan, int ctl, struct porta_error *e)
 {
-	struct sandbox_net_listener what[2] = { { SANDBOX_NET_DNS_UDP, 53 },
-						{ SANDBOX_NET_DNS_TCP, 53 } };
-	int fds[2];
+	struct sandbox_net_listener what[3] = { { SANDBOX_NET_DNS_UDP, 53 },
+						{ SANDBOX_NET_DNS_TCP, 53 },
+						{ SANDBOX_NET_SOCK_DIAG, 0 } };
+	int fds[3];
 	uint16_t bound;
 	int r;
 
@@ -153,6 +177,9 @@ int sandbox_net_init_offline(const struct policy_plan *plan, int ctl, struct por
 		return porta_fail(e, "listen on port", "53", -r, "DNS over TCP");
 	}
 	size_t n = 2;
+	/* who asked a name, for the audit's pid and comm (as in policy mode) */
+	if ((fds[2] = sock_diag_socket()) >= 0)
+		n = 3;
 	if ((r = flush_batch(ctl, what, fds, &n)) ||
 	    (r = sandbox_fdpass_send(ctl, SANDBOX_CTL_NET_DONE, NULL, 0, NULL, 0)))
 		return porta_fail(e, "pass listeners to porta", NULL, -r, NULL);

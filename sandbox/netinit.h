@@ -37,6 +37,10 @@ enum sandbox_net_kind {
 	SANDBOX_NET_DNS_TCP,
 	SANDBOX_NET_HTTP_PROXY,
 	SANDBOX_NET_SOCKS_PROXY,
+	SANDBOX_NET_SOCK_DIAG, /* not a listener: a NETLINK_SOCK_DIAG socket of the
+				* sandbox's network namespace (port 0), with which
+				* the supervisor asks who holds a peer's socket
+				* (supervisor/owner.h) */
 };
 
 struct sandbox_net_listener {
@@ -52,7 +56,9 @@ struct sandbox_net_ports {
 };
 
 /* In init, in the new network namespace, with capabilities: lo, AnyIP
- * routes, every listener, sent over ctl.  0 or -errno (e filled). */
+ * routes, every listener and the sock_diag socket (when the kernel gives
+ * one: without it only the audit's pid and comm are lost), sent over ctl.
+ * 0 or -errno (e filled). */
 int sandbox_net_init(const struct policy_plan *plan, int ctl, struct sandbox_net_ports *ports,
 		     struct porta_error *e);
 

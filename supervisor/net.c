@@ -21,6 +21,7 @@
 #include "policy/portset.h"
 #include "sandbox/control.h"
 #include "supervisor/watch.h"
+#include "supervisor/owner.h"
 #include "supervisor/why.h"
 
 struct supervisor_net {
@@ -40,6 +41,9 @@ struct supervisor_net {
 	int watch_fd;
 	struct event *ev_watch;
 	bool local; /* degraded host: the proxies on the host's loopback, no netns */
+	int diag_fd;  /* init's sock_diag socket, until the owner lookup takes it */
+	pid_t init;   /* init's pid (supervisor_net_set_init), 0: not known */
+	struct supervisor_owner *owner; /* who holds a peer's socket, or NULL */
 };
 
 struct supervisor_net *supervisor_net_create(struct event_base *base,
@@ -54,7 +58,7 @@ struct supervisor_net *supervisor_net_create(struct event_base *base,
 	ns->plan = plan;
 	ns->audit = audit;
 	ns->quiet = quiet;
-	ns->dns_udp = ns->dns_tcp = ns->http = ns->socks = ns->watch_fd = -1;
+	ns->dns_udp = ns->dns_tcp = ns->http = ns->socks = ns->watch_fd = ns->diag_fd = -1;
 	policy_port_set_clear(&ns->allowed);
 	return ns;
 }
@@ -146,6 +150,24 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* Who holds a peer's socket (owner.h): only with init's sock_diag socket
+ * and its pid, so never on a degraded host, where the proxies listen on the
+ * host's loopback and no pid namespace bounds the processes to look at
+ * (docs/design.md, Audit and reporting).  Without it records lack only
+ * their pid and comm. */
+static void start_owner(struct supervisor_net *ns)
+{
+	int r;
+
+	if (ns->diag_fd < 0 || ns->init <= 0)
+		return;
+	if ((r = supervisor_owner_create(ns->diag_fd, ns->init, &ns->owner))) {
+		log_msg(LOG_LEVEL_DEBUG, "no socket owners in the audit: %s", strerror(-r));
+		return;
+	}
+	ns->diag_fd = -1; /* the owner lookup's now */
+}
+
 /* --no-net: the responder alone, with no upstream and no rules: every name
  * is answered "no such host" and recorded (reason no-net), nothing leaves. */
 static int start_offline(struct supervisor_net *ns, struct porta_error *e)
@@ -156,6 +178,8 @@ static int start_offline(struct supervisor_net *ns, struct porta_error *e)
 		.tcp_fd = ns->dns_tcp,
 		.offline = true,
 		.log = ns->log,
+		.owner_fn = ns->owner ? supervisor_owner_lookup : NULL,
+		.owner_arg = ns->owner,
 	};
 	int r = dnsd_responder_create(&dcfg, &ns->responder);
 
@@ -174,6 +198,7 @@ static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 
 	if ((r = decision_log_create(&lcfg, &ns->log)))
 		return porta_fail(e, "network policy", NULL, -r, NULL);
+	start_owner(ns);
 	if (plan->opts->net_mode == POLICY_NET_NONE)
 		return start_offline(ns, e);
 	ns->map = dnsd_namemap_create(0);
@@ -195,6 +220,8 @@ static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 		.upstream = ucfg.server,
 		.map = ns->map,
 		.log = ns->log,
+		.owner_fn = ns->owner ? supervisor_owner_lookup : NULL,
+		.owner_arg = ns->owner,
 	};
 	/* A degraded host has no DNS responder: names reach porta only
 	 * through the proxy. */
@@ -214,6 +241,8 @@ static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 		.http_fd = ns->http,
 		.socks_fd = ns->socks,
 		.log = ns->log,
+		.owner_fn = ns->owner ? supervisor_owner_lookup : NULL,
+		.owner_arg = ns->owner,
 	};
 	if ((r = proxy_create(&pcfg, &ns->proxy)))
 		return porta_fail(e, "network proxy", NULL, -r, NULL);
@@ -250,6 +279,11 @@ int supervisor_net_take(struct supervisor_net *ns, const struct sandbox_fdpass_m
 			case SANDBOX_NET_DNS_TCP: ns->dns_tcp = fd; break;
 			case SANDBOX_NET_HTTP_PROXY: ns->http = fd; break;
 			case SANDBOX_NET_SOCKS_PROXY: ns->socks = fd; break;
+			case SANDBOX_NET_SOCK_DIAG:
+				if (ns->diag_fd >= 0)
+					close(ns->diag_fd);
+				ns->diag_fd = fd;
+				continue; /* no port: nothing for the connect watch */
 			default:
 				rc = porta_fail(e, "listeners from init", NULL, EBADMSG, NULL);
 				goto out;
@@ -282,6 +316,12 @@ out:
 	for (size_t i = used; i < m->n_fds; i++)
 		close(m->fds[i]);
 	return rc;
+}
+
+void supervisor_net_set_init(struct supervisor_net *ns, pid_t init)
+{
+	if (ns)
+		ns->init = init;
 }
 
 int supervisor_net_listen_local(struct supervisor_net *ns, struct sandbox_net_ports *ports,
@@ -331,6 +371,9 @@ void supervisor_net_destroy(struct supervisor_net *ns)
 		close(ns->watch_fd);
 	proxy_destroy(ns->proxy);
 	dnsd_responder_destroy(ns->responder);
+	supervisor_owner_destroy(ns->owner); /* after both: they call into it */
+	if (ns->diag_fd >= 0)
+		close(ns->diag_fd);
 	dnsd_upstream_destroy(ns->upstream);
 	dnsd_namemap_destroy(ns->map);
 	decision_log_destroy(ns->log);

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "common/error.h"
 #include "policy/plan.h"
@@ -32,6 +33,12 @@ struct supervisor_net *supervisor_net_create(struct event_base *base,
  * the proxy start.  0 or -errno (e filled): the run must end. */
 int supervisor_net_take(struct supervisor_net *ns, const struct sandbox_fdpass_msg *m,
 			const void *data, struct porta_error *e);
+
+/* init's pid in the supervisor's pid namespace, once cloned: with the
+ * sock_diag socket init sends, the audit names the process behind each
+ * proxied connection and DNS query (owner.h).  Call before the loop serves
+ * SANDBOX_CTL_NET_DONE; without it those records carry no pid or comm. */
+void supervisor_net_set_init(struct supervisor_net *ns, pid_t init);
 
 struct supervisor_why;
 

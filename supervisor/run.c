@@ -473,6 +473,7 @@ static void after_clone(struct run *u)
 		}
 	}
 	u->s.init = u->pid;
+	supervisor_net_set_init(u->s.net, u->pid);
 }
 
 /* After the loop: every process of the sandbox is gone, and every creation

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/kernel.h"
+#include "supervisor/identity.h"
 #include "supervisor/procmem.h"
 
 #if !defined(__x86_64__)
@@ -153,82 +154,17 @@ bool supervisor_connect_event_dst(const struct supervisor_connect_event *ev, cha
 	return true;
 }
 
-/* Reads /proc/TID/<name> into buf (NUL-terminated); bytes read or -errno. */
-static ssize_t read_proc(pid_t tid, const char *name, char *buf, size_t cap)
-{
-	char path[48];
-	size_t got = 0;
-	int fd, err = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (got + 1 < cap) {
-		ssize_t n = read(fd, buf + got, cap - 1 - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			err = errno;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return err ? -err : (ssize_t)got;
-}
-
-/* Parses blanks then a positive decimal pid at s; 0 when there is none.
- * *end (when not NULL) gets the first byte after the digits. */
-static pid_t parse_pid(const char *s, const char **end)
-{
-	long v = 0;
-	bool digits = false;
-
-	while (*s == '\t' || *s == ' ')
-		s++;
-	while (*s >= '0' && *s <= '9' && v < 0x7fffffff) {
-		v = v * 10 + (*s++ - '0');
-		digits = true;
-	}
-	if (end)
-		*end = s;
-	return digits && v > 0 && v < 0x7fffffff ? (pid_t)v : 0;
-}
-
 /* The thread's comm, its thread group id, and that id inside the
- * sandbox's own pid namespace. */
+ * sandbox's own pid namespace (identity.h, shared with the owner lookup). */
 static void read_identity(pid_t tid, struct supervisor_connect_event *ev)
 {
-	char buf[4096];
-	ssize_t n;
-	const char *t;
+	struct supervisor_identity id;
 
-	n = read_proc(tid, "comm", buf, sizeof(buf));
-	if (n > 0) {
-		/* The kernel appends one newline (proc_pid_comm); the name
-		 * itself may hold any byte but NUL, a newline included. */
-		if (buf[n - 1] == '\n')
-			n--;
-		if ((size_t)n >= sizeof(ev->comm))
-			n = sizeof(ev->comm) - 1;
-		memcpy(ev->comm, buf, (size_t)n);
-		ev->comm[n] = '\0';
-	}
-	/* "Tgid:\t<n>" and "NStgid:\t<outer> ... <inner>" are lines of their
-	 * own near the top of status; the Name line before them is escaped by
-	 * the kernel (a newline in a name prints as \n), so it cannot fake one. */
-	n = read_proc(tid, "status", buf, sizeof(buf));
-	if (n > 0 && (t = strstr(buf, "\nTgid:")) != NULL)
-		ev->pid = parse_pid(t + strlen("\nTgid:"), NULL);
-	if (n > 0 && (t = strstr(buf, "\nNStgid:")) != NULL) {
-		const char *next = t + strlen("\nNStgid:");
-		pid_t v;
-		/* The last number of the line is the innermost namespace's. */
-		while ((v = parse_pid(next, &next)) > 0)
-			ev->ns_pid = v;
-	}
+	supervisor_identity_read(tid, &id);
+	ev->pid = id.pid;
+	ev->ns_pid = id.ns_pid;
+	_Static_assert(sizeof(ev->comm) == sizeof(id.comm), "comm sizes differ");
+	memcpy(ev->comm, id.comm, sizeof(ev->comm));
 }
 
 /* Where the call's address is and how long the caller says it is. */

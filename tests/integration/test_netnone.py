@@ -175,6 +175,8 @@ class NoNet(PortaTestCase):
         for r in recs:
             self.assertEqual((r["kind"], r["verdict"], r["reason"]), ("dns", "deny", "no-net"), r)
             self.assertEqual(r["hint"], "--allow-net " + r["host"], r)
+            # who asked, as the command sees it (the python is init's child)
+            self.assertEqual((r.get("pid"), r.get("comm")), (2, os.path.basename(PY)[:15]), r)
 
     @harness.needs_userns('the connect watch under --no-net needs the full sandbox')
     def test_connects_are_named_with_their_port(self):

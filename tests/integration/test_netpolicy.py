@@ -634,6 +634,68 @@ class PolicyMode(NetPolicyCase):
             self.assertIsInstance(r["duration_ms"], int, r)
             self.assertEqual(r["verdict"], "allow", r)
 
+    def test_every_record_names_the_process(self):
+        # issue 13: the proxy, DNS and transparent paths name the process
+        # that holds the program's socket, as the connect watch does: its
+        # pid as the program sees it and its comm (the probe renames itself)
+        ca = self.lab.ca_file
+        steps = [{"op": "resolve", "name": "allowed.test"},                       # dns, udp
+                 {"op": "dns", "server": DNS, "name": "allowed.test", "transport": "tcp"},
+                 {"op": "dns", "server": DNS, "name": "evil.test"},                # dns, refused
+                 {"op": "tls", "host": "allowed.test", "port": 443, "sni": "allowed.test",
+                  "cafile": ca},                                                   # connect
+                 {"op": "tls", "host": EVIL, "port": 443, "sni": "evil.test", "cafile": ca},
+                 {"op": "proxy", "target": "allowed.test:443", "then": "tls", "sni": "allowed.test",
+                  "cafile": ca},                                                   # proxy
+                 {"op": "socks", "target": "allowed.test", "port": 443, "then": "tls",
+                  "sni": "allowed.test", "cafile": ca},
+                 {"op": "proxy", "target": "evil.test:443"},
+                 {"op": "tcp", "host": TLS, "port": 22, "send": "x"}]               # the watch
+        run = self.probe(["--allow-net", "allowed.test:443"], steps, comm="porta-probe")
+        for i in (0, 1, 3, 5, 6):
+            self.res_ok(run, i)
+        pid = run.probe["pid"]
+        kinds = sorted({(r["kind"], r["verdict"]) for r in run.audit})
+        self.assertEqual(kinds, [("connect", "allow"), ("connect", "deny"), ("dns", "allow"),
+                                 ("dns", "deny"), ("proxy", "allow"), ("proxy", "deny")],
+                         run.describe())
+        unnamed = [r for r in run.audit if r.get("pid") != pid or r.get("comm") != "porta-probe"]
+        self.assertEqual(unnamed, [], "records not naming the probe (pid %d, porta-probe)\n%s"
+                         % (pid, run.describe()))
+        # a process that made itself non-dumpable (as ssh-agent and some
+        # browsers do) is still named: porta owns the sandbox's user
+        # namespace, so the ptrace read check on /proc/PID/fd passes
+        wrap = ("import ctypes, sys; libc = ctypes.CDLL(None); "
+                "assert libc.prctl(4, 0, 0, 0, 0) == 0 and libc.prctl(3, 0, 0, 0, 0) == 0; "
+                "src = sys.argv.pop(1); exec(compile(src, 'netprobe', 'exec'))")
+        steps = [{"op": "dns", "server": DNS, "name": "allowed.test"},
+                 {"op": "proxy", "target": "allowed.test:443", "then": "tls", "sni": "allowed.test",
+                  "cafile": ca}]
+        run = self.porta(["--allow-net", "allowed.test:443"],
+                         [PY, "-c", wrap, PROBE_SRC, json.dumps(steps), "undumpable"])
+        self.assertIsNotNone(run.probe, run.describe())
+        self.res_ok(run, 1)
+        self.assertEqual(sorted({r["kind"] for r in run.audit}), ["dns", "proxy"], run.describe())
+        for r in run.audit:
+            self.assertEqual((r.get("pid"), r.get("comm")), (run.probe["pid"], "undumpable"), r)
+        # a child of a shell: the holder is found among all of the
+        # sandbox's processes, not only the command itself
+        script = ("curl -sS -m 5 --cacert %(ca)s https://allowed.test/; "
+                  "curl -sS -m 5 --noproxy '*' --cacert %(ca)s https://allowed.test/" % {"ca": ca})
+        run = self.porta(["--allow-net", "allowed.test:443"], ["/bin/sh", "-c", script])
+        self.assertEqual(run.out.split("\n"), ["tls allowed"] * 2 + [""], run.describe())
+        self.assertEqual(sorted({r["kind"] for r in run.audit}), ["connect", "dns", "proxy"],
+                         run.describe())
+        for r in run.audit:
+            self.assertEqual(r.get("comm"), "curl", r)
+            self.assertIsInstance(r.get("pid"), int, r)
+            self.assertGreater(r["pid"], 1, "init is pid 1, the shell's child is not: %r" % r)
+        # two curls, one after the other: two processes
+        by_kind = {k: {r["pid"] for r in run.audit if r["kind"] == k} for k in ("proxy", "connect")}
+        self.assertEqual(len(by_kind["proxy"]), 1, run.describe())
+        self.assertEqual(len(by_kind["connect"]), 1, run.describe())
+        self.assertNotEqual(by_kind["proxy"], by_kind["connect"], run.describe())
+
     def test_command_killed_with_connections_open(self):
         # The command dies (SIGKILL) with a relayed connection and a
         # connection still being sniffed open: porta ends the same way, its

@@ -67,6 +67,8 @@ struct got_event {
 	uint32_t ttl;
 	char server[POLICY_ADDR_STRLEN];
 	bool server_known;
+	int pid;
+	char comm[16];
 };
 
 struct fixture {
@@ -239,6 +241,9 @@ static void on_event(const struct dnsd_event *ev, void *arg)
 	g->n_dropped = ev->n_dropped;
 	g->ttl = ev->ttl;
 	g->server_known = ev->server_known;
+	g->pid = ev->pid;
+	if (ev->comm)
+		snprintf(g->comm, sizeof(g->comm), "%s", ev->comm);
 	policy_addr_format(&ev->server, g->server);
 	for (size_t i = 0; i < ev->n_addrs; i++)
 		cr_assert(!policy_addr_default_denied(&ev->addrs[i]));
@@ -289,6 +294,10 @@ static const char *const default_rules[] = { "api.allowed.test", "*.wild.allowed
 					     "slow.allowed.test", "rebind.allowed.test",
 					     "bad.allowed.test", NULL };
 
+/* The owner lookup the responder is given (the supervisor's is
+ * supervisor/owner.h); NULL in most tests.  Each test is a process. */
+static decision_owner_fn fixture_owner_fn;
+
 static void start_at(struct fixture *f, int family, const char *addr,
 		     const char *const *rules, const struct dnsd_limits *lim)
 {
@@ -330,6 +339,8 @@ static void start_at(struct fixture *f, int family, const char *addr,
 		.on_event = on_event,
 		.event_arg = f,
 		.log = f->dlog,
+		.owner_fn = fixture_owner_fn,
+		.owner_arg = f,
 	};
 	if (lim)
 		cfg.limits = *lim;
@@ -734,6 +745,104 @@ Test(responder, records_a_refused_name_without_a_port)
 	cr_expect_str_eq(words, "no rule");
 	cr_expect_str_eq(hint, "--allow-net evil.test");
 	cr_expect_not(decision_log_refused_at(f.dlog, 1, &d, &words, &hint));
+	stop(&f);
+}
+
+/* A stand-in for the supervisor's owner lookup: what it was asked. */
+static unsigned owner_calls;
+static int owner_protos[8];
+static uint16_t owner_peer_ports[8], owner_local_ports[8];
+static char owner_locals[8][POLICY_ADDR_STRLEN];
+
+static bool owner_stub(void *arg, int protocol, const struct sockaddr *peer, socklen_t peer_len,
+		       const struct sockaddr *local, socklen_t local_len, struct decision_owner *out)
+{
+	struct policy_addr a;
+	(void)arg;
+	(void)peer_len;
+	(void)local_len;
+	cr_assert_lt(owner_calls, 8);
+	unsigned i = owner_calls++;
+	owner_protos[i] = protocol;
+	owner_peer_ports[i] = ntohs(((const struct sockaddr_in *)peer)->sin_port);
+	cr_assert_eq(local->sa_family, AF_INET);
+	owner_local_ports[i] = ntohs(((const struct sockaddr_in *)local)->sin_port);
+	memset(&a, 0, sizeof(a));
+	a.family = POLICY_ADDR_V4;
+	memcpy(a.b, &((const struct sockaddr_in *)local)->sin_addr, 4);
+	policy_addr_format(&a, owner_locals[i]);
+	out->pid = 31;
+	snprintf(out->comm, sizeof(out->comm), "asker");
+	return true;
+}
+
+static uint16_t local_port_of(int fd)
+{
+	struct sockaddr_in me;
+	socklen_t ml = sizeof(me);
+	cr_assert_eq(getsockname(fd, (struct sockaddr *)&me, &ml), 0);
+	return ntohs(me.sin_port);
+}
+
+/* With an owner_fn, each UDP query asks it once, about the client's socket
+ * and the address the query went to; a TCP connection once, however many
+ * queries it carries; every event and record carries what it answered. */
+Test(responder, owner_asked_once_per_query_or_connection)
+{
+	struct fixture f;
+	uint8_t q[512];
+	struct wait *w = malloc(sizeof(*w));
+
+	fixture_owner_fn = owner_stub;
+	start(&f, NULL);
+	uint16_t dns_port = ntohs(((struct sockaddr_in *)&f.udp_addr)->sin_port);
+	int fd = udp_client(&f);
+	size_t len = build_query(q, 7, "evil.test", T_A, false);
+	cr_assert_geq(udp_exchange(&f, fd, q, len, w, 3000), 0);
+	uint16_t udp_port = local_port_of(fd);
+	close(fd);
+	cr_assert_eq(owner_calls, 1);
+	cr_expect_eq(owner_protos[0], IPPROTO_UDP);
+	cr_expect_eq(owner_peer_ports[0], udp_port);
+	cr_expect_eq(owner_local_ports[0], dns_port);
+	cr_expect_str_eq(owner_locals[0], "127.0.0.1");
+
+	fd = tcp_client(&f);
+	uint16_t tcp_port = local_port_of(fd);
+	tcp_send_query(fd, 8, "evil.test", T_A);
+	tcp_send_query(fd, 9, "api.allowed.test", T_TXT);
+	tcp_wait(&f, fd, w, 2, 3000);
+	close(fd);
+	free(w);
+	cr_assert_eq(owner_calls, 2, "asked %u times", owner_calls);
+	cr_expect_eq(owner_protos[1], IPPROTO_TCP);
+	cr_expect_eq(owner_peer_ports[1], tcp_port);
+	cr_expect_eq(owner_local_ports[1], ntohs(((struct sockaddr_in *)&f.tcp_addr)->sin_port));
+
+	cr_assert_eq(f.n_events, 3);
+	for (size_t i = 0; i < f.n_events; i++) {
+		cr_expect_eq(f.events[i].pid, 31);
+		cr_expect_str_eq(f.events[i].comm, "asker");
+	}
+	fflush(f.audit);
+	size_t recs = 0;
+	for (const char *p = f.audit_buf; (p = strstr(p, "\"pid\":31,\"comm\":\"asker\"")); p++)
+		recs++;
+	cr_expect_eq(recs, 3, "%s", f.audit_buf);
+	stop(&f);
+}
+
+/* Without one, no record names a process. */
+Test(responder, no_owner_no_pid)
+{
+	struct fixture f;
+	start(&f, NULL);
+	struct answer a = ask_udp(&f, "evil.test", T_A);
+	cr_expect_eq(a.rcode, DNSD_RCODE_NXDOMAIN);
+	fflush(f.audit);
+	cr_expect(strstr(f.audit_buf, "\"kind\":\"dns\""), "%s", f.audit_buf);
+	cr_expect_not(strstr(f.audit_buf, "\"pid\""), "%s", f.audit_buf);
+	cr_expect_eq(last_event(&f)->pid, 0);
 	stop(&f);
 }
 

@@ -536,6 +536,8 @@ struct lab_opts {
 	struct proxy_limits limits;
 	bool no_http, no_socks;
 	const uint16_t *ports; /* transparent ports, 0-terminated */
+	decision_owner_fn owner_fn; /* the supervisor's owner lookup, or NULL */
+	void *owner_arg;
 };
 
 /* Step 2 (servers and DNS table set up in H): the sandbox netns, the
@@ -597,8 +599,11 @@ static inline int lab_start(struct lab *l, const struct lab_opts *o)
 		.socks_fd = o && o->no_socks ? -1 : lab_listen("127.0.0.1", 1080),
 		.log = l->log,
 	};
-	if (o)
+	if (o) {
 		cfg.limits = o->limits;
+		cfg.owner_fn = o->owner_fn;
+		cfg.owner_arg = o->owner_arg;
+	}
 	if (proxy_create(&cfg, &l->proxy) < 0)
 		return 2;
 	if (pipe2(l->stop_fd, O_CLOEXEC) < 0)

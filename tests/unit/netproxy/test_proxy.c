@@ -173,7 +173,7 @@ static int audit_child(void)
 		  lab_str(allow, "rule"));
 	LAB_CHECK(json_is_null(json_object_get(allow, "hint")), "hint on an allow");
 	LAB_CHECK(!json_object_get(allow, "pid") && !json_object_get(allow, "comm"),
-		  "pid/comm are not known to the transparent path");
+		  "pid/comm without an owner_fn to name them");
 	LAB_CHECK(closing, "no close record");
 	if (closing) {
 		hl = lab_hello(hello, "api.allowed.test");
@@ -211,6 +211,89 @@ static int audit_child(void)
 Test(proxy, audit_records)
 {
 	LAB_RUN(audit_child);
+}
+
+/* A stand-in for the supervisor's owner lookup (supervisor/owner.h): counts
+ * the calls and remembers what it was asked. */
+static atomic_uint owner_calls;
+static atomic_int owner_proto;
+static atomic_uint owner_peer_port, owner_local_port;
+
+static uint16_t sa_port(const struct sockaddr *sa)
+{
+	return ntohs(sa->sa_family == AF_INET ? ((const struct sockaddr_in *)sa)->sin_port
+					      : ((const struct sockaddr_in6 *)sa)->sin6_port);
+}
+
+static bool owner_stub(void *arg, int protocol, const struct sockaddr *peer, socklen_t peer_len,
+		       const struct sockaddr *local, socklen_t local_len, struct decision_owner *out)
+{
+	(void)peer_len;
+	(void)local_len;
+	atomic_fetch_add(&owner_calls, 1);
+	atomic_store(&owner_proto, protocol);
+	atomic_store(&owner_peer_port, sa_port(peer));
+	atomic_store(&owner_local_port, sa_port(local));
+	out->pid = 4242;
+	snprintf(out->comm, sizeof(out->comm), "%s", (const char *)arg);
+	return true;
+}
+
+/* With an owner_fn, every record of a connection (allow, close, refusal,
+ * transparent and through the HTTP proxy) names what it answered, and it
+ * is asked once per connection, about the program's end. */
+static int owner_child(void)
+{
+	struct lab l;
+	int rc = lab_enter(&l);
+	if (rc)
+		return rc;
+	struct lab_server *good = lab_server_start("203.0.113.10", 443, NULL);
+	lab_dns_table = dns_basic;
+	lab_rule(&l, "api.allowed.test:443", POLICY_NET_ALLOW, POLICY_NET_SCOPE_ALL);
+	map_add(&l, "api.allowed.test", "203.0.113.10");
+	struct lab_opts o = { .owner_fn = owner_stub, .owner_arg = "prog\nname" };
+	if (!good || lab_start(&l, &o))
+		return 2;
+	int fd = lab_connect("203.0.113.10", 443);
+	struct sockaddr_storage me;
+	socklen_t ml = sizeof(me);
+	getsockname(fd, (struct sockaddr *)&me, &ml);
+	LAB_CHECK(tls_roundtrip(fd, "api.allowed.test", "0123456789"), "roundtrip");
+	close(fd);
+	LAB_CHECK(atomic_load(&owner_calls) == 1, "asked %u times", atomic_load(&owner_calls));
+	LAB_CHECK(atomic_load(&owner_proto) == IPPROTO_TCP, "protocol");
+	LAB_CHECK(atomic_load(&owner_peer_port) == sa_port((struct sockaddr *)&me),
+		  "asked about port %u, the program's is %u", atomic_load(&owner_peer_port),
+		  sa_port((struct sockaddr *)&me));
+	LAB_CHECK(atomic_load(&owner_local_port) == 443, "local port %u",
+		  atomic_load(&owner_local_port));
+	fd = lab_connect("127.0.0.1", 3128);
+	const char req[] = "CONNECT evil.test:443 HTTP/1.1\r\nHost: evil.test:443\r\n\r\n";
+	lab_send(fd, req, sizeof(req) - 1);
+	char resp[512];
+	lab_recv_all(fd, resp, sizeof(resp));
+	close(fd);
+	lab_sleep_ms(200); /* the close record */
+	LAB_CHECK(atomic_load(&owner_calls) == 2, "asked %u times", atomic_load(&owner_calls));
+
+	json_t *recs[32];
+	size_t n = lab_audit(&l, recs, 32);
+	LAB_CHECK(n == 3, "%zu records", n);
+	for (size_t i = 0; i < n; i++) {
+		LAB_CHECK(json_integer_value(json_object_get(recs[i], "pid")) == 4242, "pid in %s",
+			  lab_str(recs[i], "reason"));
+		LAB_CHECK(strcmp(lab_str(recs[i], "comm"), "prog\\x0aname") == 0, "comm %s (escaped)",
+			  lab_str(recs[i], "comm"));
+	}
+	LAB_CHECK(lab_find(recs, n, "no-rule", "evil.test"), "no refusal through the proxy");
+	lab_free_recs(recs, n);
+	return lab_finish(&l);
+}
+
+Test(proxy, owner_names_every_record)
+{
+	LAB_RUN(owner_child);
 }
 
 /* ---- row 30: SNI allowed, dialled address evil ------------------------- */
