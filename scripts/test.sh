@@ -4,7 +4,8 @@
 #   scripts/test.sh            (as root on a fresh Debian 12 machine, or as a developer)
 #
 # Phases, each reported on one line and summed up at the end:
-#   deps        install the packages of scripts/deps.txt that are missing (root only)
+#   deps        install the packages of scripts/deps.txt that are missing, and
+#               Debian's npm when no npm is on PATH (root only)
 #   main        -Werror build in build/, ctest as the caller (root in CI)
 #   user        the same tree copied to a directory owned by an unprivileged
 #               user (porta-ci), built and tested as that user (root only)
@@ -81,6 +82,16 @@ phase_deps() {
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 			missing+=("$p")
 	done < <(deps_list)
+	# netlab/npm-install (bench/npm --check) runs npm.  Debian's npm only
+	# when there is none: a host with another Node.js (nodesource's nodejs
+	# ships its own npm) keeps its own.  Without root, the test skips.
+	if ! PATH="$SYS_PATH" command -v npm >/dev/null 2>&1; then
+		if [ "$IS_ROOT" -eq 1 ]; then
+			missing+=(npm)
+		else
+			echo "note: no npm: netlab/npm-install will be skipped (as root: apt-get install npm)"
+		fi
+	fi
 	if [ "${#missing[@]}" -eq 0 ]; then
 		record deps PASS "all installed"
 		return

@@ -52,6 +52,7 @@ The API (each server call returns a Server handle; addresses may be IPv6):
     lab.stop(server)
     lab.run(argv, env=None, timeout=30, input=None, cwd=None) -> Completed(rc, out, err)
     lab.popen(argv, ...) / lab.command(argv)              the same, for longer-lived commands
+    lab.popen(argv, side="internet", ...)                 a server of the test's own, in the internet
     lab.env(**extra) / lab.ca_env(**extra)                clean environments for commands
     lab.hits(server), lab.bytes_received(server), lab.requests(server)
     lab.canary_hits() -> {"addr:port/proto": n}, lab.queries(name=None), lab.stats()
@@ -629,6 +630,7 @@ class Controller:
         os.close(w)
         os.close(hold_r)
         self.holder_pipe = hold_w
+        self.holder_pid = pid
         if os.read(r, 1) != b"k":
             raise LabError("the internet namespace holder died")
         os.close(r)
@@ -996,7 +998,10 @@ class Controller:
         self.setup_network()
         os.set_blocking(0, False)
         self.sel.register(0, selectors.EVENT_READ, ("rpc", None))
-        self.emit({"stage": "ready", "ipv6": self.ipv6})
+        # The holder's pid as the lab sees it: the test side finds the same
+        # process among its own pids (NSpid in /proc/PID/status) to enter
+        # the internet namespace (Lab.command(side="internet")).
+        self.emit({"stage": "ready", "ipv6": self.ipv6, "internet_pid": self.holder_pid})
         while self.running:
             for key, _ in self.sel.select(timeout=1.0):
                 what, obj = key.data
@@ -1180,6 +1185,7 @@ class Lab:
         self._repos = 0
         self.proc = None
         self.pid1 = None
+        self.internet_pid = None
         self.userns = None
         self.closed = False
         _LIVE.add(self)
@@ -1238,6 +1244,20 @@ class Lab:
         self.pid1 = got["forked"]["pid1"]
         self.ipv6 = got["ready"]["ipv6"]
         self.userns = os.readlink("/proc/%d/ns/user" % self.pid1)
+        self.internet_pid = self._host_pid(got["ready"]["internet_pid"])
+
+    def _host_pid(self, lab_pid):
+        """The host pid of the lab process whose pid in the lab's PID
+        namespace is lab_pid (the last NSpid field, proc(5))."""
+        for pid in self.processes():
+            with contextlib.suppress(OSError, ValueError):
+                with open("/proc/%d/status" % pid) as f:
+                    for line in f:
+                        if line.startswith("NSpid:"):
+                            if int(line.split()[-1]) == lab_pid:
+                                return pid
+                            break
+        raise LabError("cannot find the internet namespace's holder (lab pid %d)" % lab_pid)
 
     def _write_id_maps(self, pid):
         uid, gid = os.geteuid(), os.getegid()
@@ -1577,16 +1597,23 @@ class Lab:
         return self.env(SSL_CERT_FILE=self.ca_file, CURL_CA_BUNDLE=self.ca_file,
                         GIT_SSL_CAINFO=self.ca_file, REQUESTS_CA_BUNDLE=self.ca_file, **extra)
 
-    def command(self, argv, cwd=None):
-        """argv wrapped to run in the lab's client namespaces, as our own uid."""
-        return ["nsenter", "--target", str(self.pid1), "--user", "--net", "--mount", "--pid",
+    def command(self, argv, cwd=None, side="client"):
+        """argv wrapped to run in the lab's client namespaces, as our own uid.
+        side="internet": in the internet's network namespace instead (same
+        user, mount and PID namespaces), where a server of the test's own
+        binds any public address (AnyIP) and answers the client side."""
+        if side not in ("client", "internet"):
+            raise LabError("side must be 'client' or 'internet'")
+        target = self.pid1 if side == "client" else self.internet_pid
+        return ["nsenter", "--target", str(target), "--user", "--net", "--mount", "--pid",
                 "--preserve-credentials", "--wd=%s" % (cwd or os.getcwd()), "--"] + list(argv)
 
-    def popen(self, argv, env=None, cwd=None, **kw):
-        """subprocess.Popen of argv in the lab, in its own process group;
-        killed at close() if still running."""
+    def popen(self, argv, env=None, cwd=None, side="client", **kw):
+        """subprocess.Popen of argv in the lab (on side, see command()), in
+        its own process group; killed at close() if still running."""
         kw.setdefault("stdin", subprocess.DEVNULL)
-        p = subprocess.Popen(self.command(argv, cwd), env=env if env is not None else self.env(),
+        p = subprocess.Popen(self.command(argv, cwd, side),
+                             env=env if env is not None else self.env(),
                              start_new_session=True, close_fds=True, **kw)
         self._procs.append(p)
         return p

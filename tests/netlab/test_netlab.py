@@ -67,6 +67,25 @@ s.sendto(payload, (host, port))
 print("got:", s.recv(65536).decode(errors="replace"))
 """
 
+# A server that answers one connection with what it read, prefixed, and exits.
+ONE_SHOT_SERVER = r"""
+import socket, sys
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.listen(1)
+print("listening", flush=True)
+c, _ = s.accept()
+data = b""
+while True:
+    chunk = c.recv(65536)
+    if not chunk:
+        break
+    data += chunk
+c.sendall(b"own server got " + data)
+c.close()
+"""
+
 URLLIB = r"""
 import ssl, sys, urllib.request
 ctx = ssl.create_default_context(cafile=sys.argv[2]) if len(sys.argv) > 2 else None
@@ -256,6 +275,26 @@ print(got.count(b"HTTP/1.1 200"))
         self.assertIn("ConnectionRefusedError", res.out)
         self.assertLess(time.monotonic() - t0, 3)
 
+
+    def test_a_server_of_the_tests_own_runs_in_the_internet(self):
+        # side="internet": the command sees the internet's network (the
+        # gateway address on eth0), binds a public address there, and a
+        # client on the client side reaches it by name.
+        res = self.lab.run(["ip", "-o", "-4", "addr"])
+        self.assertNotIn(netlab.GATEWAY_V4 + "/24", res.out)
+        p = self.lab.popen(["ip", "-o", "-4", "addr"], side="internet", stdout=subprocess.PIPE)
+        out = p.communicate(timeout=10)[0].decode()
+        self.assertEqual(p.returncode, 0)
+        self.assertIn(netlab.GATEWAY_V4 + "/24", out)
+        self.assertNotIn(netlab.CLIENT_V4, out)
+        server = self.lab.popen([PY, "-c", ONE_SHOT_SERVER, "203.0.113.31", "8099"],
+                                side="internet", stdout=subprocess.PIPE)
+        self.assertEqual(server.stdout.readline(), b"listening\n")
+        res = self.run_ok([PY, "-c", TCP_CLIENT, "203.0.113.31", "8099", "hello"])
+        self.assertEqual(res.out.strip(), "got: own server got hello")
+        self.assertEqual(server.wait(timeout=10), 0)
+        with self.assertRaises(netlab.LabError):
+            self.lab.command(["true"], side="elsewhere")
 
 class DNS(LabTestCase):
 
