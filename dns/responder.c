@@ -16,6 +16,7 @@
 #include "common/kernel.h"
 #include "common/log.h"
 #include "decision/log.h"
+#include "dns/answers.h"
 #include "dns/upstream.h"
 #include "wire/dns.h"
 
@@ -86,22 +87,6 @@ struct pending {
 	struct pending *prev, *next;
 };
 
-/* Upstream answers kept for their TTL (c-ares 1.18 keeps none): a build
- * that opens a hundred connections to one registry asks the upstream once.
- * Only answers with addresses and a TTL above 0 (a TTL of 0 is a
- * rebinding name's: asked every time); direct-mapped by name and type, a
- * newer answer replacing an older one in its slot. */
-#define ANSWER_CACHE_SLOTS 256
-#define ANSWER_CACHE_ADDRS 16 /* answers with more addresses are not kept */
-
-struct cached_answer {
-	uint64_t expires_ms; /* 0: empty */
-	uint16_t qtype;
-	uint8_t n_addrs;
-	uint8_t n_dropped; /* default-denied addresses the upstream also gave */
-	char name[POLICY_NAME_MAX + 1];
-	struct policy_addr addrs[ANSWER_CACHE_ADDRS];
-};
 
 struct dnsd_responder {
 	struct event_base *base;
@@ -126,7 +111,7 @@ struct dnsd_responder {
 	struct tcp_conn *conns;
 	size_t n_conns;
 	struct dnsd_responder_stats stats;
-	struct cached_answer cache[ANSWER_CACHE_SLOTS];
+	struct dnsd_answers *answers; /* upstream answers kept for their TTL */
 	uint8_t in[65536];           /* one received message */
 	uint8_t out[2 + DNSD_TCP_MAX]; /* one response, after room for the TCP prefix */
 };
@@ -525,48 +510,6 @@ static void answer_upstream(struct dnsd_responder *r, struct pending *p, const u
 	}
 }
 
-static struct cached_answer *cache_slot(struct dnsd_responder *r, const char *name,
-					 uint16_t qtype)
-{
-	uint32_t h = 2166136261u ^ qtype; /* FNV-1a */
-
-	for (const char *c = name; *c; c++)
-		h = (h ^ (uint8_t)*c) * 16777619u;
-	return &r->cache[h % ANSWER_CACHE_SLOTS];
-}
-
-static void cache_put(struct dnsd_responder *r, const char *name, uint16_t qtype,
-		      const struct dnsd_event *ev)
-{
-	if (ev->n_addrs == 0 || ev->n_addrs > ANSWER_CACHE_ADDRS || ev->ttl == 0 ||
-	    (ev->reason != POLICY_REASON_ALLOW && ev->reason != POLICY_REASON_SOME_DENIED))
-		return;
-	struct cached_answer *c = cache_slot(r, name, qtype);
-	size_t nl = strlen(name);
-	if (nl >= sizeof(c->name))
-		return;
-	memcpy(c->name, name, nl + 1);
-	c->qtype = qtype;
-	c->n_addrs = (uint8_t)ev->n_addrs;
-	c->n_dropped = ev->n_dropped > 255 ? 255 : (uint8_t)ev->n_dropped;
-	memcpy(c->addrs, ev->addrs, ev->n_addrs * sizeof(c->addrs[0]));
-	c->expires_ms = dnsd_clock_ms() + (uint64_t)ev->ttl * 1000;
-}
-
-/* The kept answer for name and type with at least a second left, and that
- * second count in *ttl_left; NULL when there is none. */
-static const struct cached_answer *cache_get(struct dnsd_responder *r, const char *name,
-					     uint16_t qtype, uint32_t *ttl_left)
-{
-	const struct cached_answer *c = cache_slot(r, name, qtype);
-	uint64_t now = dnsd_clock_ms();
-
-	if (c->expires_ms <= now + 1000 || c->qtype != qtype || strcmp(c->name, name) != 0)
-		return NULL;
-	*ttl_left = (uint32_t)((c->expires_ms - now) / 1000);
-	return c;
-}
-
 static void pending_unlink(struct dnsd_responder *r, struct pending *p)
 {
 	if (p->prev)
@@ -605,7 +548,10 @@ static void on_upstream(enum dnsd_upstream_result res, const uint8_t *msg, size_
 	switch (res) {
 	case DNSD_UPSTREAM_ANSWER:
 		answer_upstream(r, p, msg, len, keep, &ev);
-		cache_put(r, p->name, p->q.qtype, &ev);
+		if (ev.n_addrs &&
+		    (ev.reason == POLICY_REASON_ALLOW || ev.reason == POLICY_REASON_SOME_DENIED))
+			dnsd_answers_put(r->answers, p->name, p->q.qtype, ev.addrs, ev.n_addrs,
+					 ev.n_dropped, ev.ttl, dnsd_clock_ms());
 		break;
 	case DNSD_UPSTREAM_TIMEOUT:
 		ev.reason = POLICY_REASON_UPSTREAM_TIMEOUT;
@@ -712,8 +658,8 @@ static void handle_query(struct dnsd_responder *r, const struct origin *o, const
 		return;
 	}
 	uint32_t left;
-	const struct cached_answer *hit = cache_get(r, name, q.qtype, &left);
-	if (hit) {
+	const struct dnsd_answer *hit = dnsd_answers_get(r->answers, name, q.qtype, dnsd_clock_ms(), &left);
+	if (hit && hit->n_addrs) {
 		/* as the upstream answered, with the TTL that is left */
 		r->stats.cache_hits++;
 		ev.reason = hit->n_dropped ? POLICY_REASON_SOME_DENIED : POLICY_REASON_ALLOW;
@@ -1134,6 +1080,10 @@ int dnsd_responder_create(const struct dnsd_responder_config *cfg, struct dnsd_r
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	if (!cfg->offline && !(r->answers = calloc(1, sizeof(*r->answers)))) {
+		free(r);
+		return -ENOMEM;
+	}
 	r->base = cfg->base;
 	r->udp_fd = r->tcp_fd = -1; /* adopted only on success */
 	r->rules = cfg->rules;
@@ -1222,6 +1172,7 @@ void dnsd_responder_destroy(struct dnsd_responder *r)
 		close(r->udp_fd);
 	if (r->tcp_fd >= 0)
 		close(r->tcp_fd);
+	free(r->answers);
 	free(r);
 }
 

@@ -797,13 +797,24 @@ static void on_resolved_aaaa(bool ok, const struct policy_addr *addrs, size_t n,
 static void resolve_name(struct proxy_conn *c)
 {
 	c->state = PROXY_CONN_RESOLVE;
+	/* both families answered within their TTL: no round trip upstream
+	 * (a registry's hundred connections ask it once) */
+	if (proxy_resolve_kept(c->p->answers, c->target.name, DNSD_TYPE_A, c->res_addrs[0],
+			       &c->res_n[0]) &&
+	    proxy_resolve_kept(c->p->answers, c->target.name, DNSD_TYPE_AAAA, c->res_addrs[1],
+			       &c->res_n[1])) {
+		c->res_ok[0] = c->res_ok[1] = true;
+		c->res_pending = 0;
+		resolved(c);
+		return;
+	}
 	c->res_pending = 2;
-	c->res[0] = proxy_resolve_start(c->p->upstream, c->target.name, DNSD_TYPE_A,
-					on_resolved_a, c);
+	c->res[0] = proxy_resolve_start(c->p->upstream, c->p->answers, c->target.name,
+					DNSD_TYPE_A, on_resolved_a, c);
 	if (!c->res[0])
 		c->res_pending--;
-	c->res[1] = proxy_resolve_start(c->p->upstream, c->target.name, DNSD_TYPE_AAAA,
-					on_resolved_aaaa, c);
+	c->res[1] = proxy_resolve_start(c->p->upstream, c->p->answers, c->target.name,
+					DNSD_TYPE_AAAA, on_resolved_aaaa, c);
 	if (!c->res[1])
 		c->res_pending--;
 	if (c->res_pending == 0)

@@ -158,6 +158,8 @@ struct proxy_core {
 	size_t n_host_addrs;
 	struct dnsd_namemap *map;
 	struct dnsd_upstream *upstream;
+	struct dnsd_answers *answers; /* the upstream's answers for names decided, kept
+				       * for their TTL (dns/answers.h), the proxy's own */
 	struct decision_log *log;
 	decision_owner_fn owner_fn; /* or NULL */
 	void *owner_arg;

@@ -2,6 +2,7 @@
  * their accept callbacks, the connection limit, create and destroy.  Each
  * listener serves one front end, whose table (front.h) it hands every
  * accepted connection to; the connection core (conn.h) does the rest. */
+#include "dns/answers.h"
 #include "netproxy/proxy.h"
 
 #include <errno.h>
@@ -145,9 +146,10 @@ int proxy_create(const struct proxy_config *cfg, struct proxy **out)
 	if (c->quiet_ms > c->limits.sniff_timeout_ms)
 		c->quiet_ms = c->limits.sniff_timeout_ms;
 	c->scratch = malloc(PROXY_TLS_WIRE_MAX);
+	c->answers = calloc(1, sizeof(*c->answers));
 	p->lst = calloc(n ? n : 1, sizeof(*p->lst));
 	p->ev_resume = evtimer_new(c->base, on_resume, p);
-	if (!c->scratch || !p->lst || !p->ev_resume)
+	if (!c->scratch || !c->answers || !p->lst || !p->ev_resume)
 		goto fail;
 	for (size_t i = 0; i < cfg->n_transparent; i++)
 		p->lst[p->n_lst++] = (struct proxy_lst){ p, cfg->transparent[i].fd,
@@ -181,6 +183,7 @@ fail:
 		event_free(p->ev_resume);
 	free(p->lst);
 	free(c->scratch);
+	free(c->answers);
 	free(p);
 	return -err;
 }
@@ -197,6 +200,7 @@ void proxy_destroy(struct proxy *p)
 	event_free(p->ev_resume);
 	free(p->lst);
 	free(p->core.scratch);
+	free(p->core.answers);
 	free(p);
 }
 

@@ -18,6 +18,7 @@
 
 #include "policy/addr.h"
 
+struct dnsd_answers;
 struct dnsd_upstream;
 struct proxy_resolve;
 
@@ -31,9 +32,18 @@ typedef void (*proxy_resolve_done_fn)(bool ok, const struct policy_addr *addrs, 
 				      void *arg);
 /* Asks u for the A (qtype 1) or AAAA (28) records of the canonical name.
  * Returns the query or NULL with errno set.  The query outlives a detached
- * caller: proxy_resolve_detach() makes it free itself when the answer comes. */
-struct proxy_resolve *proxy_resolve_start(struct dnsd_upstream *u, const char *name,
-					  uint16_t qtype, proxy_resolve_done_fn done, void *arg);
+ * caller: proxy_resolve_detach() makes it free itself when the answer comes.
+ * An answer with addresses is also kept in keep (may be NULL) for its
+ * lowest TTL, unless the caller detached first. */
+struct proxy_resolve *proxy_resolve_start(struct dnsd_upstream *u, struct dnsd_answers *keep,
+					  const char *name, uint16_t qtype,
+					  proxy_resolve_done_fn done, void *arg);
+
+/* The addresses keep holds for name and qtype (at most PROXY_RESOLVE_MAX
+ * into out, *n of them), asked within their TTL: true, and no upstream
+ * round trip is needed.  keep may be NULL (false). */
+bool proxy_resolve_kept(const struct dnsd_answers *keep, const char *name, uint16_t qtype,
+			struct policy_addr out[PROXY_RESOLVE_MAX], size_t *n);
 void proxy_resolve_detach(struct proxy_resolve *r);
 
 #endif /* PORTA_NETPROXY_RESOLVE_H */

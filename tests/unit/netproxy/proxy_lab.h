@@ -428,6 +428,15 @@ static inline void *lab_dns_run(void *arg)
 	}
 }
 
+/* How many questions (A and AAAA alike) the lab's resolver got for name. */
+static inline unsigned lab_dns_count(const char *name)
+{
+	unsigned n = atomic_load(&lab_dns_n), c = 0;
+	for (unsigned i = 0; i < n && i < 64; i++)
+		c += strcasecmp(lab_dns_log[i], name) == 0;
+	return c;
+}
+
 static inline bool lab_dns_asked(const char *name)
 {
 	unsigned n = atomic_load(&lab_dns_n);

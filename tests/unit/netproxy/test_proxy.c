@@ -356,6 +356,37 @@ Test(proxy, sni_allowed_dialled_evil)
 	LAB_RUN(row30_child);
 }
 
+/* Three connections to one allowed name, decided by name: the upstream is
+ * asked once per family (its TTL is 60 s; "no AAAA" is kept 20 s), and
+ * every connection still reaches the server. */
+static int kept_answers_child(void)
+{
+	struct lab l;
+	int rc = lab_enter(&l);
+	if (rc)
+		return rc;
+	struct lab_server *good = lab_server_start("203.0.113.10", 443, NULL);
+	lab_dns_table = dns_basic;
+	lab_rule(&l, "*.allowed.test:443", POLICY_NET_ALLOW, POLICY_NET_SCOPE_ALL);
+	if (!good || lab_start(&l, NULL))
+		return 2;
+	for (int i = 0; i < 3; i++) {
+		int fd = lab_connect("203.0.113.66", 443);
+		LAB_CHECK(tls_roundtrip(fd, "api.allowed.test", "hello"), "roundtrip %d", i);
+		close(fd);
+	}
+	lab_sleep_ms(100);
+	LAB_CHECK(atomic_load(&good->conns) == 3, "good server conns %u", atomic_load(&good->conns));
+	LAB_CHECK(lab_dns_count("api.allowed.test") == 2, "the upstream was asked %u times",
+		  lab_dns_count("api.allowed.test"));
+	return lab_finish(&l);
+}
+
+Test(proxy, answers_kept_for_their_ttl)
+{
+	LAB_RUN(kept_answers_child);
+}
+
 /* ---- row 32: HTTP Host allowed / not / missing / duplicated; no SNI ---- */
 
 static int refused_after(const char *ip, uint16_t port, const char *bytes, size_t n)
