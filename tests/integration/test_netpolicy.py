@@ -768,9 +768,10 @@ class Row24NoNet(NetPolicyCase):
                  {"op": "resolve", "name": "allowed.test"}]
         run = self.probe(["--no-net"], steps, dns=False, audit=False)
         for i in range(len(steps)):
-            if steps[i]["op"] == "dns":
+            if steps[i]["op"] == "dns" and not harness.DEGRADED:
                 # resolv.conf's resolver is local inside: porta answers
                 # "no such host" itself, the lab's resolver hears nothing
+                # (a degraded host has no responder: refused like the rest)
                 r = run.results[i]
                 self.assertEqual((r.get("rcode"), r.get("answers")), (3, []), run.describe())
                 self.assertIn("porta: refused %s (no net)" % steps[i]["name"],
