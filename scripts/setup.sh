@@ -9,6 +9,10 @@ missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+# The test suite's npm install (netlab/npm-install) needs an npm: Debian's
+# only when there is none, as scripts/test.sh does, so a host with another
+# Node.js (nodesource's nodejs ships its own npm) keeps its own.
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 if [ "${#missing[@]}" -gt 0 ]; then
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo="sudo"
