@@ -121,6 +121,15 @@ def specs():
         ("HTTP proxy, kept alive: http://a.vhost.test/, then http://b.vhost.test/",
          [{"hex": (head(A, target=f"http://{A}/") + head(B, target=f"http://{B}/")).hex(),
            "answers": 2, "proxy_head": True}], True),
+        # a framer that turns opaque after a request carrying Upgrade (as
+        # it must where the server may switch protocols) lets the next
+        # request through unread if the server never switched
+        ("HTTP proxy: http://a.vhost.test/ with Upgrade, then http://b.vhost.test/",
+         [{"hex": head(A, target=f"http://{A}/",
+                       extra="Upgrade: websocket\r\nConnection: Upgrade\r\n").hex(),
+           "answers": 1, "proxy_head": True},
+          {"hex": head(B, target=f"http://{B}/").hex(), "answers": 2, "proxy_head": True}],
+         True),
     ]
 
 
