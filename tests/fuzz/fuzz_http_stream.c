@@ -3,13 +3,61 @@
  * size the first byte chooses: every answer's byte count stays inside what
  * was handed over, a head is a head proxy_http_parse_head accepts, and the
  * pieces end exactly where the whole does (same bytes let through, same
- * heads, same final answer). */
+ * heads, same final answer).  Every head is also forwarded as porta's HTTP
+ * proxy forwards it (wire/http_forward.h): what goes upstream fits its
+ * bound, parses again as an origin-form head with the same method and Host,
+ * and carries none of the proxy's fields. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "wire/http_forward.h"
 #include "wire/http_stream.h"
 #include "tests/fuzz/fuzz.h"
+
+static bool has_field(const uint8_t *p, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+	for (size_t i = 0; i + k + 2 <= n; i++) {
+		if (p[i] != '\n')
+			continue;
+		size_t j = 0;
+		while (j < k && (p[i + 1 + j] | 0x20) == name[j])
+			j++;
+		if (j == k)
+			return true;
+	}
+	return false;
+}
+
+static void forward_check(const uint8_t *buf, const struct proxy_http_head *h)
+{
+	static uint8_t out[PROXY_HTTP_HEAD_MAX * 2 + 256];
+	size_t cap = proxy_http_forward_max(h);
+	if (cap > sizeof(out))
+		abort();
+	bool close;
+	size_t n = proxy_http_forward_head(buf, h, out, cap, &close);
+	if (n == 0 || n > cap)
+		abort();
+	struct proxy_http_head again;
+	enum proxy_http_status st = proxy_http_parse_head(out, n, &again);
+	if (h->form == PROXY_HTTP_FORM_AUTHORITY)
+		return; /* CONNECT: the relay refuses it on a forwarded stream */
+	if (st != PROXY_HTTP_OK && st != PROXY_HTTP_HOST_MISSING && st != PROXY_HTTP_HOST_DUPLICATE)
+		abort();
+	if (again.head_len != n || again.form == PROXY_HTTP_FORM_ABSOLUTE ||
+	    again.method.n != h->method.n || memcmp(again.method.p, h->method.p, h->method.n) ||
+	    again.host_value.n != h->host_value.n ||
+	    memcmp(again.host_value.p, h->host_value.p, h->host_value.n) ||
+	    (again.flags & PROXY_HTTP_UPGRADE) || has_field(out, n, "proxy-") ||
+	    has_field(out, n, "keep-alive:") ||
+	    has_field(out, n, "connection:") != close)
+		abort();
+	struct proxy_http_head f = proxy_http_forward_framing(h);
+	if (f.flags & PROXY_HTTP_UPGRADE)
+		abort();
+}
 
 struct result {
 	enum proxy_hs_status end;
@@ -45,6 +93,7 @@ static struct result run(const uint8_t *data, size_t size, size_t step)
 			for (size_t k = 0; k < h.host_value.n; k++)
 				r.host_sum = r.host_sum * 31 + h.host_value.p[k];
 			r.host_sum = r.host_sum * 31 + r.passed;
+			forward_check(data + r.passed, &h);
 			proxy_http_stream_accept(&s, &h);
 			r.heads++;
 			r.passed += used;
