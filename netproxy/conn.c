@@ -18,6 +18,7 @@
 #include "dns/namemap.h"
 #include "dns/responder.h"
 #include "wire/dns.h"
+#include "wire/http_forward.h"
 #include "netproxy/dial.h"
 
 uint64_t proxy_now_ms(void)
@@ -617,10 +618,37 @@ static bool same_authority(struct proxy_conn *c, const struct proxy_http_head *h
 	return same && port == c->hs_port;
 }
 
+/* A later request to the HTTP proxy on a kept-alive connection (its head
+ * at buf[0..)): forwarded in origin-form without the proxy's fields, as
+ * the first was (front_http.c).  A CONNECT there is refused: the framer
+ * would have to go opaque after it. */
+static enum proxy_relay_gate_verdict forward_later(struct proxy_conn *c, const uint8_t *buf,
+						   const struct proxy_http_head *h, size_t *pass,
+						   struct proxy_relay_replacement *repl)
+{
+	if (h->form == PROXY_HTTP_FORM_AUTHORITY) {
+		refuse_in_relay(c, POLICY_REASON_MALFORMED_HTTP, h);
+		return PROXY_RELAY_GATE_STOP;
+	}
+	size_t cap = proxy_http_forward_max(h);
+	uint8_t *out = malloc(cap);
+	if (!out) {
+		refuse_in_relay(c, POLICY_REASON_NO_MEMORY, h);
+		return PROXY_RELAY_GATE_STOP;
+	}
+	repl->bytes = out;
+	repl->len = proxy_http_forward_head(buf, h, out, cap, NULL);
+	struct proxy_http_head framing = proxy_http_forward_framing(h);
+	proxy_http_stream_accept(&c->hs, &framing);
+	*pass = h->head_len;
+	return PROXY_RELAY_GATE_REPLACE;
+}
+
 /* The relay's gate on plain HTTP: frames the client's requests and lets
- * through only those naming the connection's host (escape corpus row 47). */
+ * through only those naming the connection's host (escape corpus row 47);
+ * on the HTTP proxy's connections each head is forwarded in origin-form. */
 static enum proxy_relay_gate_verdict http_gate(const uint8_t *buf, size_t len, size_t *pass,
-					       void *arg)
+					       struct proxy_relay_replacement *repl, void *arg)
 {
 	struct proxy_conn *c = arg;
 	size_t off = 0;
@@ -641,6 +669,11 @@ static enum proxy_relay_gate_verdict http_gate(const uint8_t *buf, size_t len, s
 			if (!same_authority(c, &h)) {
 				refuse_in_relay(c, POLICY_REASON_HOST_CHANGED, &h);
 				return PROXY_RELAY_GATE_STOP;
+			}
+			if (c->http_absolute) {
+				if (off > 0)
+					break; /* what comes before the head goes first */
+				return forward_later(c, buf, &h, pass, repl);
 			}
 			proxy_http_stream_accept(&c->hs, &h);
 			off += used;
@@ -690,8 +723,9 @@ void proxy_conn_relay(struct proxy_conn *c)
 		proxy_conn_free(c);
 		return;
 	}
-	/* an IP/CIDR rule allowed the address, whatever the bytes name */
-	if (c->http_framed && !is_addr_rule(c->rule) &&
+	/* an IP/CIDR rule allowed the address, whatever the bytes name; but
+	 * a proxy request is forwarded head by head whatever allowed it */
+	if (c->http_framed && (c->http_absolute || !is_addr_rule(c->rule)) &&
 	    proxy_relay_set_gate(c->relay, http_gate, c) < 0) {
 		log_msg(LOG_LEVEL_WARN, "no memory to frame a connection's requests: dropped");
 		proxy_conn_free(c); /* aborts the relay, whose callback frees c */

@@ -8,13 +8,16 @@
  *                       same host (proxy.c, proxy_check_sni_*).  Bytes the
  *                       client pipelined after the head stay in the
  *                       socket's queue until the relay (corpus row 37).
- *   GET http://h/p      absolute-form: decided, dialled, the request line
- *                       rewritten to origin-form and the head forwarded
- *                       as received minus Proxy-* and Connection fields
- *                       (with "Connection: close": one request per
- *                       decision), then relayed through the request
- *                       framer: a later request on the connection that
- *                       names another host or port resets it.
+ *   GET http://h/p      absolute-form: decided, dialled, the head forwarded
+ *                       in origin-form without the proxy's hop-by-hop
+ *                       fields (wire/http_forward.h), then relayed through
+ *                       the request framer: the connection stays
+ *                       persistent, and every later request on it is
+ *                       forwarded the same way if it names the same host
+ *                       and port, or resets the connection if it names
+ *                       another (a new host needs a decision and a
+ *                       connection of its own: clients that pool by
+ *                       proxy rather than by origin reconnect).
  * Refusals answer 403 with a short text naming the option that would allow
  * it; a head porta cannot read, 400; an upstream it cannot reach, 502.
  */
@@ -26,6 +29,7 @@
 #include <sys/socket.h>
 
 #include "common/log.h"
+#include "wire/http_forward.h"
 
 static void start(struct proxy_conn *c)
 {
@@ -38,55 +42,15 @@ static bool take_target(struct proxy_conn *c, const struct proxy_authority *a, u
 	return proxy_conn_take_name(c, a->host.p, a->host.n);
 }
 
-static bool field_is(const uint8_t *line, size_t n, const char *name)
+/* The head to send upstream for an absolute-form request: origin-form,
+ * without the proxy's fields (wire/http_forward.h). */
+static uint8_t *forward_head(const uint8_t *buf, const struct proxy_http_head *h,
+			     size_t *out_len)
 {
-	size_t k = strlen(name);
-	if (n < k)
-		return false;
-	for (size_t i = 0; i < k; i++) {
-		uint8_t ch = line[i];
-		if (ch >= 'A' && ch <= 'Z')
-			ch = (uint8_t)(ch - 'A' + 'a');
-		if (ch != (uint8_t)name[i])
-			return false;
-	}
-	return true;
-}
-
-/* The head with its request line in origin-form and without the fields
- * meant for the proxy.  The parser accepted it: every line ends in CRLF. */
-static uint8_t *rewrite_head(const uint8_t *buf, const struct proxy_http_head *h, size_t *out_len)
-{
-	size_t cap = h->head_len + h->target_path.n + 64;
+	size_t cap = proxy_http_forward_max(h);
 	uint8_t *o = malloc(cap);
-	size_t n = 0;
-	if (!o)
-		return NULL;
-	memcpy(o + n, h->method.p, h->method.n);
-	n += h->method.n;
-	o[n++] = ' ';
-	if (h->target_path.n == 0 || h->target_path.p[0] == '?')
-		o[n++] = '/';
-	memcpy(o + n, h->target_path.p, h->target_path.n);
-	n += h->target_path.n;
-	n += (size_t)snprintf((char *)o + n, cap - n, " HTTP/1.%d\r\n", h->version_minor);
-
-	const uint8_t *p = memchr(buf, '\n', h->head_len) + 1;
-	const uint8_t *end = buf + h->head_len - 2; /* the empty line */
-	while (p < end) {
-		const uint8_t *eol = memchr(p, '\n', (size_t)(end - p + 2));
-		size_t ll = (size_t)(eol - p) + 1;
-		if (!field_is(p, ll, "proxy-") && !field_is(p, ll, "connection:") &&
-		    !field_is(p, ll, "keep-alive:")) {
-			memcpy(o + n, p, ll);
-			n += ll;
-		}
-		p = eol + 1;
-	}
-	static const char tail[] = "Connection: close\r\n\r\n";
-	memcpy(o + n, tail, sizeof(tail) - 1);
-	n += sizeof(tail) - 1;
-	*out_len = n;
+	if (o)
+		*out_len = proxy_http_forward_head(buf, h, o, cap, NULL);
 	return o;
 }
 
@@ -155,12 +119,13 @@ static void readable(struct proxy_conn *c)
 			proxy_conn_refuse(c, POLICY_REASON_MALFORMED_HTTP);
 			return;
 		}
-		proxy_http_stream_accept(&c->hs, &fh);
+		struct proxy_http_head framing = proxy_http_forward_framing(&fh);
+		proxy_http_stream_accept(&c->hs, &framing);
 		c->http_framed = true;
 		c->hs_port_set = true;
 		c->hs_port = port;
 		c->http_absolute = true;
-		c->out = rewrite_head(buf, &h, &c->out_len);
+		c->out = forward_head(buf, &h, &c->out_len);
 		if (!c->out) {
 			proxy_conn_refuse(c, POLICY_REASON_NO_MEMORY);
 			return;

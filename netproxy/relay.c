@@ -28,6 +28,8 @@ struct relay_dir {
 	uint64_t *bytes;
 	size_t credit; /* gated: bytes the gate let pass, not yet spliced */
 	size_t held;   /* gated: bytes the gate saw and held back at the last peek */
+	struct proxy_relay_replacement pend; /* gated: a replacement not yet all written */
+	size_t pend_off;                     /* how much of it has been */
 };
 
 struct proxy_relay {
@@ -66,6 +68,7 @@ static void relay_free(struct proxy_relay *r)
 			close(dir->pipe_r);
 		if (dir->pipe_w >= 0)
 			close(dir->pipe_w);
+		free(dir->pend.bytes);
 	}
 	if (r->ev_idle)
 		event_free(r->ev_idle);
@@ -99,10 +102,48 @@ static void touch(struct proxy_relay *r)
 	}
 }
 
-/* Moves what the pipe holds on to `to`.  0 when drained or when `to` would
- * block (then the write event is armed), -errno when `to` failed. */
+/* A gate's replacement not yet all written: the direction holds bytes. */
+static bool pending(const struct relay_dir *dir)
+{
+	return dir->pend.bytes != NULL;
+}
+
+/* Writes what is left of the gate's replacement to `to`.  0 when all of it
+ * went (the buffer is freed) or when `to` would block (then the write event
+ * is armed), -errno when `to` failed. */
+static int drain_pending(struct relay_dir *dir)
+{
+	while (pending(dir)) {
+		ssize_t n = send(dir->to, dir->pend.bytes + dir->pend_off,
+				 dir->pend.len - dir->pend_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			dir->pend_off += (size_t)n;
+			*dir->bytes += (uint64_t)n;
+			if (dir->pend_off == dir->pend.len) {
+				free(dir->pend.bytes);
+				dir->pend.bytes = NULL;
+				dir->pend.len = dir->pend_off = 0;
+			}
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else if (n < 0 && errno == EAGAIN) {
+			event_add(dir->ev_write, NULL);
+			return 0;
+		} else {
+			return n < 0 ? -errno : -EPIPE;
+		}
+	}
+	return 0;
+}
+
+/* Moves what the pipe holds on to `to`, after any replacement still being
+ * written.  0 when drained or when `to` would block (then the write event
+ * is armed), -errno when `to` failed. */
 static int drain(struct relay_dir *dir)
 {
+	int rc = drain_pending(dir);
+	if (rc || pending(dir))
+		return rc;
 	while (dir->in_pipe > 0) {
 		ssize_t n = splice(dir->pipe_r, NULL, dir->to, NULL, dir->in_pipe,
 				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
@@ -176,8 +217,26 @@ static void set_lowat(int fd, size_t n)
 	setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v));
 }
 
+/* Takes n bytes the gate replaced out of the client's queue, where a peek
+ * just saw them.  0 or -errno. */
+static int discard(struct relay_dir *dir, size_t n)
+{
+	uint8_t *sink = dir->relay->peek;
+	while (n > 0) {
+		ssize_t k = recv(dir->from, sink, n < PROXY_RELAY_GATE_MAX ? n : PROXY_RELAY_GATE_MAX,
+				 MSG_DONTWAIT);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EPIPE; /* the peeked bytes cannot vanish */
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
 /* fill() for a gated direction: only what the gate let pass is spliced, and
- * the gate is asked again once that credit is used up and handed on.
+ * the gate is asked again once that credit is used up and handed on; what
+ * the gate replaced is read out and its replacement written instead.
  * 1 when the gate refused (the relay must end), 0, or -errno. */
 static int fill_gated(struct relay_dir *dir)
 {
@@ -201,10 +260,29 @@ static int fill_gated(struct relay_dir *dir)
 				return 0;
 			}
 			size_t pass = 0;
-			if (r->gate(r->peek, (size_t)n, &pass, r->gate_arg) == PROXY_RELAY_GATE_STOP)
+			struct proxy_relay_replacement repl = { NULL, 0 };
+			enum proxy_relay_gate_verdict v =
+				r->gate(r->peek, (size_t)n, &pass, &repl, r->gate_arg);
+			if (v == PROXY_RELAY_GATE_STOP)
 				return 1;
 			if (pass > (size_t)n)
 				pass = (size_t)n;
+			if (v == PROXY_RELAY_GATE_REPLACE) {
+				dir->held = 0;
+				set_lowat(dir->from, 1);
+				if (pass == 0 || !repl.bytes) {
+					free(repl.bytes);
+					return 1; /* a gate that breaks its contract ends the relay */
+				}
+				dir->pend = repl;
+				dir->pend_off = 0;
+				int rc = discard(dir, pass);
+				if (!rc)
+					rc = drain_pending(dir);
+				if (rc || pending(dir))
+					return rc;
+				continue;
+			}
 			if (pass == 0) {
 				dir->held = (size_t)n;
 				set_lowat(dir->from, (size_t)n + 1);
@@ -218,7 +296,7 @@ static int fill_gated(struct relay_dir *dir)
 		/* fill() stops with credit left only when `from` is empty or
 		 * at EOF, `to` is full, or on an error; with none left and
 		 * all of it handed on, the next bytes need the gate. */
-		if (rc || dir->credit > 0 || dir->in_pipe > 0 || dir->eof)
+		if (rc || dir->credit > 0 || dir->in_pipe > 0 || pending(dir) || dir->eof)
 			return rc;
 	}
 }
@@ -227,12 +305,12 @@ static int fill_gated(struct relay_dir *dir)
  * while the pipe is empty, and finish when both directions are done. */
 static void settle(struct proxy_relay *r, struct relay_dir *dir)
 {
-	if (dir->in_pipe == 0 && dir->eof && !dir->done) {
+	if (dir->in_pipe == 0 && !pending(dir) && dir->eof && !dir->done) {
 		dir->done = true;
 		event_del(dir->ev_read);
 		/* The peer learns of the EOF; the other direction goes on. */
 		shutdown(dir->to, SHUT_WR);
-	} else if (dir->in_pipe > 0) {
+	} else if (dir->in_pipe > 0 || pending(dir)) {
 		event_del(dir->ev_read);
 	} else if (!dir->eof) {
 		event_add(dir->ev_read, NULL);

@@ -7,7 +7,9 @@
  * A gate may hold the client -> upstream direction to what it has read:
  * the relay peeks (MSG_PEEK) the client's queued bytes, the gate says how
  * many may pass, and exactly those are spliced (plain HTTP is framed so,
- * every request's Host checked: http_stream.h, escape corpus row 47).
+ * every request's Host checked: http_stream.h, escape corpus row 47), or
+ * that some bytes at the front go in another form (a proxy request's head
+ * forwarded in origin-form: wire/http_forward.h), written from user space.
  * Back-pressure: a direction stops reading while its pipe holds bytes the
  * other side cannot take.  Half-close: EOF on one side becomes shutdown(2)
  * of the other's write half once the pipe is drained; the relay ends when
@@ -52,21 +54,33 @@ struct proxy_relay *proxy_relay_start(struct event_base *base, int client, int u
 				      uint32_t idle_ms, proxy_relay_done_fn done, void *arg);
 
 enum proxy_relay_gate_verdict {
-	PROXY_RELAY_GATE_PASS, /* *pass bytes (0..len) may go upstream now */
-	PROXY_RELAY_GATE_STOP, /* end the relay (PROXY_RELAY_REFUSED) without more */
+	PROXY_RELAY_GATE_PASS,    /* *pass bytes (0..len) may go upstream now */
+	PROXY_RELAY_GATE_REPLACE, /* the first *pass bytes (1..len) are dropped and
+				   * the gate's replacement goes upstream instead */
+	PROXY_RELAY_GATE_STOP,    /* end the relay (PROXY_RELAY_REFUSED) without more */
+};
+
+/* A gate's replacement: a buffer from malloc(3) that the relay takes over
+ * (and frees) with a REPLACE answer; left NULL otherwise. */
+struct proxy_relay_replacement {
+	uint8_t *bytes;
+	size_t len;
 };
 
 /* Inspects the client's bytes before they go upstream.  buf[0..len) are
  * the bytes queued from the client (peeked, not consumed) beyond those the
  * gate already let pass, at most PROXY_RELAY_GATE_MAX; the gate sets *pass
- * and answers.  With *pass 0 it is called again once more bytes than len
- * are queued; when the client's EOF comes instead, the bytes it held back
+ * and answers.  REPLACE also sets *repl: the relay reads the *pass bytes
+ * out of the client's queue, writes repl's bytes upstream (before anything
+ * later) and calls the gate again on what follows.  With *pass 0 it is
+ * called again once more bytes than len are queued; when the client's EOF comes instead, the bytes it held back
  * are dropped and the EOF is forwarded.  A gate that cannot decide within
  * PROXY_RELAY_GATE_MAX bytes must answer STOP.  buf is the relay's, valid
  * during the call only.  Called on the base's thread, from the relay's
  * callbacks: it must not free the relay (answer STOP instead). */
-typedef enum proxy_relay_gate_verdict (*proxy_relay_gate_fn)(const uint8_t *buf, size_t len,
-							     size_t *pass, void *arg);
+typedef enum proxy_relay_gate_verdict (*proxy_relay_gate_fn)(
+	const uint8_t *buf, size_t len, size_t *pass, struct proxy_relay_replacement *repl,
+	void *arg);
 #define PROXY_RELAY_GATE_MAX 32768
 
 /* Puts gate on the client -> upstream direction (TCP clients only: the wait

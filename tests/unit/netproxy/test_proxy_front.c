@@ -239,11 +239,33 @@ static int absolute_child(void)
 				  "Proxy-Connection: keep-alive\r\nContent-Length: 4\r\n"
 				  "Connection: keep-alive\r\n\r\nbody";
 	static const char want[] = "POST /path?q=1 HTTP/1.1\r\nHost: www.allowed.test\r\n"
-				   "Content-Length: 4\r\nConnection: close\r\n\r\nbody";
+				   "Content-Length: 4\r\n\r\nbody";
 	LAB_CHECK(lab_send(fd, req, sizeof(req) - 1), "send");
 	char back[512];
 	LAB_CHECK(lab_recv_n(fd, back, sizeof(want) - 1) && memcmp(back, want, sizeof(want) - 1) == 0,
 		  "rewritten head: %.*s", (int)sizeof(want) - 1, back);
+	/* kept alive: later requests on the connection are forwarded the same
+	 * way, each head rewritten, the bytes between them as sent; one that
+	 * names the same host in another spelling of its port too */
+	static const char more[] = "GET http://www.allowed.test:80/two HTTP/1.1\r\n"
+				   "Host: www.allowed.test:80\r\nProxy-Authorization: Basic eA==\r\n"
+				   "Upgrade: websocket\r\nConnection: Upgrade, Close\r\n"
+				   "Content-Length: 3\r\n\r\nabc"
+				   "GET http://www.allowed.test?x=1 HTTP/1.1\r\n"
+				   "Host: www.allowed.test\r\n\r\n";
+	static const char want_more[] = "GET /two HTTP/1.1\r\nHost: www.allowed.test:80\r\n"
+					"Content-Length: 3\r\nConnection: close\r\n\r\nabc"
+					"GET /?x=1 HTTP/1.1\r\nHost: www.allowed.test\r\n\r\n";
+	LAB_CHECK(lab_send(fd, more, sizeof(more) - 1), "send more");
+	LAB_CHECK(lab_recv_n(fd, back, sizeof(want_more) - 1) &&
+			  memcmp(back, want_more, sizeof(want_more) - 1) == 0,
+		  "later heads: %.*s", (int)sizeof(want_more) - 1, back);
+	/* a later request for another host ends the connection; nothing of it
+	 * reaches the server */
+	static const char other[] = "GET http://evil.test/ HTTP/1.1\r\nHost: evil.test\r\n\r\n";
+	LAB_CHECK(lab_send(fd, other, sizeof(other) - 1), "send other");
+	size_t got = lab_recv_all(fd, back, sizeof(back) - 1);
+	LAB_CHECK(got == 0, "another host on a kept-alive connection: %zu bytes back", got);
 	close(fd);
 
 	fd = lab_connect("127.0.0.1", 3128);
