@@ -56,6 +56,7 @@ The API (each server call returns a Server handle; addresses may be IPv6):
     lab.run(argv, env=None, timeout=30, input=None, cwd=None) -> Completed(rc, out, err)
     lab.popen(argv, ...) / lab.command(argv)              the same, for longer-lived commands
     lab.popen(argv, side="internet", ...)                 a server of the test's own, in the internet
+                                                          (any address, any port, even unprivileged)
     lab.env(**extra) / lab.ca_env(**extra)                clean environments for commands
     lab.hits(server), lab.bytes_received(server), lab.requests(server)
     lab.canary_hits() -> {"addr:port/proto": n}, lab.queries(name=None), lab.stats()
@@ -1611,7 +1612,8 @@ class Lab:
         """argv wrapped to run in the lab's client namespaces, as our own uid.
         side="internet": in the internet's network namespace instead (same
         user, mount and PID namespaces), where a server of the test's own
-        binds any public address (AnyIP) and answers the client side."""
+        binds any public address (AnyIP) and any port, and answers the
+        client side."""
         if side not in ("client", "internet"):
             raise LabError("side must be 'client' or 'internet'")
         target = self.pid1 if side == "client" else self.internet_pid
