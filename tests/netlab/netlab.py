@@ -19,7 +19,10 @@ and as an unprivileged user, and nothing it does can reach a real network:
                   carved out), so servers bind any "public" address they like,
                   ping gets an answer from anywhere, and a connection to an
                   address nothing serves is refused at once instead of
-                  hanging.  Nothing routes onwards from here.
+                  hanging.  Every port may be bound without privilege
+                  (ip_unprivileged_port_start 0), so a server of the test's
+                  own listens on 443 as any user.  Nothing routes onwards
+                  from here.
 
 The lab's user namespace maps exactly the caller's identity (uid -> same uid;
 as root, every id to itself), so a command run in the lab sees the same uid as
@@ -53,6 +56,7 @@ The API (each server call returns a Server handle; addresses may be IPv6):
     lab.run(argv, env=None, timeout=30, input=None, cwd=None) -> Completed(rc, out, err)
     lab.popen(argv, ...) / lab.command(argv)              the same, for longer-lived commands
     lab.popen(argv, side="internet", ...)                 a server of the test's own, in the internet
+                                                          (any address, any port, even unprivileged)
     lab.env(**extra) / lab.ca_env(**extra)                clean environments for commands
     lab.hits(server), lab.bytes_received(server), lab.requests(server)
     lab.canary_hits() -> {"addr:port/proto": n}, lab.queries(name=None), lab.stats()
@@ -667,6 +671,13 @@ class Controller:
         self._ip_batch(client)
         with self.in_internet():
             self._ip_batch(inet)
+            # A server of the test's own (lab.popen(side="internet")) runs
+            # as the caller's uid, without capabilities when the caller is
+            # unprivileged: every port of the internet is open to it, so it
+            # can serve HTTPS on 443 as a real registry does (the kernel's
+            # Documentation/networking/ip-sysctl.rst,
+            # ip_unprivileged_port_start: it covers IPv6 too).
+            self._sysctl("net/ipv4/ip_unprivileged_port_start", "0")
         self._ip_batch(client_up)
 
     # --- services ---
@@ -1601,7 +1612,8 @@ class Lab:
         """argv wrapped to run in the lab's client namespaces, as our own uid.
         side="internet": in the internet's network namespace instead (same
         user, mount and PID namespaces), where a server of the test's own
-        binds any public address (AnyIP) and answers the client side."""
+        binds any public address (AnyIP) and any port, and answers the
+        client side."""
         if side not in ("client", "internet"):
             raise LabError("side must be 'client' or 'internet'")
         target = self.pid1 if side == "client" else self.internet_pid

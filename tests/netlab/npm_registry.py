@@ -165,7 +165,10 @@ class Registry:
 
 def make_server(registry, addr, port, log, log_lock, tls=None):
     """An HTTP server for registry on addr:port (one thread per connection,
-    HTTP/1.1 keep-alive), over TLS with the ssl.SSLContext tls."""
+    HTTP/1.1 keep-alive), over TLS with the ssl.SSLContext tls.
+    registry.lookup(target) answers each request: None (a 404) or (kind,
+    content type, body), optionally with a fourth item, a list of (header,
+    value) pairs sent too (pypi_registry.py's Cache-Control)."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -190,10 +193,12 @@ def make_server(registry, addr, port, log, log_lock, tls=None):
             if hit is None:
                 kind, ctype, body, status = "other", "text/plain", b"not found\n", 404
             else:
-                (kind, ctype, body), status = hit, 200
+                (kind, ctype, body), status = hit[:3], 200
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
+            for name, value in (hit[3] if hit is not None and len(hit) > 3 else ()):
+                self.send_header(name, value)
             # A server that will close says so (RFC 9112, section 9.6), as
             # real registries do; http.server closes without a word, and a
             # client that pools the connection then finds it reset.

@@ -296,6 +296,20 @@ print(got.count(b"HTTP/1.1 200"))
         with self.assertRaises(netlab.LabError):
             self.lab.command(["true"], side="elsewhere")
 
+    def test_a_server_of_the_tests_own_binds_a_privileged_port(self):
+        # The internet's ports are all open to the caller's uid, which has
+        # no capability there when the test is unprivileged: a registry of
+        # the test's own serves on 443 as a real one does.
+        server = self.lab.popen([PY, "-c", ONE_SHOT_SERVER, "203.0.113.31", "443"],
+                                side="internet", stdout=subprocess.PIPE)
+        self.assertEqual(server.stdout.readline(), b"listening\n")
+        res = self.run_ok([PY, "-c", TCP_CLIENT, "203.0.113.31", "443", "hello"])
+        self.assertEqual(res.out.strip(), "got: own server got hello")
+        self.assertEqual(server.wait(timeout=10), 0)
+        # the client side keeps the kernel's default
+        res = self.lab.run([PY, "-c", "import socket; socket.socket().bind(('127.0.0.1', 443))"])
+        self.assertEqual(res.rc == 0, os.geteuid() == 0, res.err)
+
 class DNS(LabTestCase):
 
     def test_getaddrinfo_through_resolv_conf(self):
