@@ -401,11 +401,18 @@ struct proxy_relay *proxy_relay_start(struct event_base *base, int client, int u
 		dir->pipe_w = p[1];
 	}
 	for (int i = 0; i < 2; i++) {
-		int fl = fcntl(r->fd[i], F_GETFL);
+		int fl = fcntl(r->fd[i], F_GETFL), one = 1;
 		if (fl < 0 || fcntl(r->fd[i], F_SETFL, fl | O_NONBLOCK) < 0) {
 			err = errno;
 			goto fail;
 		}
+		/* The relay hands on each piece as it comes: with Nagle's
+		 * algorithm a small piece written while an earlier one is
+		 * unacknowledged waits for the peer's delayed ACK (up to 40 ms,
+		 * tcp(7)), a stall the endpoints, which set TCP_NODELAY
+		 * themselves, never asked for.  Fails harmlessly on a Unix
+		 * socket. */
+		setsockopt(r->fd[i], IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	}
 	for (int d = 0; d < 2; d++) {
 		struct relay_dir *dir = &r->dir[d];
