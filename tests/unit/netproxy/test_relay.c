@@ -228,3 +228,32 @@ Test(relay, idle_timeout)
 	close(s);
 	event_base_free(o.base);
 }
+
+/* Both of the relay's sockets without Nagle's algorithm: a small piece
+ * behind an unacknowledged one must not wait for a delayed ACK. */
+Test(relay, both_sides_nodelay)
+{
+	int c, c_in, u_out, s;
+	struct outcome o = { 0 };
+
+	tcp_pair(&c, &c_in);
+	tcp_pair(&u_out, &s);
+	/* dups share the sockets the relay takes over */
+	int c_in_dup = dup(c_in), u_out_dup = dup(u_out);
+	o.base = event_base_new();
+	struct proxy_relay *r = proxy_relay_start(o.base, c_in, u_out, 10000, on_done, &o);
+	cr_assert_not_null(r);
+	int fds[2] = { c_in_dup, u_out_dup };
+	for (int i = 0; i < 2; i++) {
+		int v = 0;
+		socklen_t len = sizeof(v);
+		cr_assert_eq(getsockopt(fds[i], IPPROTO_TCP, TCP_NODELAY, &v, &len), 0);
+		cr_expect_neq(v, 0, "side %d keeps Nagle's algorithm", i);
+		close(fds[i]);
+	}
+	proxy_relay_abort(r);
+	cr_assert(o.called);
+	close(c);
+	close(s);
+	event_base_free(o.base);
+}
