@@ -130,6 +130,22 @@ def specs():
            "answers": 1, "proxy_head": True},
           {"hex": head(B, target=f"http://{B}/").hex(), "answers": 2, "proxy_head": True}],
          True),
+        # its neighbours: Upgrade on a later request rather than the first,
+        # and a CONNECT on the same connection (after which the framer
+        # would be opaque too)
+        ("HTTP proxy: http://a.vhost.test/, then one with Upgrade, then http://b.vhost.test/",
+         [{"hex": head(A, target=f"http://{A}/").hex(), "answers": 1, "proxy_head": True},
+          {"hex": head(A, target=f"http://{A}/up",
+                       extra="Upgrade: websocket\r\nConnection: Upgrade\r\n").hex(),
+           "answers": 2, "proxy_head": True},
+          {"hex": head(B, target=f"http://{B}/").hex(), "answers": 3, "proxy_head": True}],
+         True),
+        ("HTTP proxy: http://a.vhost.test/, then CONNECT a.vhost.test:80, then Host b.vhost.test",
+         [{"hex": head(A, target=f"http://{A}/").hex(), "answers": 1, "proxy_head": True},
+          {"hex": f"CONNECT {A}:80 HTTP/1.1\r\nHost: {A}:80\r\n\r\n".encode().hex(),
+           "answers": 2, "proxy_head": True},
+          {"hex": head(B).hex(), "answers": 3}],
+         True),
     ]
 
 
