@@ -373,9 +373,41 @@ class NetLab:
         self.ctx.cleanup.append(self.server.kill)
         for _ in range(50):
             if os.path.exists(self.log):
-                return True
+                break
             time.sleep(0.05)
-        self.error = "listener in the namespace did not come up"
+        else:
+            self.error = "listener in the namespace did not come up"
+            return False
+        return self._reachable()
+
+    def _reachable(self, limit: float = 30.0) -> bool:
+        """Prove the path before any row counts on it: the runner itself
+        connects to PUBLIC:80 until its connection is logged.  One CI run
+        (the ASan phase, a loaded host) saw neither the control's TCP nor
+        its ICMP arrive with the listener ready; a veth that is up carries
+        nothing until the kernel's link watch has activated it, which may
+        wait behind other network work.  Proven first, a slow path only
+        delays the row, and a dead one reads as "could not prepare" with
+        its reason, never as a broken row.  The warm-up connection is
+        logged before any check takes its first reading."""
+        end = time.monotonic() + limit
+        last = "no attempt"
+        while time.monotonic() < end:
+            try:
+                with socket.create_connection((self.PUBLIC, 80), timeout=1.0):
+                    pass
+            except OSError as e:
+                last = f"{type(e).__name__}: {e}"
+                time.sleep(0.2)
+                continue
+            while time.monotonic() < end:
+                if self.tcp_hits() > 0:
+                    return True
+                time.sleep(0.05)
+            last = "connected, but the listener never logged it"
+        route = subprocess.run(["ip", "route", "get", self.PUBLIC], capture_output=True, text=True)
+        self.error = (f"the runner itself could not reach {self.PUBLIC}:80 within {limit:.0f} s "
+                      f"({last}; route: {' '.join((route.stdout or route.stderr).split())})")
         return False
 
     def tcp_hits(self) -> int:

@@ -895,10 +895,24 @@ def row24(ctx):
         deltas[mode] = {k: after[k] - before[k] for k in after}
     sbx = runs["sandbox"]
 
+    # The probe's own name for the attempt each counter watches.
+    attempt = {"lo4": f"tcp:127.0.0.1:{lo4.port}", "dns": f"udp:127.0.0.1:{dns.port}",
+               "loicmp": f"icmp:127.0.0.1:{token}"}
+    if lo6:
+        attempt["lo6"] = f"tcp:::1:{lo6.port}"
+    if anyl:
+        attempt["any"] = f"tcp:{addr}:{anyl.port}"
+    if lab_ok:
+        attempt["pub"], attempt["pubicmp"] = f"tcp:{lab.PUBLIC}:80", f"icmp:{lab.PUBLIC}:{token}"
+
     def chk(name, key, na=None):
         c, s_ = deltas["control"][key] > 0, deltas["sandbox"][key] > 0
-        return judge(name, c, s_, sbx, f"{deltas['sandbox'][key]} arrival(s) from the sandbox" if s_ else "nothing arrived",
-                     control_na=na)
+        detail = f"{deltas['sandbox'][key]} arrival(s) from the sandbox" if s_ else "nothing arrived"
+        if not c:
+            got = runs["control"].results().get(attempt.get(key, ""))
+            detail += f" (the control's probe reported {' '.join(got) if got else 'nothing'}" \
+                      f" for {attempt.get(key, key)}, rc {runs['control'].rc})"
+        return judge(name, c, s_, sbx, detail, control_na=na)
     checks = [chk("TCP to a host-loopback listener (127.0.0.1)", "lo4"),
               chk("UDP DNS to a resolver on host loopback", "dns")]
     checks.append(chk("TCP to host loopback [::1]", "lo6") if lo6 else
