@@ -12,19 +12,12 @@
 
 #include "common/ascii.h"
 #include "wire/cursor.h"
+#include "wire/http_syntax.h"
 
 /* Chunk sizes above this are refused: no body is that long, and a parser
  * that overflows a 64-bit size is how chunk sizes smuggle (RFC 9112 §7.1:
  * "anticipate potential integer conversion overflows"). */
 #define HS_CHUNK_SIZE_LIMIT (UINT64_C(1) << 60)
-
-/* RFC 9110 §5.6.2 tchar. */
-static bool is_tchar(uint8_t c)
-{
-	if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
-		return true;
-	return c != '\0' && strchr("!#$%&'*+-.^_`|~", c) != NULL;
-}
 
 static size_t min_size(size_t a, uint64_t b)
 {
@@ -111,7 +104,7 @@ static bool parse_chunk_line(const uint8_t *p, size_t n, uint64_t *size)
 			return false;
 		i = skip_bws(p, i + 1, n);
 		size_t s = i;
-		while (i < n && is_tchar(p[i]))
+		while (i < n && proxy_http_tchar(p[i]))
 			i++;
 		if (i == s)
 			return false; /* chunk-ext-name is a token */
@@ -126,7 +119,7 @@ static bool parse_chunk_line(const uint8_t *p, size_t n, uint64_t *size)
 			continue;
 		}
 		s = i;
-		while (i < n && is_tchar(p[i]))
+		while (i < n && proxy_http_tchar(p[i]))
 			i++;
 		if (i == s)
 			return false;
@@ -139,7 +132,7 @@ static bool parse_chunk_line(const uint8_t *p, size_t n, uint64_t *size)
 static bool trailer_line_ok(const uint8_t *p, size_t n)
 {
 	size_t c = 0;
-	while (c < n && is_tchar(p[c]))
+	while (c < n && proxy_http_tchar(p[c]))
 		c++;
 	if (c == 0 || c == n || p[c] != ':')
 		return false; /* obs-fold (a leading blank), blank before ':', no name */
