@@ -46,9 +46,14 @@ Usage:
 
 The API (each server call returns a Server handle; addresses may be IPv6):
 
-    lab.server_http(addr, port=80, label=None)            200 + label for any request
-    lab.server_tls(addr, port=443, names=[...])           HTTPS, cert from lab.ca_file, SNI logged
-    lab.server_git(addr, port=None, names=None)           git smart HTTP(S), repo.git
+    lab.server_http(addr, port=80, label=None, keepalive=False, echo_header=None)
+                                                          200 + label for any request
+    lab.server_tls(addr, port=443, names=[...], keepalive=False, echo_header=None)
+                                                          HTTPS, cert from lab.ca_file, SNI logged;
+                                                          echo_header="Authorization": its values
+                                                          sent back as X-Echo: and in the body
+    lab.server_git(addr, port=None, names=None, keepalive=False)
+                                                          git smart HTTP(S), repo.git
     lab.server_echo(addr, port, proto="tcp"|"udp")
     lab.canary(addr, port, proto="tcp", side=None)        must-stay-unreached listener
     lab.dns(records, ttl=60, rebind=None, addr=DNS_ADDR)  fake upstream, UDP+TCP, logs queries
@@ -59,6 +64,10 @@ The API (each server call returns a Server handle; addresses may be IPv6):
                                                           (any address, any port, even unprivileged)
     lab.env(**extra) / lab.ca_env(**extra)                clean environments for commands
     lab.hits(server), lab.bytes_received(server), lab.requests(server)
+                                                          requests: per request method, path as
+                                                          sent, headers [(name, value)...], sni,
+                                                          status, index on a keep-alive connection
+    lab.header_values(server, name)                       every value of one header it received
     lab.canary_hits() -> {"addr:port/proto": n}, lab.queries(name=None), lab.stats()
     lab.reset(), lab.wait_for(predicate, timeout), lab.processes(), lab.close()
     lab.ca_file, lab.dns_addr, lab.client_v4, lab.client_v6, lab.client_addrs,
@@ -457,6 +466,17 @@ def _http_response(status, headers, body, close=True):
     out = ["HTTP/1.1 %s" % status] + ["%s: %s" % kv for kv in headers]
     out += ["Content-Length: %d" % len(body)] + (["Connection: close"] if close else []) + ["", ""]
     return "\r\n".join(out).encode("latin-1") + body
+
+
+def _request_record(req):
+    """What a request record holds of the request itself (lab.requests())."""
+    return {"method": req.method, "path": req.target, "version": req.version,
+            "host": req.header("Host"), "headers": [[k, v] for k, v in req.headers],
+            "body_length": len(req.body),
+            "body": req.body[:REQUEST_BODY_KEPT].decode("latin-1")}
+
+
+REQUEST_BODY_KEPT = 4096     # bytes of each request body kept in its record
 
 
 # --- DNS wire format --------------------------------------------------------
@@ -865,13 +885,16 @@ class Controller:
             if svc.spec.get("keepalive"):
                 self.serve_keepalive(svc, conn, stream, record)
                 record = None       # one event per request, none per connection
+                if svc.kind == "tls":
+                    stream.close()
                 return
             req = _read_http_request(stream)
             if req is None:
                 record["http_error"] = "no complete request"
                 return
-            record.update(method=req.method, path=req.target, host=req.header("Host"))
-            stream.sendall(self.http_reply(svc, req))
+            status, reply = self.http_reply(svc, req)
+            record.update(_request_record(req), status=status)
+            stream.sendall(reply)
             if svc.kind == "tls":
                 stream.close()
         except Exception as e:  # one connection's trouble never stops the lab
@@ -894,26 +917,35 @@ class Controller:
             if req is None:
                 return
             stream.rest = req.rest
-            record = dict(first, index=index, method=req.method, path=req.target,
-                          host=req.header("Host"))
+            status, reply = self.http_reply(svc, req, keepalive=True)
+            record = dict(first, index=index, status=status, **_request_record(req))
             with svc.lock:
                 svc.events.append(record)
             index += 1
-            body = ("%s %s\n" % (svc.label, ",".join(req.header("Host")))).encode()
-            stream.sendall(_http_response("200 OK", [("Content-Type", "text/plain"),
-                                                     ("X-Netlab-Server", svc.label)], body,
-                                          close=False))
+            stream.sendall(reply)
 
-    def http_reply(self, svc, req):
+    def http_reply(self, svc, req, keepalive=False):
+        """(status code, response bytes) for req: git's CGI under a .git/
+        path of a git server, else 200 with the
+        label (and on a keep-alive server the Host) and, with echo_header,
+        that request header's values sent back (X-Echo, and the body)."""
         git_root = svc.spec.get("git_root")
         path, _, query = req.target.partition("?")
         if git_root and ".git/" in path + "/":
-            return self.git_cgi(git_root, req, path, query)
-        body = (svc.label + "\n").encode()
-        return _http_response("200 OK", [("Content-Type", "text/plain"),
-                                         ("X-Netlab-Server", svc.label)], body)
+            return self.git_cgi(git_root, req, path, query, close=not keepalive)
+        if keepalive:
+            body = "%s %s\n" % (svc.label, ",".join(req.header("Host")))
+        else:
+            body = svc.label + "\n"
+        headers = [("Content-Type", "text/plain"), ("X-Netlab-Server", svc.label)]
+        echo = svc.spec.get("echo_header")
+        if echo:
+            values = req.header(echo)
+            headers += [("X-Echo", v) for v in values]
+            body += "".join("%s: %s\n" % (echo, v) for v in values)
+        return 200, _http_response("200 OK", headers, body.encode("latin-1"), close=not keepalive)
 
-    def git_cgi(self, root, req, path, query):
+    def git_cgi(self, root, req, path, query, close=True):
         env = {"PATH": SYSTEM_PATH, "HOME": self.cfg["home"], "GIT_CONFIG_NOSYSTEM": "1",
                "GIT_PROJECT_ROOT": root, "GIT_HTTP_EXPORT_ALL": "1",
                "GATEWAY_INTERFACE": "CGI/1.1", "SERVER_PROTOCOL": "HTTP/1.1",
@@ -939,7 +971,7 @@ class Controller:
                 headers.append((name, value.strip()))
         if r.returncode != 0 and not r.stdout:
             status, body = "500 Internal Server Error", r.stderr
-        return _http_response(status, headers, body)
+        return int(status.split()[0]), _http_response(status, headers, body, close=close)
 
     # --- snapshot ---
 
@@ -1448,38 +1480,53 @@ class Lab:
                         label=label, **extra)
         return Server(self, res["id"], kind, addr, int(port), proto, res["side"], res["label"])
 
-    def server_http(self, addr, port=80, label=None, keepalive=False):
+    def server_http(self, addr, port=80, label=None, keepalive=False, echo_header=None):
         """A plain HTTP server answering every request with 200 and its label
         (default "http ADDR:PORT") as the body; requests are recorded.
         keepalive: every request of a connection is answered and recorded
         (one event per request, with "index" on its connection, whatever
         Host it names, "Connection: close" or not), until the client
-        closes; otherwise one request per connection."""
-        return self._listen("http", addr, port, label=label, keepalive=bool(keepalive))
+        closes, and the body is "LABEL HOST"; otherwise one request per
+        connection.  echo_header: see server_tls()."""
+        return self._listen("http", addr, port, label=label, keepalive=bool(keepalive),
+                            echo_header=echo_header)
 
-    def server_tls(self, addr, port=443, names=("allowed.test",), label=None):
+    def server_tls(self, addr, port=443, names=("allowed.test",), label=None, keepalive=False,
+                   echo_header=None):
         """An HTTPS server with one certificate (signed by lab.ca_file) for
-        all names; records each connection's SNI (None without one)."""
+        all names; records each connection's SNI (None without one), and
+        each request as server_http() does (keepalive the same too).
+
+        echo_header="Authorization": each value of that request header
+        (duplicates kept, in order) is sent back as a response header
+        "X-Echo: VALUE" and as a body line "Authorization: VALUE" after the
+        label line.  Both carry the value exactly as the server received
+        it: through a proxy that swaps a placeholder for a real secret on
+        the way out and back in response headers only (issue 14), X-Echo
+        shows the placeholder again while the body shows the real value."""
         cert, key = self.make_cert(list(names))
-        return self._listen("tls", addr, port, label=label, cert=cert, key=key)
+        return self._listen("tls", addr, port, label=label, cert=cert, key=key,
+                            keepalive=bool(keepalive), echo_header=echo_header)
 
     def server_echo(self, addr, port, proto="tcp", label=None):
         """Echoes what it receives (TCP stream or UDP datagrams)."""
         return self._listen("echo", addr, port, proto=proto, label=label)
 
-    def server_git(self, addr, port=None, repo="repo.git", files=None, names=None, label=None):
+    def server_git(self, addr, port=None, repo="repo.git", files=None, names=None, label=None,
+                   keepalive=False):
         """Git smart HTTP (`git http-backend`) for a fresh bare repository:
         `git clone http://NAME/repo.git`; with names (certificate names),
         over HTTPS instead (port 443 by default; clients need
         GIT_SSL_CAINFO=lab.ca_file, see ca_env()).  Other paths answer like
-        server_http()."""
+        server_http().  Every request is recorded (see requests()); with
+        keepalive, every request of a connection (see server_http())."""
         root = os.path.join(self.workdir, "git%d" % self._next_repo())
         self.git_repo(repo, files, root=root)
+        extra = dict(git_root=root, keepalive=bool(keepalive))
         if names:
             cert, key = self.make_cert(list(names))
-            return self._listen("tls", addr, port or 443, label=label, git_root=root,
-                                cert=cert, key=key)
-        return self._listen("http", addr, port or 80, label=label, git_root=root)
+            return self._listen("tls", addr, port or 443, label=label, cert=cert, key=key, **extra)
+        return self._listen("http", addr, port or 80, label=label, **extra)
 
     def _next_repo(self):
         self._repos += 1
@@ -1535,8 +1582,16 @@ class Lab:
         return self._one(server)["bytes"]
 
     def requests(self, server, wait=REQUESTS_WAIT):
-        """One record per finished connection: peer, and for HTTP(S) method,
-        path, host (every Host header), sni; errors as *_error keys.
+        """One record per finished connection (on a keepalive server, one
+        per request instead, with its "index" on the connection): peer, and
+        for TLS sni (None without one); for HTTP(S) the request head as
+        received: method, path (the request target as sent, query
+        included), version, host (every Host header), headers (every
+        header line as (name, value) in order, duplicates kept, names as
+        sent, values without surrounding whitespace), body_length and body
+        (its first REQUEST_BODY_KEPT bytes, as latin-1 text), and the
+        status code answered; errors as *_error keys (tls_error,
+        http_error, error).
 
         A connection's record is written when the lab has finished serving
         it, which can be a moment after the client has exited (a TLS
@@ -1551,7 +1606,17 @@ class Lab:
             last["s"] = self._one(server)
             return last["s"]["open"] == 0
         wait_for(served, wait)
-        return last["s"]["events"]
+        records = last["s"]["events"]
+        for r in records:
+            if "headers" in r:
+                r["headers"] = [tuple(h) for h in r["headers"]]
+        return records
+
+    def header_values(self, server, name):
+        """Every value of header name (case-insensitive) that server
+        received, over all its requests so far, in order."""
+        return [v for r in self.requests(server) for k, v in r.get("headers", ())
+                if k.lower() == name.lower()]
 
     def canary_hits(self):
         """{"ADDR:PORT/proto": hits} for every canary that was reached."""

@@ -1,0 +1,171 @@
+"""netlab/selftest-tls: the lab servers issue 14's acceptance tests need,
+proved without porta.
+
+Issue 14 (TLS termination, placeholder secrets, per-request rules) is
+tested end to end by running clients under porta against these servers; this
+suite proves first that each server does what those tests will count on,
+with bare clients:
+
+  - HTTPS servers record every request head (method, path as sent, every
+    header in order with duplicates, SNI), and keep-alive connections
+    request by request;
+  - a server sends a request header's value back (X-Echo and the body).
+
+Every client runs inside the lab (lab.run), so nothing leaves it.  Runs as
+root and as an unprivileged user.
+"""
+
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import netlab  # noqa: E402
+
+PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+API, OTHER, ECHO, KEEP = "203.0.113.101", "203.0.113.102", "203.0.113.103", "203.0.113.104"
+
+# Looks like a token, means nothing anywhere: the lab's "real" secret.
+TOKEN = "ghp_netlabREALsecret0123456789abcdefABCDEF"
+
+# A TLS client that sends its argument (with \r\n escapes) as raw bytes on
+# one TLS connection to ADDR, verifying HOST, then reads until the server
+# has answered COUNT responses or closed; prints the status lines.
+RAW_TLS = r"""
+import re, socket, ssl, sys
+host, addr, cafile, count, payload = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5]
+ctx = ssl.create_default_context(cafile=cafile)
+s = ctx.wrap_socket(socket.create_connection((addr, 443), timeout=10), server_hostname=host)
+s.sendall(payload.encode("latin-1").decode("unicode_escape").encode("latin-1"))
+got = b""
+while got.count(b"HTTP/1.1 ") < count:
+    chunk = s.recv(65536)
+    if not chunk:
+        break
+    got += chunk
+print("\n".join(re.findall(r"HTTP/1\.1 [0-9]{3} [^\r\n]*", got.decode("latin-1"))))
+"""
+
+
+class TLSLab(netlab.LabCase):
+    lab_required = True
+
+    def run_ok(self, argv, **kw):
+        res = self.lab.run(argv, **kw)
+        self.assertEqual(res.rc, 0, "argv: %r\n%s\n%s" % (argv, res.out, res.err))
+        return res
+
+    def curl(self, *args, **kw):
+        return self.lab.run(["curl", "-sS", "-m", "10", "--cacert", self.lab.ca_file] + list(args),
+                            **kw)
+
+
+class RequestHeads(TLSLab):
+
+    @classmethod
+    def lab_setup(cls, lab):
+        cls.api = lab.server_tls(API, names=["api.example"])
+        cls.other = lab.server_tls(OTHER, names=["other.example"])
+        cls.echo = lab.server_tls(ECHO, names=["echo.example"], echo_header="Authorization")
+        cls.keep = lab.server_tls(KEEP, names=["keep.example"], keepalive=True)
+        lab.dns({"api.example": API, "other.example": OTHER, "echo.example": ECHO,
+                 "keep.example": KEEP})
+
+    def test_every_header_in_order_with_duplicates_and_the_sni(self):
+        res = self.curl("-H", "Authorization: Bearer " + TOKEN, "-H", "X-Dup: one",
+                        "-H", "X-Dup: two", "https://api.example/v1/repos?page=2&q=a%20b")
+        self.assertEqual(res.rc, 0, res.err)
+        [req] = self.lab.requests(self.api)
+        self.assertEqual((req["sni"], req["method"], req["path"], req["status"]),
+                         ("api.example", "GET", "/v1/repos?page=2&q=a%20b", 200))
+        self.assertEqual(req["headers"][0], ("Host", "api.example"))
+        self.assertEqual([h for h in req["headers"] if h[0] in ("Authorization", "X-Dup")],
+                         [("Authorization", "Bearer " + TOKEN), ("X-Dup", "one"), ("X-Dup", "two")])
+        self.assertEqual(self.lab.header_values(self.api, "authorization"), ["Bearer " + TOKEN])
+        # "zero bytes reached the other server" is a count that can move:
+        # nothing so far, and a request to it shows up
+        self.assertEqual((self.lab.hits(self.other), self.lab.bytes_received(self.other)), (0, 0))
+        self.assertEqual(self.lab.requests(self.other), [])
+        self.assertEqual(self.curl("https://other.example/").rc, 0)
+        self.assertEqual(self.lab.hits(self.other), 1)
+        self.assertGreater(self.lab.bytes_received(self.other), 0)
+
+    def test_names_as_sent_repeated_headers_and_the_body(self):
+        # curl normalises nothing here either, but a raw client shows the
+        # record keeps the spelling of each name and every repetition
+        # (a proxy that lets the first of two Authorization headers win,
+        # docs/style.md §17, must be visible)
+        payload = (r"POST /upload HTTP/1.1\r\nHost: api.example\r\nauthorization: Basic first\r\n"
+                   r"AUTHORIZATION: Bearer second\r\nContent-Length: 11\r\n\r\nbody secret")
+        res = self.run_ok([PY, "-c", RAW_TLS, "api.example", API, self.lab.ca_file, "1", payload])
+        self.assertEqual(res.out.strip(), "HTTP/1.1 200 OK")
+        [req] = self.lab.requests(self.api)
+        self.assertEqual(req["headers"], [("Host", "api.example"), ("authorization", "Basic first"),
+                                          ("AUTHORIZATION", "Bearer second"),
+                                          ("Content-Length", "11")])
+        self.assertEqual((req["method"], req["body_length"], req["body"]),
+                         ("POST", 11, "body secret"))
+        self.assertEqual(self.lab.header_values(self.api, "Authorization"),
+                         ["Basic first", "Bearer second"])
+
+    def test_keepalive_records_each_request_with_its_index(self):
+        # curl reuses one connection for two URLs
+        res = self.curl("https://keep.example/a", "https://keep.example/b?x=1")
+        self.assertEqual(res.rc, 0, res.err)
+        self.assertEqual(res.out, "tls %s:443 keep.example\n" % KEEP * 2)
+        reqs = self.lab.requests(self.keep)
+        self.assertEqual([(r["index"], r["path"], r["sni"]) for r in reqs],
+                         [(0, "/a", "keep.example"), (1, "/b?x=1", "keep.example")])
+        self.assertEqual(self.lab.hits(self.keep), 1)
+        # pipelined: a chunked body, then a request whose Host is not the
+        # SNI's, sent together before any answer
+        self.lab.reset()
+        payload = (r"POST /up HTTP/1.1\r\nHost: keep.example\r\nTransfer-Encoding: chunked\r\n\r\n"
+                   r"4\r\nabcd\r\n0\r\n\r\n"
+                   r"DELETE /repo HTTP/1.1\r\nHost: fronted.example\r\n\r\n")
+        res = self.run_ok([PY, "-c", RAW_TLS, "keep.example", KEEP, self.lab.ca_file, "2", payload])
+        self.assertEqual(res.out.splitlines(), ["HTTP/1.1 200 OK"] * 2)
+        reqs = self.lab.requests(self.keep)
+        self.assertEqual([(r["index"], r["method"], r["path"], r["host"], r["sni"], r["body"])
+                          for r in reqs],
+                         [(0, "POST", "/up", ["keep.example"], "keep.example", "abcd"),
+                          (1, "DELETE", "/repo", ["fronted.example"], "keep.example", "")])
+        self.assertEqual(self.lab.hits(self.keep), 1)
+
+    def test_one_request_per_connection_without_keepalive(self):
+        # the control for the test above: the same two URLs on a server
+        # without keepalive take two connections, and records carry no index
+        res = self.curl("https://api.example/a", "https://api.example/b")
+        self.assertEqual(res.rc, 0, res.err)
+        reqs = self.lab.requests(self.api)
+        self.assertEqual([r["path"] for r in reqs], ["/a", "/b"])
+        self.assertEqual(self.lab.hits(self.api), 2)
+        self.assertNotIn("index", reqs[0])
+
+    def test_echo_header_sends_the_received_value_back(self):
+        res = self.curl("-D", "-", "-H", "Authorization: Bearer " + TOKEN, "https://echo.example/")
+        self.assertEqual(res.rc, 0, res.err)
+        head, _, body = res.out.partition("\r\n\r\n")
+        self.assertIn("\r\nX-Echo: Bearer %s\r\n" % TOKEN, head + "\r\n")
+        self.assertEqual(body, "tls %s:443\nAuthorization: Bearer %s\n" % (ECHO, TOKEN))
+        self.assertEqual(self.lab.header_values(self.echo, "Authorization"), ["Bearer " + TOKEN])
+        # two values: two X-Echo lines, in order; none: no X-Echo at all
+        res = self.curl("-D", "-", "-H", "Authorization: a", "-H", "Authorization: b",
+                        "https://echo.example/")
+        head = res.out.partition("\r\n\r\n")[0]
+        self.assertEqual([l for l in head.split("\r\n") if l.startswith("X-Echo")],
+                         ["X-Echo: a", "X-Echo: b"])
+        res = self.curl("-D", "-", "https://echo.example/")
+        head, _, body = res.out.partition("\r\n\r\n")
+        self.assertNotIn("X-Echo", head)
+        self.assertEqual(body, "tls %s:443\n" % ECHO)
+        # a server without echo_header sends nothing back
+        res = self.curl("-D", "-", "-H", "Authorization: Bearer " + TOKEN, "https://api.example/")
+        self.assertEqual(res.rc, 0, res.err)
+        self.assertNotIn("X-Echo", res.out)
+        self.assertNotIn(TOKEN, res.out)
+
+
+if __name__ == "__main__":
+    unittest.main()
