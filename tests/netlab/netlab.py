@@ -52,8 +52,10 @@ The API (each server call returns a Server handle; addresses may be IPv6):
                                                           HTTPS, cert from lab.ca_file, SNI logged;
                                                           echo_header="Authorization": its values
                                                           sent back as X-Echo: and in the body
-    lab.server_git(addr, port=None, names=None, keepalive=False)
-                                                          git smart HTTP(S), repo.git
+    lab.server_git(addr, port=None, names=None, token=None, keepalive=False)
+                                                          git smart HTTP(S), repo.git (.repo: its
+                                                          path); token: Basic auth with that
+                                                          password, else 401; push allowed
     lab.server_echo(addr, port, proto="tcp"|"udp")
     lab.canary(addr, port, proto="tcp", side=None)        must-stay-unreached listener
     lab.dns(records, ttl=60, rebind=None, addr=DNS_ADDR)  fake upstream, UDP+TCP, logs queries
@@ -93,6 +95,7 @@ Tests share a lab through one fixture (see SharedLab and LabCase below):
 """
 
 import atexit
+import base64
 import collections
 import contextlib
 import ctypes
@@ -477,6 +480,27 @@ def _request_record(req):
 
 
 REQUEST_BODY_KEPT = 4096     # bytes of each request body kept in its record
+
+
+def _basic_auth_user(req, token):
+    """The user name of req's one Authorization: Basic header if its
+    password is token (any user name: GitHub takes x-access-token:TOKEN),
+    else None (no header, several, another scheme, bad base64, another
+    password).  RFC 7617, section 2."""
+    values = req.header("Authorization")
+    if len(values) != 1:
+        return None
+    scheme, _, credentials = values[0].partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(credentials.strip(), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    user, sep, password = decoded.partition(":")
+    if not sep or password != token:
+        return None
+    return user
 
 
 # --- DNS wire format --------------------------------------------------------
@@ -926,13 +950,24 @@ class Controller:
 
     def http_reply(self, svc, req, keepalive=False):
         """(status code, response bytes) for req: git's CGI under a .git/
-        path of a git server, else 200 with the
+        path of a git server (after its token check), else 200 with the
         label (and on a keep-alive server the Host) and, with echo_header,
         that request header's values sent back (X-Echo, and the body)."""
         git_root = svc.spec.get("git_root")
         path, _, query = req.target.partition("?")
         if git_root and ".git/" in path + "/":
-            return self.git_cgi(git_root, req, path, query, close=not keepalive)
+            user = None
+            token = svc.spec.get("token")
+            if token is not None:
+                user = _basic_auth_user(req, token)
+                if user is None:
+                    # RFC 9110, section 11.6.1: the challenge that makes git
+                    # ask its credential helper and try again
+                    return 401, _http_response(
+                        "401 Unauthorized", [("Content-Type", "text/plain"),
+                                             ("WWW-Authenticate", 'Basic realm="lab"')],
+                        b"401: this repository needs a token\n", close=not keepalive)
+            return self.git_cgi(git_root, req, path, query, user, close=not keepalive)
         if keepalive:
             body = "%s %s\n" % (svc.label, ",".join(req.header("Host")))
         else:
@@ -945,12 +980,14 @@ class Controller:
             body += "".join("%s: %s\n" % (echo, v) for v in values)
         return 200, _http_response("200 OK", headers, body.encode("latin-1"), close=not keepalive)
 
-    def git_cgi(self, root, req, path, query, close=True):
+    def git_cgi(self, root, req, path, query, user=None, close=True):
         env = {"PATH": SYSTEM_PATH, "HOME": self.cfg["home"], "GIT_CONFIG_NOSYSTEM": "1",
                "GIT_PROJECT_ROOT": root, "GIT_HTTP_EXPORT_ALL": "1",
                "GATEWAY_INTERFACE": "CGI/1.1", "SERVER_PROTOCOL": "HTTP/1.1",
                "REQUEST_METHOD": req.method, "PATH_INFO": path, "QUERY_STRING": query,
                "REMOTE_ADDR": "192.0.2.2", "CONTENT_LENGTH": str(len(req.body))}
+        if user is not None:
+            env["REMOTE_USER"] = user
         for name, value in req.headers:
             key = name.upper().replace("-", "_")
             if key in ("CONTENT_TYPE",):
@@ -1127,6 +1164,7 @@ class Server:
     def __init__(self, lab, sid, kind, addr, port, proto, side, label):
         self.lab, self.id, self.kind = lab, sid, kind
         self.addr, self.port, self.proto, self.side, self.label = addr, port, proto, side, label
+        self.repo = None        # server_git(): the served bare repository's path
 
     @property
     def hostport(self):
@@ -1513,20 +1551,35 @@ class Lab:
         return self._listen("echo", addr, port, proto=proto, label=label)
 
     def server_git(self, addr, port=None, repo="repo.git", files=None, names=None, label=None,
-                   keepalive=False):
+                   token=None, keepalive=False):
         """Git smart HTTP (`git http-backend`) for a fresh bare repository:
         `git clone http://NAME/repo.git`; with names (certificate names),
         over HTTPS instead (port 443 by default; clients need
         GIT_SSL_CAINFO=lab.ca_file, see ca_env()).  Other paths answer like
         server_http().  Every request is recorded (see requests()); with
-        keepalive, every request of a connection (see server_http())."""
+        keepalive, every request of a connection (see server_http()).
+
+        token: every path under the repository needs an Authorization:
+        Basic header whose password is token (any user name, as GitHub
+        takes x-access-token:TOKEN), else 401 with WWW-Authenticate: Basic
+        realm="lab" (so git asks its credential helper and tries again);
+        push is on (http.receivepack), as the authenticated user.  The
+        handle's .repo is the bare repository's path (to check a push)."""
         root = os.path.join(self.workdir, "git%d" % self._next_repo())
         self.git_repo(repo, files, root=root)
-        extra = dict(git_root=root, keepalive=bool(keepalive))
+        path = os.path.join(root, repo)
+        if token is not None:
+            subprocess.run(["git", "--git-dir", path, "config", "http.receivepack", "true"],
+                           env={"PATH": SYSTEM_PATH, "HOME": self.home,
+                                "GIT_CONFIG_NOSYSTEM": "1"}, check=True)
+        extra = dict(git_root=root, token=token, keepalive=bool(keepalive))
         if names:
             cert, key = self.make_cert(list(names))
-            return self._listen("tls", addr, port or 443, label=label, cert=cert, key=key, **extra)
-        return self._listen("http", addr, port or 80, label=label, **extra)
+            srv = self._listen("tls", addr, port or 443, label=label, cert=cert, key=key, **extra)
+        else:
+            srv = self._listen("http", addr, port or 80, label=label, **extra)
+        srv.repo = path
+        return srv
 
     def _next_repo(self):
         self._repos += 1

@@ -9,14 +9,20 @@ with bare clients:
   - HTTPS servers record every request head (method, path as sent, every
     header in order with duplicates, SNI), and keep-alive connections
     request by request;
-  - a server sends a request header's value back (X-Echo and the body).
+  - a server sends a request header's value back (X-Echo and the body);
+  - git over HTTPS checks a token (Basic auth, 401 otherwise), for clone
+    and for push.
 
 Every client runs inside the lab (lab.run), so nothing leaves it.  Runs as
 root and as an unprivileged user.
 """
 
+import base64
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -25,9 +31,11 @@ import netlab  # noqa: E402
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
 API, OTHER, ECHO, KEEP = "203.0.113.101", "203.0.113.102", "203.0.113.103", "203.0.113.104"
+GIT = "203.0.113.110"
 
 # Looks like a token, means nothing anywhere: the lab's "real" secret.
 TOKEN = "ghp_netlabREALsecret0123456789abcdefABCDEF"
+WRONG_TOKEN = "ghp_netlabWRONGsecret0123456789abcdefABCD"
 
 # A TLS client that sends its argument (with \r\n escapes) as raw bytes on
 # one TLS connection to ADDR, verifying HOST, then reads until the server
@@ -165,6 +173,120 @@ class RequestHeads(TLSLab):
         self.assertEqual(res.rc, 0, res.err)
         self.assertNotIn("X-Echo", res.out)
         self.assertNotIn(TOKEN, res.out)
+
+
+GIT_ENV = dict(GIT_TERMINAL_PROMPT="0", GIT_AUTHOR_NAME="lab", GIT_AUTHOR_EMAIL="lab@git.example",
+               GIT_COMMITTER_NAME="lab", GIT_COMMITTER_EMAIL="lab@git.example")
+
+# A credential helper that answers "get" with the token in $LAB_TOKEN.
+HELPER = ('!f() { test "$1" = get && printf "username=x-access-token\\npassword=%s\\n" '
+          '"$LAB_TOKEN"; }; f')
+
+
+class GitToken(TLSLab):
+
+    @classmethod
+    def lab_setup(cls, lab):
+        cls.repo_server = lab.server_git(GIT, names=["git.example"], token=TOKEN,
+                                 files={"README": "token-checked\n"})
+        lab.dns({"git.example": GIT})
+
+    def setUp(self):
+        super().setUp()
+        self.tmp = tempfile.mkdtemp(prefix="git-", dir=self.lab.home)
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def git(self, *args, token=None, **kw):
+        env = self.lab.ca_env(**GIT_ENV, **({"LAB_TOKEN": token} if token else {}))
+        return self.lab.run(["git"] + list(args), env=env, timeout=60, **kw)
+
+    def url(self, token):
+        return "https://x-access-token:%s@git.example/repo.git" % token
+
+    def basic(self, token):
+        return "Basic " + base64.b64encode(("x-access-token:" + token).encode()).decode()
+
+    def assert_every_answer_followed_the_token(self, reqs):
+        """200 exactly where the request carried the right token."""
+        for r in reqs:
+            auth = [v for k, v in r["headers"] if k.lower() == "authorization"]
+            self.assertEqual(r["status"] == 200, auth == [self.basic(TOKEN)], r)
+
+    def test_clone_with_the_token_in_the_url(self):
+        dest = os.path.join(self.tmp, "clone")
+        res = self.git("clone", "-q", self.url(TOKEN), dest)
+        self.assertEqual(res.rc, 0, res.err)
+        with open(os.path.join(dest, "README")) as f:
+            self.assertEqual(f.read(), "token-checked\n")
+        reqs = self.lab.requests(self.repo_server)
+        self.assert_every_answer_followed_the_token(reqs)
+        ok = [(r["method"], r["path"]) for r in reqs if r["status"] == 200]
+        self.assertIn(("GET", "/repo.git/info/refs?service=git-upload-pack"), ok)
+        self.assertIn(("POST", "/repo.git/git-upload-pack"), ok)
+        self.assertEqual({r["sni"] for r in reqs}, {"git.example"})
+
+    def test_clone_through_a_credential_helper_after_the_401(self):
+        dest = os.path.join(self.tmp, "clone")
+        res = self.git("-c", "credential.helper=", "-c", "credential.helper=" + HELPER,
+                       "clone", "-q", "https://git.example/repo.git", dest, token=TOKEN)
+        self.assertEqual(res.rc, 0, res.err)
+        self.assertTrue(os.path.exists(os.path.join(dest, "README")))
+        reqs = self.lab.requests(self.repo_server)
+        # git asks its helper only when challenged: first a 401 without
+        # credentials, then the same request with the token
+        self.assertEqual((reqs[0]["status"], reqs[0]["path"]),
+                         (401, "/repo.git/info/refs?service=git-upload-pack"))
+        self.assertFalse([v for k, v in reqs[0]["headers"] if k.lower() == "authorization"])
+        self.assertEqual(reqs[1]["path"], reqs[0]["path"])
+        self.assertEqual(reqs[1]["status"], 200)
+        self.assert_every_answer_followed_the_token(reqs)
+
+    def test_a_wrong_token_or_none_gets_401(self):
+        res = self.git("clone", "-q", self.url(WRONG_TOKEN), os.path.join(self.tmp, "wrong"))
+        self.assertEqual(res.rc, 128, res.err)
+        self.assertIn("Authentication failed", res.err)
+        reqs = self.lab.requests(self.repo_server)
+        self.assertTrue(reqs)
+        self.assertEqual({r["status"] for r in reqs}, {401})
+        self.assertIn(self.basic(WRONG_TOKEN), self.lab.header_values(self.repo_server, "Authorization"))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "wrong", "README")))
+        # no credentials at all, and no prompt to ask
+        self.lab.reset()
+        res = self.git("clone", "-q", "https://git.example/repo.git", os.path.join(self.tmp, "none"))
+        self.assertEqual(res.rc, 128, res.err)
+        self.assertEqual([r["status"] for r in self.lab.requests(self.repo_server)], [401])
+
+    def test_push_a_new_commit(self):
+        work = os.path.join(self.tmp, "work")
+        self.assertEqual(self.git("clone", "-q", self.url(TOKEN), work).rc, 0)
+        with open(os.path.join(work, "pushed.txt"), "w") as f:
+            f.write("pushed through the lab\n")
+        self.assertEqual(self.git("-C", work, "add", "pushed.txt").rc, 0)
+        self.assertEqual(self.git("-C", work, "commit", "-q", "-m", "a pushed commit").rc, 0)
+        head = self.git("-C", work, "rev-parse", "HEAD").out.strip()
+        # a wrong token cannot push: the served repository is unchanged
+        self.lab.reset()
+        res = self.git("-C", work, "push", "-q", self.url(WRONG_TOKEN), "HEAD:main")
+        self.assertEqual(res.rc, 128, res.err)
+        self.assertEqual({r["status"] for r in self.lab.requests(self.repo_server)}, {401})
+        self.assertNotEqual(self.served_main(), head)
+        # the right one can
+        self.lab.reset()
+        res = self.git("-C", work, "push", "-q", self.url(TOKEN), "HEAD:main")
+        self.assertEqual(res.rc, 0, res.err)
+        self.assertEqual(self.served_main(), head)
+        reqs = self.lab.requests(self.repo_server)
+        self.assert_every_answer_followed_the_token(reqs)
+        self.assertIn(("POST", "/repo.git/git-receive-pack", 200),
+                      [(r["method"], r["path"], r["status"]) for r in reqs])
+        show = subprocess.run(["git", "--git-dir", self.repo_server.repo, "show", "main:pushed.txt"],
+                              capture_output=True, text=True, env={"PATH": netlab.SYSTEM_PATH})
+        self.assertEqual(show.stdout, "pushed through the lab\n")
+
+    def served_main(self):
+        r = subprocess.run(["git", "--git-dir", self.repo_server.repo, "rev-parse", "main"],
+                           capture_output=True, text=True, env={"PATH": netlab.SYSTEM_PATH})
+        return r.stdout.strip()
 
 
 if __name__ == "__main__":
