@@ -48,14 +48,17 @@ The API (each server call returns a Server handle; addresses may be IPv6):
 
     lab.server_http(addr, port=80, label=None, keepalive=False, echo_header=None)
                                                           200 + label for any request
-    lab.server_tls(addr, port=443, names=[...], keepalive=False, echo_header=None)
+    lab.server_tls(addr, port=443, names=[...], keepalive=False, echo_header=None, flaw=None)
                                                           HTTPS, cert from lab.ca_file, SNI logged;
                                                           echo_header="Authorization": its values
-                                                          sent back as X-Echo: and in the body
+                                                          sent back as X-Echo: and in the body;
+                                                          flaw="unknown-ca"|"expired"|"wrong-name":
+                                                          a certificate clients must refuse
     lab.server_git(addr, port=None, names=None, token=None, keepalive=False)
                                                           git smart HTTP(S), repo.git (.repo: its
                                                           path); token: Basic auth with that
                                                           password, else 401; push allowed
+                                                          (HTTPS handles: .cert, the PEM served)
     lab.server_echo(addr, port, proto="tcp"|"udp")
     lab.canary(addr, port, proto="tcp", side=None)        must-stay-unreached listener
     lab.dns(records, ttl=60, rebind=None, addr=DNS_ADDR)  fake upstream, UDP+TCP, logs queries
@@ -70,9 +73,11 @@ The API (each server call returns a Server handle; addresses may be IPv6):
                                                           sent, headers [(name, value)...], sni,
                                                           status, index on a keep-alive connection
     lab.header_values(server, name)                       every value of one header it received
+    lab.make_cert(names, untrusted=False, expired=False)  (cert, key) for a server of the test's own
     lab.canary_hits() -> {"addr:port/proto": n}, lab.queries(name=None), lab.stats()
     lab.reset(), lab.wait_for(predicate, timeout), lab.processes(), lab.close()
-    lab.ca_file, lab.dns_addr, lab.client_v4, lab.client_v6, lab.client_addrs,
+    lab.ca_file, lab.other_ca_file (a CA nothing trusts), lab.dns_addr, lab.client_v4,
+    lab.client_v6, lab.client_addrs,
     lab.ipv6, lab.home, lab.workdir;  netlab.unavailable_reason()
 
 Counters are exact at the moment of asking: before answering, the controller
@@ -1165,6 +1170,7 @@ class Server:
         self.lab, self.id, self.kind = lab, sid, kind
         self.addr, self.port, self.proto, self.side, self.label = addr, port, proto, side, label
         self.repo = None        # server_git(): the served bare repository's path
+        self.cert = None        # HTTPS servers: the certificate's PEM file
 
     @property
     def hostport(self):
@@ -1177,6 +1183,7 @@ class Server:
 Completed = collections.namedtuple("Completed", "rc out err")
 
 REQUESTS_WAIT = 10      # seconds requests() waits for connections still being served
+WRONG_NAME = "elsewhere.example"    # the only name on server_tls(flaw="wrong-name")'s certificate
 
 
 def wait_for(predicate, timeout=5.0, interval=0.02):
@@ -1466,20 +1473,75 @@ class Lab:
                       "-addext", "keyUsage=critical,keyCertSign,cRLSign",
                       "-keyout", self.ca_key, "-out", self.ca_file)
         self._certs = 0
+        self._other = None
 
-    def make_cert(self, names):
-        """A leaf certificate signed by the lab CA for names (DNS names or IP
-        addresses); returns (cert_path, key_path)."""
+    def make_cert(self, names, untrusted=False, expired=False):
+        """A leaf certificate for names (DNS names or IP addresses), valid
+        from now for two days, signed by the lab CA; returns (cert_path,
+        key_path).  untrusted: signed by a second CA instead
+        (lab.other_ca_file), one no client is told to trust.  expired:
+        valid from three days ago until yesterday (notAfter in the past;
+        see _sign_dated for how)."""
         self._certs += 1
         base = os.path.join(self.workdir, "leaf%d" % self._certs)
+        ca_file, ca_key = self._other_ca() if untrusted else (self.ca_file, self.ca_key)
         san = ",".join(("IP:" if _looks_ip(n) else "DNS:") + n for n in names)
         self._openssl("req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
                       "-nodes", "-subj", "/CN=%s" % names[0], "-addext", "subjectAltName=" + san,
                       "-keyout", base + ".key", "-out", base + ".csr")
-        self._openssl("x509", "-req", "-in", base + ".csr", "-CA", self.ca_file, "-CAkey", self.ca_key,
-                      "-CAcreateserial", "-days", "2", "-copy_extensions", "copy",
-                      "-out", base + ".pem")
+        if expired:
+            now = time.time()
+            self._sign_dated(base + ".csr", base + ".pem", ca_file, ca_key,
+                             now - 3 * 86400, now - 86400)
+        else:
+            self._openssl("x509", "-req", "-in", base + ".csr", "-CA", ca_file, "-CAkey", ca_key,
+                          "-CAcreateserial", "-days", "2", "-copy_extensions", "copy",
+                          "-out", base + ".pem")
         return base + ".pem", base + ".key"
+
+    def _sign_dated(self, csr, out, ca_file, ca_key, not_before, not_after):
+        """Signs csr with explicit notBefore/notAfter (Unix times), which
+        may lie in the past.  OpenSSL 3.0 (Debian 12's) cannot do that with
+        `x509 -req` (-days must be positive; -not_before/-not_after came
+        in 3.4), but `openssl ca` takes -startdate/-enddate: it needs a
+        configuration and a database, made here once per lab (openssl-ca(1))."""
+        db = os.path.join(self.workdir, "ca-db")
+        conf = os.path.join(db, "ca.cnf")
+        if not os.path.exists(conf):
+            os.makedirs(db)
+            open(os.path.join(db, "index.txt"), "w").close()
+            with open(os.path.join(db, "serial"), "w") as f:
+                f.write("1000\n")
+            with open(conf, "w") as f:
+                f.write("[ca]\ndefault_ca = lab\n"
+                        "[lab]\ndatabase = %s/index.txt\nnew_certs_dir = %s\n"
+                        "serial = %s/serial\ndefault_md = sha256\npolicy = any\n"
+                        "copy_extensions = copy\nunique_subject = no\n"
+                        "[any]\ncommonName = supplied\n" % (db, db, db))
+        stamp = lambda t: time.strftime("%Y%m%d%H%M%SZ", time.gmtime(t))
+        self._openssl("ca", "-batch", "-notext", "-config", conf, "-cert", ca_file,
+                      "-keyfile", ca_key, "-in", csr, "-out", out,
+                      "-startdate", stamp(not_before), "-enddate", stamp(not_after))
+
+    @property
+    def other_ca_file(self):
+        """A second CA's certificate (made on first use): what signs
+        make_cert(untrusted=True) and server_tls(flaw="unknown-ca"); no
+        client is given it unless a test does so on purpose."""
+        return self._other_ca()[0]
+
+    def _other_ca(self):
+        if self._other is None:
+            cert = os.path.join(self.workdir, "other-ca.pem")
+            key = os.path.join(self.workdir, "other-ca.key")
+            self._openssl("req", "-x509", "-newkey", "ec", "-pkeyopt",
+                          "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                          "-subj", "/CN=porta netlab untrusted CA",
+                          "-addext", "basicConstraints=critical,CA:TRUE",
+                          "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+                          "-keyout", key, "-out", cert)
+            self._other = (cert, key)
+        return self._other
 
     def git_repo(self, name="repo.git", files=None, root=None):
         """A bare repository root/name with one commit on main holding files
@@ -1530,7 +1592,7 @@ class Lab:
                             echo_header=echo_header)
 
     def server_tls(self, addr, port=443, names=("allowed.test",), label=None, keepalive=False,
-                   echo_header=None):
+                   echo_header=None, flaw=None):
         """An HTTPS server with one certificate (signed by lab.ca_file) for
         all names; records each connection's SNI (None without one), and
         each request as server_http() does (keepalive the same too).
@@ -1541,10 +1603,28 @@ class Lab:
         label line.  Both carry the value exactly as the server received
         it: through a proxy that swaps a placeholder for a real secret on
         the way out and back in response headers only (issue 14), X-Echo
-        shows the placeholder again while the body shows the real value."""
-        cert, key = self.make_cert(list(names))
-        return self._listen("tls", addr, port, label=label, cert=cert, key=key,
-                            keepalive=bool(keepalive), echo_header=echo_header)
+        shows the placeholder again while the body shows the real value.
+
+        flaw: a certificate a verifying client must refuse, each for one
+        reason only: "unknown-ca" (for names, valid, but signed by
+        lab.other_ca_file), "expired" (for names, signed by the lab CA,
+        notAfter yesterday), "wrong-name" (signed by the lab CA, valid, but
+        for WRONG_NAME only, not for names)."""
+        names = list(names)
+        if flaw is None:
+            cert, key = self.make_cert(names)
+        elif flaw == "unknown-ca":
+            cert, key = self.make_cert(names, untrusted=True)
+        elif flaw == "expired":
+            cert, key = self.make_cert(names, expired=True)
+        elif flaw == "wrong-name":
+            cert, key = self.make_cert([WRONG_NAME])
+        else:
+            raise LabError("flaw must be None, 'unknown-ca', 'expired' or 'wrong-name'")
+        srv = self._listen("tls", addr, port, label=label, cert=cert, key=key,
+                           keepalive=bool(keepalive), echo_header=echo_header)
+        srv.cert = cert
+        return srv
 
     def server_echo(self, addr, port, proto="tcp", label=None):
         """Echoes what it receives (TCP stream or UDP datagrams)."""
@@ -1576,6 +1656,7 @@ class Lab:
         if names:
             cert, key = self.make_cert(list(names))
             srv = self._listen("tls", addr, port or 443, label=label, cert=cert, key=key, **extra)
+            srv.cert = cert
         else:
             srv = self._listen("http", addr, port or 80, label=label, **extra)
         srv.repo = path

@@ -11,7 +11,10 @@ with bare clients:
     request by request;
   - a server sends a request header's value back (X-Echo and the body);
   - git over HTTPS checks a token (Basic auth, 401 otherwise), for clone
-    and for push.
+    and for push;
+  - certificates a verifying client must refuse, each for one reason
+    (unknown CA, expired, wrong name), next to a control that the same
+    certificate is otherwise good.
 
 Every client runs inside the lab (lab.run), so nothing leaves it.  Runs as
 root and as an unprivileged user.
@@ -32,6 +35,8 @@ PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executabl
 
 API, OTHER, ECHO, KEEP = "203.0.113.101", "203.0.113.102", "203.0.113.103", "203.0.113.104"
 GIT = "203.0.113.110"
+GOOD, UNKNOWN_CA, EXPIRED, WRONG = ("203.0.113.130", "203.0.113.131", "203.0.113.132",
+                                    "203.0.113.133")
 
 # Looks like a token, means nothing anywhere: the lab's "real" secret.
 TOKEN = "ghp_netlabREALsecret0123456789abcdefABCDEF"
@@ -287,6 +292,67 @@ class GitToken(TLSLab):
         r = subprocess.run(["git", "--git-dir", self.repo_server.repo, "rev-parse", "main"],
                            capture_output=True, text=True, env={"PATH": netlab.SYSTEM_PATH})
         return r.stdout.strip()
+
+
+class BadCertificates(TLSLab):
+    """Upstream certificates a verifying client must refuse, each for one
+    reason: the control beside each shows the certificate is otherwise
+    good, so the refusal is for that reason only."""
+
+    @classmethod
+    def lab_setup(cls, lab):
+        cls.good = lab.server_tls(GOOD, names=["good.example"])
+        cls.unknown = lab.server_tls(UNKNOWN_CA, names=["unknown-ca.example"], flaw="unknown-ca")
+        cls.expired = lab.server_tls(EXPIRED, names=["expired.example"], flaw="expired")
+        cls.wrong = lab.server_tls(WRONG, names=["wrong-name.example"], flaw="wrong-name")
+        lab.dns({"good.example": GOOD, "unknown-ca.example": UNKNOWN_CA,
+                 "expired.example": EXPIRED, "wrong-name.example": WRONG,
+                 netlab.WRONG_NAME: WRONG})
+
+    REASONS = {"unknown-ca": "unable to get local issuer certificate",
+               "expired": "certificate has expired",
+               "wrong-name": "no alternative certificate subject name matches target host name"}
+
+    def assert_refused_for(self, res, flaw):
+        self.assertEqual(res.rc, 60, res.err)       # CURLE_PEER_FAILED_VERIFICATION
+        for other, reason in self.REASONS.items():
+            (self.assertIn if other == flaw else self.assertNotIn)(reason, res.err)
+
+    def openssl(self, *args):
+        return subprocess.run(["openssl"] + list(args), capture_output=True, text=True)
+
+    def test_a_good_certificate_is_accepted(self):
+        res = self.curl("https://good.example/")
+        self.assertEqual((res.rc, res.out), (0, "tls %s:443\n" % GOOD), res.err)
+
+    def test_unknown_ca(self):
+        self.assert_refused_for(self.curl("https://unknown-ca.example/"), "unknown-ca")
+        [rec] = self.lab.requests(self.unknown)
+        self.assertEqual(rec["sni"], "unknown-ca.example")
+        self.assertNotIn("method", rec)
+        # control: a client given the other CA accepts it
+        res = self.lab.run(["curl", "-sS", "-m", "10", "--cacert", self.lab.other_ca_file,
+                            "https://unknown-ca.example/"])
+        self.assertEqual(res.rc, 0, res.err)
+
+    def test_expired(self):
+        self.assert_refused_for(self.curl("https://expired.example/"), "expired")
+        # notAfter is in the past ...
+        self.assertEqual(self.openssl("x509", "-in", self.expired.cert, "-noout",
+                                      "-checkend", "0").returncode, 1)
+        # ... and, time aside, the chain and the name verify (control)
+        ok = self.openssl("verify", "-no_check_time", "-CAfile", self.lab.ca_file,
+                          "-verify_hostname", "expired.example", self.expired.cert)
+        self.assertEqual(ok.returncode, 0, ok.stdout + ok.stderr)
+        bad = self.openssl("verify", "-CAfile", self.lab.ca_file, self.expired.cert)
+        self.assertIn("certificate has expired", bad.stdout + bad.stderr)
+
+    def test_wrong_name(self):
+        self.assert_refused_for(self.curl("https://wrong-name.example/"), "wrong-name")
+        self.assertEqual(self.lab.requests(self.wrong)[0]["sni"], "wrong-name.example")
+        # control: the same server, asked by the name on its certificate
+        res = self.curl("https://%s/" % netlab.WRONG_NAME)
+        self.assertEqual((res.rc, res.out), (0, "tls %s:443\n" % WRONG), res.err)
 
 
 if __name__ == "__main__":
