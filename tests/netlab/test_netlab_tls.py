@@ -12,6 +12,8 @@ with bare clients:
   - a server sends a request header's value back (X-Echo and the body);
   - git over HTTPS checks a token (Basic auth, 401 otherwise), for clone
     and for push;
+  - the npm registry can require a bearer token, which npm sends from
+    .npmrc;
   - certificates a verifying client must refuse, each for one reason
     (unknown CA, expired, wrong name), next to a control that the same
     certificate is otherwise good.
@@ -21,6 +23,7 @@ root and as an unprivileged user.
 """
 
 import base64
+import json
 import os
 import shutil
 import subprocess
@@ -30,11 +33,14 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netlab  # noqa: E402
+import npm_registry  # noqa: E402
 
 PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 API, OTHER, ECHO, KEEP = "203.0.113.101", "203.0.113.102", "203.0.113.103", "203.0.113.104"
 GIT = "203.0.113.110"
+REGISTRY = "203.0.113.120"
 GOOD, UNKNOWN_CA, EXPIRED, WRONG = ("203.0.113.130", "203.0.113.131", "203.0.113.132",
                                     "203.0.113.133")
 
@@ -292,6 +298,95 @@ class GitToken(TLSLab):
         r = subprocess.run(["git", "--git-dir", self.repo_server.repo, "rev-parse", "main"],
                            capture_output=True, text=True, env={"PATH": netlab.SYSTEM_PATH})
         return r.stdout.strip()
+
+
+def npm_unavailable():
+    npm = shutil.which("npm", path=netlab.SYSTEM_PATH)
+    if not npm:
+        return "npm is not installed (scripts/test.sh installs Debian's)"
+    return None
+
+
+class NpmToken(TLSLab):
+    """npm_registry.py --token-file: the registry of a private package."""
+
+    @classmethod
+    def lab_setup(cls, lab):
+        cls.log = os.path.join(lab.workdir, "registry.jsonl")
+        token_file = os.path.join(lab.workdir, "registry-token")
+        with open(token_file, "w") as f:
+            f.write(TOKEN + "\n")
+        cert, key = lab.make_cert(["registry.example"])
+        server = lab.popen([sys.executable, "-B", os.path.join(HERE, "npm_registry.py"),
+                            "--addr", REGISTRY, "--port", "80", "--host", "registry.example",
+                            "--tls-port", "443", "--cert", cert, "--key", key,
+                            "--log", cls.log, "--token-file", token_file],
+                           side="internet", cwd="/", stdout=subprocess.PIPE)
+        line = server.stdout.readline()
+        if line != b"listening\n":
+            raise netlab.LabError("the lab's npm registry did not start (it printed %r)" % line)
+        lab.dns({"registry.example": REGISTRY})
+        # a package with no dependencies: one packument, one tarball
+        cls.package = [n for n, deps in npm_registry.package_tree() if not deps][0]
+
+    def setUp(self):
+        why = npm_unavailable()
+        if why:
+            self.skipTest(why)
+        super().setUp()
+        self.project = tempfile.mkdtemp(prefix="npm-", dir=self.lab.home)
+        self.addCleanup(shutil.rmtree, self.project, True)
+        with open(os.path.join(self.project, "package.json"), "w") as f:
+            json.dump({"name": "token-project", "version": "1.0.0", "private": True}, f)
+        # what a project of a private registry holds: the token comes from
+        # the environment, never from the file
+        with open(os.path.join(self.project, ".npmrc"), "w") as f:
+            f.write("registry=https://registry.example/\n"
+                    "//registry.example/:_authToken=${NPM_TOKEN}\n"
+                    "cafile=%s\n" % self.lab.ca_file)
+        with open(self.log, "a"):
+            self.log_offset = os.path.getsize(self.log)
+
+    def npm_install(self, **env):
+        cache = os.path.join(self.project, ".cache")      # cold: nothing comes from a cache
+        argv = ["npm", "install", "--cache", cache, "--no-audit", "--no-fund",
+                "--no-update-notifier", self.package]
+        return self.lab.run(argv, env=self.lab.env(**env), cwd=self.project, timeout=120)
+
+    def registry_log(self):
+        with open(self.log) as f:
+            f.seek(self.log_offset)
+            return [json.loads(l) for l in f if l.strip()]
+
+    def test_install_with_the_token_from_the_environment(self):
+        res = self.npm_install(NPM_TOKEN=TOKEN)
+        self.assertEqual(res.rc, 0, res.out + res.err)
+        with open(os.path.join(self.project, "node_modules", self.package, "package.json")) as f:
+            self.assertEqual(json.load(f)["version"], npm_registry.LATEST)
+        log = self.registry_log()
+        self.assertEqual({(e["kind"], e["status"]) for e in log},
+                         {("packument", 200), ("tarball", 200)})
+        self.assertEqual({tuple(e["authorization"]) for e in log}, {("Bearer " + TOKEN,)})
+        self.assertEqual({e["tls"] for e in log}, {True})
+
+    def test_install_fails_with_a_wrong_token(self):
+        res = self.npm_install(NPM_TOKEN=WRONG_TOKEN)
+        self.assertNotEqual(res.rc, 0)
+        self.assertIn("E401", res.out + res.err)
+        self.assertFalse(os.path.exists(os.path.join(self.project, "node_modules", self.package)))
+        log = self.registry_log()
+        self.assertTrue(log)
+        self.assertEqual({e["status"] for e in log}, {401})
+        self.assertEqual({tuple(e["authorization"]) for e in log}, {("Bearer " + WRONG_TOKEN,)})
+
+    def test_install_fails_without_the_token(self):
+        res = self.npm_install()          # NPM_TOKEN unset
+        self.assertNotEqual(res.rc, 0)
+        self.assertFalse(os.path.exists(os.path.join(self.project, "node_modules", self.package)))
+        # nothing that got through: every request the registry saw was refused
+        log = self.registry_log()
+        self.assertEqual({e["status"] for e in log} - {401}, set(), log)
+        self.assertNotIn(TOKEN, json.dumps(log))
 
 
 class BadCertificates(TLSLab):
