@@ -46,9 +46,19 @@ Usage:
 
 The API (each server call returns a Server handle; addresses may be IPv6):
 
-    lab.server_http(addr, port=80, label=None)            200 + label for any request
-    lab.server_tls(addr, port=443, names=[...])           HTTPS, cert from lab.ca_file, SNI logged
-    lab.server_git(addr, port=None, names=None)           git smart HTTP(S), repo.git
+    lab.server_http(addr, port=80, label=None, keepalive=False, echo_header=None)
+                                                          200 + label for any request
+    lab.server_tls(addr, port=443, names=[...], keepalive=False, echo_header=None, flaw=None)
+                                                          HTTPS, cert from lab.ca_file, SNI logged;
+                                                          echo_header="Authorization": its values
+                                                          sent back as X-Echo: and in the body;
+                                                          flaw="unknown-ca"|"expired"|"wrong-name":
+                                                          a certificate clients must refuse
+    lab.server_git(addr, port=None, names=None, token=None, keepalive=False)
+                                                          git smart HTTP(S), repo.git (.repo: its
+                                                          path); token: Basic auth with that
+                                                          password, else 401; push allowed
+                                                          (HTTPS handles: .cert, the PEM served)
     lab.server_echo(addr, port, proto="tcp"|"udp")
     lab.canary(addr, port, proto="tcp", side=None)        must-stay-unreached listener
     lab.dns(records, ttl=60, rebind=None, addr=DNS_ADDR)  fake upstream, UDP+TCP, logs queries
@@ -59,9 +69,15 @@ The API (each server call returns a Server handle; addresses may be IPv6):
                                                           (any address, any port, even unprivileged)
     lab.env(**extra) / lab.ca_env(**extra)                clean environments for commands
     lab.hits(server), lab.bytes_received(server), lab.requests(server)
+                                                          requests: per request method, path as
+                                                          sent, headers [(name, value)...], sni,
+                                                          status, index on a keep-alive connection
+    lab.header_values(server, name)                       every value of one header it received
+    lab.make_cert(names, untrusted=False, expired=False)  (cert, key) for a server of the test's own
     lab.canary_hits() -> {"addr:port/proto": n}, lab.queries(name=None), lab.stats()
     lab.reset(), lab.wait_for(predicate, timeout), lab.processes(), lab.close()
-    lab.ca_file, lab.dns_addr, lab.client_v4, lab.client_v6, lab.client_addrs,
+    lab.ca_file, lab.other_ca_file (a CA nothing trusts), lab.dns_addr, lab.client_v4,
+    lab.client_v6, lab.client_addrs,
     lab.ipv6, lab.home, lab.workdir;  netlab.unavailable_reason()
 
 Counters are exact at the moment of asking: before answering, the controller
@@ -84,6 +100,7 @@ Tests share a lab through one fixture (see SharedLab and LabCase below):
 """
 
 import atexit
+import base64
 import collections
 import contextlib
 import ctypes
@@ -457,6 +474,38 @@ def _http_response(status, headers, body, close=True):
     out = ["HTTP/1.1 %s" % status] + ["%s: %s" % kv for kv in headers]
     out += ["Content-Length: %d" % len(body)] + (["Connection: close"] if close else []) + ["", ""]
     return "\r\n".join(out).encode("latin-1") + body
+
+
+def _request_record(req):
+    """What a request record holds of the request itself (lab.requests())."""
+    return {"method": req.method, "path": req.target, "version": req.version,
+            "host": req.header("Host"), "headers": [[k, v] for k, v in req.headers],
+            "body_length": len(req.body),
+            "body": req.body[:REQUEST_BODY_KEPT].decode("latin-1")}
+
+
+REQUEST_BODY_KEPT = 4096     # bytes of each request body kept in its record
+
+
+def _basic_auth_user(req, token):
+    """The user name of req's one Authorization: Basic header if its
+    password is token (any user name: GitHub takes x-access-token:TOKEN),
+    else None (no header, several, another scheme, bad base64, another
+    password).  RFC 7617, section 2."""
+    values = req.header("Authorization")
+    if len(values) != 1:
+        return None
+    scheme, _, credentials = values[0].partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        decoded = base64.b64decode(credentials.strip(), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+    user, sep, password = decoded.partition(":")
+    if not sep or password != token:
+        return None
+    return user
 
 
 # --- DNS wire format --------------------------------------------------------
@@ -865,13 +914,16 @@ class Controller:
             if svc.spec.get("keepalive"):
                 self.serve_keepalive(svc, conn, stream, record)
                 record = None       # one event per request, none per connection
+                if svc.kind == "tls":
+                    stream.close()
                 return
             req = _read_http_request(stream)
             if req is None:
                 record["http_error"] = "no complete request"
                 return
-            record.update(method=req.method, path=req.target, host=req.header("Host"))
-            stream.sendall(self.http_reply(svc, req))
+            status, reply = self.http_reply(svc, req)
+            record.update(_request_record(req), status=status)
+            stream.sendall(reply)
             if svc.kind == "tls":
                 stream.close()
         except Exception as e:  # one connection's trouble never stops the lab
@@ -894,31 +946,53 @@ class Controller:
             if req is None:
                 return
             stream.rest = req.rest
-            record = dict(first, index=index, method=req.method, path=req.target,
-                          host=req.header("Host"))
+            status, reply = self.http_reply(svc, req, keepalive=True)
+            record = dict(first, index=index, status=status, **_request_record(req))
             with svc.lock:
                 svc.events.append(record)
             index += 1
-            body = ("%s %s\n" % (svc.label, ",".join(req.header("Host")))).encode()
-            stream.sendall(_http_response("200 OK", [("Content-Type", "text/plain"),
-                                                     ("X-Netlab-Server", svc.label)], body,
-                                          close=False))
+            stream.sendall(reply)
 
-    def http_reply(self, svc, req):
+    def http_reply(self, svc, req, keepalive=False):
+        """(status code, response bytes) for req: git's CGI under a .git/
+        path of a git server (after its token check), else 200 with the
+        label (and on a keep-alive server the Host) and, with echo_header,
+        that request header's values sent back (X-Echo, and the body)."""
         git_root = svc.spec.get("git_root")
         path, _, query = req.target.partition("?")
         if git_root and ".git/" in path + "/":
-            return self.git_cgi(git_root, req, path, query)
-        body = (svc.label + "\n").encode()
-        return _http_response("200 OK", [("Content-Type", "text/plain"),
-                                         ("X-Netlab-Server", svc.label)], body)
+            user = None
+            token = svc.spec.get("token")
+            if token is not None:
+                user = _basic_auth_user(req, token)
+                if user is None:
+                    # RFC 9110, section 11.6.1: the challenge that makes git
+                    # ask its credential helper and try again
+                    return 401, _http_response(
+                        "401 Unauthorized", [("Content-Type", "text/plain"),
+                                             ("WWW-Authenticate", 'Basic realm="lab"')],
+                        b"401: this repository needs a token\n", close=not keepalive)
+            return self.git_cgi(git_root, req, path, query, user, close=not keepalive)
+        if keepalive:
+            body = "%s %s\n" % (svc.label, ",".join(req.header("Host")))
+        else:
+            body = svc.label + "\n"
+        headers = [("Content-Type", "text/plain"), ("X-Netlab-Server", svc.label)]
+        echo = svc.spec.get("echo_header")
+        if echo:
+            values = req.header(echo)
+            headers += [("X-Echo", v) for v in values]
+            body += "".join("%s: %s\n" % (echo, v) for v in values)
+        return 200, _http_response("200 OK", headers, body.encode("latin-1"), close=not keepalive)
 
-    def git_cgi(self, root, req, path, query):
+    def git_cgi(self, root, req, path, query, user=None, close=True):
         env = {"PATH": SYSTEM_PATH, "HOME": self.cfg["home"], "GIT_CONFIG_NOSYSTEM": "1",
                "GIT_PROJECT_ROOT": root, "GIT_HTTP_EXPORT_ALL": "1",
                "GATEWAY_INTERFACE": "CGI/1.1", "SERVER_PROTOCOL": "HTTP/1.1",
                "REQUEST_METHOD": req.method, "PATH_INFO": path, "QUERY_STRING": query,
                "REMOTE_ADDR": "192.0.2.2", "CONTENT_LENGTH": str(len(req.body))}
+        if user is not None:
+            env["REMOTE_USER"] = user
         for name, value in req.headers:
             key = name.upper().replace("-", "_")
             if key in ("CONTENT_TYPE",):
@@ -939,7 +1013,7 @@ class Controller:
                 headers.append((name, value.strip()))
         if r.returncode != 0 and not r.stdout:
             status, body = "500 Internal Server Error", r.stderr
-        return _http_response(status, headers, body)
+        return int(status.split()[0]), _http_response(status, headers, body, close=close)
 
     # --- snapshot ---
 
@@ -1095,6 +1169,8 @@ class Server:
     def __init__(self, lab, sid, kind, addr, port, proto, side, label):
         self.lab, self.id, self.kind = lab, sid, kind
         self.addr, self.port, self.proto, self.side, self.label = addr, port, proto, side, label
+        self.repo = None        # server_git(): the served bare repository's path
+        self.cert = None        # HTTPS servers: the certificate's PEM file
 
     @property
     def hostport(self):
@@ -1107,6 +1183,7 @@ class Server:
 Completed = collections.namedtuple("Completed", "rc out err")
 
 REQUESTS_WAIT = 10      # seconds requests() waits for connections still being served
+WRONG_NAME = "elsewhere.example"    # the only name on server_tls(flaw="wrong-name")'s certificate
 
 
 def wait_for(predicate, timeout=5.0, interval=0.02):
@@ -1396,20 +1473,75 @@ class Lab:
                       "-addext", "keyUsage=critical,keyCertSign,cRLSign",
                       "-keyout", self.ca_key, "-out", self.ca_file)
         self._certs = 0
+        self._other = None
 
-    def make_cert(self, names):
-        """A leaf certificate signed by the lab CA for names (DNS names or IP
-        addresses); returns (cert_path, key_path)."""
+    def make_cert(self, names, untrusted=False, expired=False):
+        """A leaf certificate for names (DNS names or IP addresses), valid
+        from now for two days, signed by the lab CA; returns (cert_path,
+        key_path).  untrusted: signed by a second CA instead
+        (lab.other_ca_file), one no client is told to trust.  expired:
+        valid from three days ago until yesterday (notAfter in the past;
+        see _sign_dated for how)."""
         self._certs += 1
         base = os.path.join(self.workdir, "leaf%d" % self._certs)
+        ca_file, ca_key = self._other_ca() if untrusted else (self.ca_file, self.ca_key)
         san = ",".join(("IP:" if _looks_ip(n) else "DNS:") + n for n in names)
         self._openssl("req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
                       "-nodes", "-subj", "/CN=%s" % names[0], "-addext", "subjectAltName=" + san,
                       "-keyout", base + ".key", "-out", base + ".csr")
-        self._openssl("x509", "-req", "-in", base + ".csr", "-CA", self.ca_file, "-CAkey", self.ca_key,
-                      "-CAcreateserial", "-days", "2", "-copy_extensions", "copy",
-                      "-out", base + ".pem")
+        if expired:
+            now = time.time()
+            self._sign_dated(base + ".csr", base + ".pem", ca_file, ca_key,
+                             now - 3 * 86400, now - 86400)
+        else:
+            self._openssl("x509", "-req", "-in", base + ".csr", "-CA", ca_file, "-CAkey", ca_key,
+                          "-CAcreateserial", "-days", "2", "-copy_extensions", "copy",
+                          "-out", base + ".pem")
         return base + ".pem", base + ".key"
+
+    def _sign_dated(self, csr, out, ca_file, ca_key, not_before, not_after):
+        """Signs csr with explicit notBefore/notAfter (Unix times), which
+        may lie in the past.  OpenSSL 3.0 (Debian 12's) cannot do that with
+        `x509 -req` (-days must be positive; -not_before/-not_after came
+        in 3.4), but `openssl ca` takes -startdate/-enddate: it needs a
+        configuration and a database, made here once per lab (openssl-ca(1))."""
+        db = os.path.join(self.workdir, "ca-db")
+        conf = os.path.join(db, "ca.cnf")
+        if not os.path.exists(conf):
+            os.makedirs(db)
+            open(os.path.join(db, "index.txt"), "w").close()
+            with open(os.path.join(db, "serial"), "w") as f:
+                f.write("1000\n")
+            with open(conf, "w") as f:
+                f.write("[ca]\ndefault_ca = lab\n"
+                        "[lab]\ndatabase = %s/index.txt\nnew_certs_dir = %s\n"
+                        "serial = %s/serial\ndefault_md = sha256\npolicy = any\n"
+                        "copy_extensions = copy\nunique_subject = no\n"
+                        "[any]\ncommonName = supplied\n" % (db, db, db))
+        stamp = lambda t: time.strftime("%Y%m%d%H%M%SZ", time.gmtime(t))
+        self._openssl("ca", "-batch", "-notext", "-config", conf, "-cert", ca_file,
+                      "-keyfile", ca_key, "-in", csr, "-out", out,
+                      "-startdate", stamp(not_before), "-enddate", stamp(not_after))
+
+    @property
+    def other_ca_file(self):
+        """A second CA's certificate (made on first use): what signs
+        make_cert(untrusted=True) and server_tls(flaw="unknown-ca"); no
+        client is given it unless a test does so on purpose."""
+        return self._other_ca()[0]
+
+    def _other_ca(self):
+        if self._other is None:
+            cert = os.path.join(self.workdir, "other-ca.pem")
+            key = os.path.join(self.workdir, "other-ca.key")
+            self._openssl("req", "-x509", "-newkey", "ec", "-pkeyopt",
+                          "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                          "-subj", "/CN=porta netlab untrusted CA",
+                          "-addext", "basicConstraints=critical,CA:TRUE",
+                          "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+                          "-keyout", key, "-out", cert)
+            self._other = (cert, key)
+        return self._other
 
     def git_repo(self, name="repo.git", files=None, root=None):
         """A bare repository root/name with one commit on main holding files
@@ -1448,38 +1580,87 @@ class Lab:
                         label=label, **extra)
         return Server(self, res["id"], kind, addr, int(port), proto, res["side"], res["label"])
 
-    def server_http(self, addr, port=80, label=None, keepalive=False):
+    def server_http(self, addr, port=80, label=None, keepalive=False, echo_header=None):
         """A plain HTTP server answering every request with 200 and its label
         (default "http ADDR:PORT") as the body; requests are recorded.
         keepalive: every request of a connection is answered and recorded
         (one event per request, with "index" on its connection, whatever
         Host it names, "Connection: close" or not), until the client
-        closes; otherwise one request per connection."""
-        return self._listen("http", addr, port, label=label, keepalive=bool(keepalive))
+        closes, and the body is "LABEL HOST"; otherwise one request per
+        connection.  echo_header: see server_tls()."""
+        return self._listen("http", addr, port, label=label, keepalive=bool(keepalive),
+                            echo_header=echo_header)
 
-    def server_tls(self, addr, port=443, names=("allowed.test",), label=None):
+    def server_tls(self, addr, port=443, names=("allowed.test",), label=None, keepalive=False,
+                   echo_header=None, flaw=None):
         """An HTTPS server with one certificate (signed by lab.ca_file) for
-        all names; records each connection's SNI (None without one)."""
-        cert, key = self.make_cert(list(names))
-        return self._listen("tls", addr, port, label=label, cert=cert, key=key)
+        all names; records each connection's SNI (None without one), and
+        each request as server_http() does (keepalive the same too).
+
+        echo_header="Authorization": each value of that request header
+        (duplicates kept, in order) is sent back as a response header
+        "X-Echo: VALUE" and as a body line "Authorization: VALUE" after the
+        label line.  Both carry the value exactly as the server received
+        it: through a proxy that swaps a placeholder for a real secret on
+        the way out and back in response headers only (issue 14), X-Echo
+        shows the placeholder again while the body shows the real value.
+
+        flaw: a certificate a verifying client must refuse, each for one
+        reason only: "unknown-ca" (for names, valid, but signed by
+        lab.other_ca_file), "expired" (for names, signed by the lab CA,
+        notAfter yesterday), "wrong-name" (signed by the lab CA, valid, but
+        for WRONG_NAME only, not for names)."""
+        names = list(names)
+        if flaw is None:
+            cert, key = self.make_cert(names)
+        elif flaw == "unknown-ca":
+            cert, key = self.make_cert(names, untrusted=True)
+        elif flaw == "expired":
+            cert, key = self.make_cert(names, expired=True)
+        elif flaw == "wrong-name":
+            cert, key = self.make_cert([WRONG_NAME])
+        else:
+            raise LabError("flaw must be None, 'unknown-ca', 'expired' or 'wrong-name'")
+        srv = self._listen("tls", addr, port, label=label, cert=cert, key=key,
+                           keepalive=bool(keepalive), echo_header=echo_header)
+        srv.cert = cert
+        return srv
 
     def server_echo(self, addr, port, proto="tcp", label=None):
         """Echoes what it receives (TCP stream or UDP datagrams)."""
         return self._listen("echo", addr, port, proto=proto, label=label)
 
-    def server_git(self, addr, port=None, repo="repo.git", files=None, names=None, label=None):
+    def server_git(self, addr, port=None, repo="repo.git", files=None, names=None, label=None,
+                   token=None, keepalive=False):
         """Git smart HTTP (`git http-backend`) for a fresh bare repository:
         `git clone http://NAME/repo.git`; with names (certificate names),
         over HTTPS instead (port 443 by default; clients need
         GIT_SSL_CAINFO=lab.ca_file, see ca_env()).  Other paths answer like
-        server_http()."""
+        server_http().  Every request is recorded (see requests()); with
+        keepalive, every request of a connection (see server_http()).
+
+        token: every path under the repository needs an Authorization:
+        Basic header whose password is token (any user name, as GitHub
+        takes x-access-token:TOKEN), else 401 with WWW-Authenticate: Basic
+        realm="lab" (so git asks its credential helper and tries again);
+        push is on (http.receivepack), as the authenticated user.  The
+        handle's .repo is the bare repository's path (to check a push)."""
         root = os.path.join(self.workdir, "git%d" % self._next_repo())
         self.git_repo(repo, files, root=root)
+        path = os.path.join(root, repo)
+        if token is not None:
+            subprocess.run(["git", "--git-dir", path, "config", "http.receivepack", "true"],
+                           env={"PATH": SYSTEM_PATH, "HOME": self.home,
+                                "GIT_CONFIG_NOSYSTEM": "1"}, check=True)
+        extra = dict(git_root=root, token=token, keepalive=bool(keepalive))
         if names:
             cert, key = self.make_cert(list(names))
-            return self._listen("tls", addr, port or 443, label=label, git_root=root,
-                                cert=cert, key=key)
-        return self._listen("http", addr, port or 80, label=label, git_root=root)
+            srv = self._listen("tls", addr, port or 443, label=label, cert=cert, key=key, **extra)
+            srv.cert = cert
+        else:
+            srv = self._listen("http", addr, port or 80, label=label, **extra)
+        srv.repo = path
+        return srv
 
     def _next_repo(self):
         self._repos += 1
@@ -1535,8 +1716,16 @@ class Lab:
         return self._one(server)["bytes"]
 
     def requests(self, server, wait=REQUESTS_WAIT):
-        """One record per finished connection: peer, and for HTTP(S) method,
-        path, host (every Host header), sni; errors as *_error keys.
+        """One record per finished connection (on a keepalive server, one
+        per request instead, with its "index" on the connection): peer, and
+        for TLS sni (None without one); for HTTP(S) the request head as
+        received: method, path (the request target as sent, query
+        included), version, host (every Host header), headers (every
+        header line as (name, value) in order, duplicates kept, names as
+        sent, values without surrounding whitespace), body_length and body
+        (its first REQUEST_BODY_KEPT bytes, as latin-1 text), and the
+        status code answered; errors as *_error keys (tls_error,
+        http_error, error).
 
         A connection's record is written when the lab has finished serving
         it, which can be a moment after the client has exited (a TLS
@@ -1551,7 +1740,17 @@ class Lab:
             last["s"] = self._one(server)
             return last["s"]["open"] == 0
         wait_for(served, wait)
-        return last["s"]["events"]
+        records = last["s"]["events"]
+        for r in records:
+            if "headers" in r:
+                r["headers"] = [tuple(h) for h in r["headers"]]
+        return records
+
+    def header_values(self, server, name):
+        """Every value of header name (case-insensitive) that server
+        received, over all its requests so far, in order."""
+        return [v for r in self.requests(server) for k, v in r.get("headers", ())
+                if k.lower() == name.lower()]
 
     def canary_hits(self):
         """{"ADDR:PORT/proto": hits} for every canary that was reached."""

@@ -13,9 +13,19 @@ asks for, as npm's registry answers it:
   GET /@SCOPE/NAME/-/NAME-V.tgz    package/index.js, gzip'd tar
 
 Anything else is a 404.  Every request is logged (one JSON line per
-request: method, path, kind "packument" / "tarball" / "other", status) to
-the --log file, so a caller can check that an install fetched every
-tarball (a cold cache) and what else it asked.
+request: method, path, kind "packument" / "tarball" / "other", status,
+host, tls, and authorization: every Authorization header value received)
+to the --log file, so a caller can check that an install fetched every
+tarball (a cold cache), what else it asked, and with what credentials.
+
+With --token-file, the registry is a private one: every request must carry
+exactly one "Authorization: Bearer TOKEN" header (TOKEN: the file's
+content, without its final newline), as npm sends it for a registry whose
+.npmrc line is `//registry.example/:_authToken=${NPM_TOKEN}`; any other
+request is answered 401 with `WWW-Authenticate: Bearer realm="lab"` (and
+logged, status 401) before anything is looked up.  The token is read from a
+file, not taken as an argument, so that it is not in the registry's
+command line (/proc/PID/cmdline) for every process of the lab to read.
 
 The tree (package_tree()) is the same on every run: COUNT packages, SCOPED
 of them under @lab/, each published as 1.0.0, 1.1.0 and 1.2.0 with the same
@@ -26,7 +36,7 @@ first TOP of them.  Tarballs are built at start-up, byte for byte the same
 each time (fixed mtimes, gzip without a timestamp).
 
 Usage: python3 npm_registry.py --addr ADDR --port PORT --host NAME [--log FILE]
-                               [--tls-port PORT --cert PEM --key PEM]
+                               [--tls-port PORT --cert PEM --key PEM] [--token-file FILE]
 serves plain HTTP on --port and, with --tls-port, HTTPS (the certificate
 and key given, e.g. lab.make_cert()) on that port too; prints "listening"
 on stdout once both accept connections.  Tarball URLs name the scheme, the
@@ -163,12 +173,14 @@ class Registry:
         return ("tarball" if path.endswith(".tgz") else "packument",) + hit
 
 
-def make_server(registry, addr, port, log, log_lock, tls=None):
+def make_server(registry, addr, port, log, log_lock, tls=None, token=None):
     """An HTTP server for registry on addr:port (one thread per connection,
     HTTP/1.1 keep-alive), over TLS with the ssl.SSLContext tls.
     registry.lookup(target) answers each request: None (a 404) or (kind,
     content type, body), optionally with a fourth item, a list of (header,
-    value) pairs sent too (pypi_registry.py's Cache-Control)."""
+    value) pairs sent too (pypi_registry.py's Cache-Control).  With token
+    (a str), a request without exactly one "Authorization: Bearer TOKEN"
+    is answered 401 instead."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -194,10 +206,17 @@ def make_server(registry, addr, port, log, log_lock, tls=None):
                 kind, ctype, body, status = "other", "text/plain", b"not found\n", 404
             else:
                 (kind, ctype, body), status = hit[:3], 200
+            extra = hit[3] if hit is not None and len(hit) > 3 else ()
+            authorization = self.headers.get_all("Authorization") or []
+            if token is not None and authorization != ["Bearer " + token]:
+                # RFC 6750, section 3: the challenge of a bearer-token
+                # resource; npm reports it as E401
+                ctype, body, status = "application/json", b'{"error":"unauthorized"}\n', 401
+                extra = [("WWW-Authenticate", 'Bearer realm="lab"')]
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
-            for name, value in (hit[3] if hit is not None and len(hit) > 3 else ()):
+            for name, value in extra:
                 self.send_header(name, value)
             # A server that will close says so (RFC 9112, section 9.6), as
             # real registries do; http.server closes without a word, and a
@@ -210,7 +229,7 @@ def make_server(registry, addr, port, log, log_lock, tls=None):
             if log:
                 line = json.dumps({"method": self.command, "path": self.path, "kind": kind,
                                    "status": status, "host": self.headers.get("Host"),
-                                   "tls": tls is not None})
+                                   "tls": tls is not None, "authorization": authorization})
                 with log_lock:
                     log.write(line + "\n")
 
@@ -238,19 +257,20 @@ def make_server(registry, addr, port, log, log_lock, tls=None):
     return httpd
 
 
-def serve(addr, host, port, log_path=None, tls_port=None, cert=None, key=None):
+def serve(addr, host, port, log_path=None, tls_port=None, cert=None, key=None, token=None):
     """Serves the registry on addr:port (HTTP) and addr:tls_port (HTTPS)
-    until killed; prints "listening" once both are bound."""
+    until killed, to requests bearing token only if one is given; prints
+    "listening" once both are bound."""
     log_lock = threading.Lock()
     log = open(log_path, "a", buffering=1) if log_path else None
     tree = package_tree()
     servers = [make_server(Registry("http://%s:%d/" % (host, port), tree), addr, port,
-                           log, log_lock)]
+                           log, log_lock, token=token)]
     if tls_port:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(cert, key)
         servers.append(make_server(Registry("https://%s:%d/" % (host, tls_port), tree), addr,
-                                   tls_port, log, log_lock, ctx))
+                                   tls_port, log, log_lock, ctx, token=token))
     for httpd in servers[1:]:
         threading.Thread(target=httpd.serve_forever, daemon=True).start()
     print("listening", flush=True)
@@ -266,10 +286,18 @@ def main():
     ap.add_argument("--tls-port", type=int, help="serve HTTPS on this port too")
     ap.add_argument("--cert", help="the HTTPS certificate (PEM)")
     ap.add_argument("--key", help="its key (PEM)")
+    ap.add_argument("--token-file", help="require Authorization: Bearer (this file's content)")
     args = ap.parse_args()
     if args.tls_port and not (args.cert and args.key):
         ap.error("--tls-port needs --cert and --key")
-    serve(args.addr, args.host, args.port, args.log, args.tls_port, args.cert, args.key)
+    token = None
+    if args.token_file:
+        with open(args.token_file) as f:
+            token = f.read()
+        token = token[:-1] if token.endswith("\n") else token
+        if not token or any(c in token for c in "\r\n"):
+            ap.error("--token-file must hold one line, not empty")
+    serve(args.addr, args.host, args.port, args.log, args.tls_port, args.cert, args.key, token)
 
 
 if __name__ == "__main__":
