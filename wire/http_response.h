@@ -5,7 +5,7 @@
  * ARCHITECTURE: on a connection porta terminates (TLS it decrypts, or plain
  * HTTP it rewrites), every response head must pass porta before the client
  * sees it: a header carrying a secret's real value back is rewritten to its
- * placeholder (wire/http_secret.h), on the first response and on every later
+ * placeholder (the secret rewriter of TLS termination), on the first response and on every later
  * one of a kept-alive or pipelined connection.  Finding the next head means
  * framing each body exactly as the client will, which for a response depends
  * on the request it answers (RFC 9112 §6.3): the answer to HEAD has no body
