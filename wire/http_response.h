@@ -5,8 +5,8 @@
  * ARCHITECTURE: on a connection porta terminates (TLS it decrypts, or plain
  * HTTP it rewrites), every response head must pass porta before the client
  * sees it: a header carrying a secret's real value back is rewritten to its
- * placeholder (the secret rewriter of TLS termination), on the first response and on every later
- * one of a kept-alive or pipelined connection.  Finding the next head means
+ * placeholder, on the first response and on every later one of a
+ * kept-alive or pipelined connection.  Finding the next head means
  * framing each body exactly as the client will, which for a response depends
  * on the request it answers (RFC 9112 §6.3): the answer to HEAD has no body
  * whatever its Content-Length says, a 2xx to CONNECT and a 101 turn the
