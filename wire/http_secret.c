@@ -773,8 +773,10 @@ enum proxy_http_status proxy_secret_response_split(const uint8_t *buf, size_t le
 	enum proxy_http_status st;
 
 	memset(out, 0, sizeof(*out));
-	if (memcmp(buf, "HTTP/", len < 5 ? len : 5) != 0)
-		return PROXY_HTTP_NOT_HTTP;
+	for (size_t i = 0; i < len && i < 5; i++) {
+		if (buf[i] != (uint8_t)"HTTP/"[i])
+			return PROXY_HTTP_NOT_HTTP;
+	}
 	st = next_line(&c, len, &line);
 	if (st != PROXY_HTTP_OK)
 		return st;
