@@ -317,7 +317,7 @@ static bool holds_exact(const struct table *t, const uint8_t *p, size_t n, bool 
 
 /* Every field value of head[0..n) (from the line after the first, each
  * line CRLF-terminated, with a colon): whether one holds a placeholder (or
- * a real value), Basic credentials decoded too. */
+ * a real value), Basic credentials read decoded instead. */
 static bool fields_hold(const struct table *t, const uint8_t *h, size_t n, bool values)
 {
 	const uint8_t *p = memchr(h, '\n', n) + 1, *end = h + n - 2;
@@ -326,11 +326,15 @@ static bool fields_hold(const struct table *t, const uint8_t *h, size_t n, bool 
 		const uint8_t *colon = memchr(p, ':', (size_t)(eol - p));
 		const uint8_t *v = colon + 1;
 		size_t vn = (size_t)(eol - 1 - v);
-		if (holds_exact(t, v, vn, values))
-			return true;
 		const uint8_t *c;
 		size_t cn;
-		if (!values && naive_basic(p, (size_t)(eol - 1 - p), &c, &cn)) {
+		/* Basic credentials are rewritten decoded: their base64 text may
+		 * spell a placeholder by chance, which the server never reads as
+		 * one; what counts is what it decodes */
+		bool basic = !values && naive_basic(p, (size_t)(eol - 1 - p), &c, &cn);
+		if (!basic && holds_exact(t, v, vn, values))
+			return true;
+		if (basic) {
 			static uint8_t dec[EXPANDED_MAX];
 			uint32_t acc = 0;
 			unsigned bits = 0;
