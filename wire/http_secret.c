@@ -65,6 +65,11 @@ static enum proxy_secret_table_status entry_check(const struct proxy_secret *e)
 	}
 	if (e->value.n == 0 || e->value.n > PROXY_SECRET_VALUE_MAX)
 		return PROXY_SECRET_TABLE_BAD_VALUE;
+	/* A blank at an edge could never land in a field value (fits_place),
+	 * and in a response it would run into the OWS around a value, where the
+	 * rewrite (on the value without its OWS) cannot see it. */
+	if (is_blank(e->value.p[0]) || is_blank(e->value.p[e->value.n - 1]))
+		return PROXY_SECRET_TABLE_BAD_VALUE;
 	return PROXY_SECRET_TABLE_OK;
 }
 
@@ -190,12 +195,11 @@ static bool fits_place(enum place pl, struct proxy_span v)
 				return false;
 			break;
 		case PLACE_FIELD:
-			/* RFC 9110 §5.5: field-vchar with inner SP / HTAB; a blank at
-			 * either end would be taken as OWS and stripped (RFC 9112
-			 * §5.1); obs-text is refused, as new values should be ASCII. */
+			/* RFC 9110 §5.5: field-vchar with inner SP / HTAB (a blank at
+			 * either end, which RFC 9112 §5.1 would strip as OWS, the
+			 * table check refuses); obs-text is refused, as new values
+			 * should be ASCII. */
 			if ((ctl && c != '\t') || c >= 0x80)
-				return false;
-			if (is_blank(c) && (i == 0 || i == v.n - 1))
 				return false;
 			break;
 		case PLACE_USER:

@@ -30,7 +30,7 @@
  *     unreserved, sub-delims, ":", "@", "/", "?" and "%" (so no blank, CTL,
  *     "#", non-ASCII or `"<>\^`{|}[]`); in a field value anything but VCHAR
  *     with inner SP or HTAB (no CR, LF, NUL or other CTL, no DEL, no
- *     obs-text, no blank at either end, which the parser would strip); in a
+ *     obs-text; a blank at either end the table check refuses); in a
  *     Basic user-id any CTL or ":" (it would move the split), in a password
  *     any CTL (RFC 7617 §2);
  *   - Basic credentials that are not strict base64 of "user-id:password"
@@ -94,8 +94,9 @@
  * target, DNS label, base64 user-id), never split by any of them. */
 #define PROXY_SECRET_PLACEHOLDER_MIN 16
 #define PROXY_SECRET_PLACEHOLDER_MAX 128
-/* A real value is 1..PROXY_SECRET_VALUE_MAX bytes (any bytes: where each may
- * land is checked at substitution). */
+/* A real value is 1..PROXY_SECRET_VALUE_MAX bytes, neither first nor last a
+ * blank (SP, HTAB); any other bytes: where each may land is checked at
+ * substitution. */
 #define PROXY_SECRET_VALUE_MAX 8192
 /* The output buffer that always suffices for proxy_secret_request and
  * proxy_secret_response. */
@@ -111,7 +112,8 @@ struct proxy_secret {
 enum proxy_secret_table_status {
 	PROXY_SECRET_TABLE_OK,
 	PROXY_SECRET_TABLE_BAD_PLACEHOLDER, /* length or a byte outside [A-Za-z0-9_-] */
-	PROXY_SECRET_TABLE_BAD_VALUE,       /* empty or longer than PROXY_SECRET_VALUE_MAX */
+	/* empty, longer than PROXY_SECRET_VALUE_MAX, or SP / HTAB first or last */
+	PROXY_SECRET_TABLE_BAD_VALUE,
 	/* a placeholder inside another, ignoring case (detection could not tell
 	 * them apart) */
 	PROXY_SECRET_TABLE_PLACEHOLDER_OVERLAP,

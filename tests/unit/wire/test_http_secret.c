@@ -125,6 +125,8 @@ Test(http_secret, table_check)
 		{ { SECRET("PORTA.ph1.Abcdefghijklmnop", VAL1), SECRET(PH2, VAL2) },
 		  PROXY_SECRET_TABLE_BAD_PLACEHOLDER, 0 },
 		{ { SECRET(PH1, ""), SECRET(PH2, VAL2) }, PROXY_SECRET_TABLE_BAD_VALUE, 0 },
+		{ { SECRET(PH1, VAL1), SECRET(PH2, "tok ") }, PROXY_SECRET_TABLE_BAD_VALUE, 1 },
+		{ { SECRET(PH1, "\ttok"), SECRET(PH2, VAL2) }, PROXY_SECRET_TABLE_BAD_VALUE, 0 },
 		{ { SECRET(PH1, VAL1), SECRET("porta_PH1_abcdefghijklmnopQ", VAL2) },
 		  PROXY_SECRET_TABLE_PLACEHOLDER_OVERLAP, 1 },
 		{ { SECRET(PH1, "x-porta_ph2_qrstuvwxyz012345"), SECRET(PH2, VAL2) },
@@ -300,9 +302,9 @@ Test(http_secret, real_values_that_would_change_the_parse)
 		       "GET / HTTP/1.1\r\nHost: a.example\r\nX: Bearer x\r\n\r\n", 1);
 	expect_refused("GET /" PH1 " HTTP/1.1\r\nHost: a.example\r\n\r\n", sp, 1,
 		       PROXY_SECRET_BAD_VALUE, 0);
+	/* a blank at a value's edge would be OWS: the table refuses it first */
 	struct proxy_secret edge[] = { SECRET(PH1, "x ") };
-	expect_refused("GET / HTTP/1.1\r\nHost: a.example\r\nX: a" PH1 "b\r\n\r\n", edge, 1,
-		       PROXY_SECRET_BAD_VALUE, 0);
+	cr_assert_eq(proxy_secret_table_check(edge, 1, NULL), PROXY_SECRET_TABLE_BAD_VALUE);
 	/* target: '#' would start a fragment, '"' is no URI byte */
 	struct proxy_secret hash[] = { SECRET(PH1, "a#b"), SECRET(PH2, "a\"b") };
 	expect_refused("GET /" PH1 " HTTP/1.1\r\nHost: a.example\r\n\r\n", hash, 2,
