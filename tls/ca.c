@@ -248,7 +248,7 @@ static int take_names(struct tls_ca *ca, const char *const *names, size_t n,
 	case TLS_DER_BAD_NAME: {
 		char esc[4 * POLICY_NAME_MAX + 16];
 		log_escape(texts[bad].p, texts[bad].n, esc, sizeof(esc));
-		return porta_fail(e, STEP, NULL, EINVAL, "\"%s\" cannot be constrained to (%s)",
+		return porta_fail(e, STEP, NULL, EINVAL, "\"%s\": not a name a CA can be limited to (%s)",
 				  esc,
 				  why == TLS_NAME_ANY ? "it would permit every name"
 				  : why == TLS_NAME_NOT_CANONICAL ? "not canonical"
@@ -275,11 +275,11 @@ int tls_ca_create(const char *const *names, size_t n, struct tls_ca **out,
 	static const char personal[] = "porta tls ca";
 	*out = NULL;
 	struct tls_ca *ca = ca_alloc();
-	_cleanup_free_ struct tls_text *texts = calloc(n ? n : 1, sizeof(*texts));
+	struct tls_text texts[TLS_NAMES_MAX];
 	_cleanup_free_ uint8_t *nc = malloc(TLS_NC_DER_MAX);
 	size_t nc_len = 0;
 	int rc;
-	if (!ca || !texts || !nc) {
+	if (!ca || !nc) {
 		rc = porta_fail(e, STEP, NULL, ENOMEM, NULL);
 		goto out;
 	}

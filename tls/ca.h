@@ -21,8 +21,11 @@
  * name forms they do not use (tls/constraints.h, which also says what a
  * name may be).  The trust it adds inside therefore reaches only those
  * names: a certificate signed by this key for any other name fails every
- * client that enforces name constraints (OpenSSL, Go, NSS, BoringSSL,
- * rustls, ...), whoever holds the key.
+ * client that enforces name constraints, whoever holds the key: OpenSSL
+ * (which the unit tests run as the client) and so curl, git, Python and
+ * Node; Go, NSS, GnuTLS and rustls' webpki enforce them too.  mbedtls 2.28
+ * does not (the tests show it), which does not matter here: porta never
+ * trusts this CA itself, upstream it verifies against the host's store.
  *
  * The leaves: "CN=<name>, O=porta" (an IP leaf has no CN, which OpenSSL
  * would otherwise read as a host name), subjectAltName with exactly that
