@@ -25,10 +25,12 @@ static bool parse_status_line(const uint8_t *p, size_t n, struct proxy_http_resp
 	for (size_t k = 9; k < 12; k++) {
 		if (p[k] < '0' || p[k] > '9')
 			return false;
-		r->status = r->status * 10 + (p[k] - '0');
+		r->status = r->status * 10 + (unsigned)(p[k] - '0');
 	}
 	if (r->status < 100)
 		return false; /* §15: the first digit is the class, 1..5 (higher ones are read as x00 by clients) */
+	r->reason.p = p + n;
+	r->reason.n = 0;
 	if (n == 12)
 		return true;
 	if (p[12] != ' ')
@@ -37,6 +39,8 @@ static bool parse_status_line(const uint8_t *p, size_t n, struct proxy_http_resp
 		if ((p[k] < 0x20 && p[k] != '\t') || p[k] == 0x7f)
 			return false;
 	}
+	r->reason.p = p + 13;
+	r->reason.n = n - 13;
 	return true;
 }
 
@@ -161,7 +165,7 @@ void proxy_http_responses_accept(struct proxy_http_responses *s,
 				 const struct proxy_http_response *head)
 {
 	enum proxy_hr_request req = PROXY_HR_REQUEST;
-	int st = head->status;
+	unsigned st = head->status;
 
 	/* §15.2: an interim response (1xx but 101) answers nothing yet and has
 	 * no body; the final response to the same request follows. */

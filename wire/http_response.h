@@ -50,8 +50,9 @@
 /* A response head, parsed.  flags: PROXY_HTTP_CONTENT_LENGTH,
  * PROXY_HTTP_TRANSFER_ENCODING and PROXY_HTTP_TE_CHUNKED_LAST (sniff.h). */
 struct proxy_http_response {
-	int status;               /* 100..999 as sent (3DIGIT) */
+	unsigned status;          /* 100..999 as sent (3DIGIT) */
 	int version_minor;        /* 0 for HTTP/1.0, 1 for HTTP/1.1 */
+	struct proxy_span reason; /* the reason phrase, possibly empty; points into the head */
 	size_t header_count;      /* header field lines */
 	uint64_t content_length;  /* when PROXY_HTTP_CONTENT_LENGTH */
 	unsigned flags;

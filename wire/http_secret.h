@@ -47,9 +47,9 @@
  * and in field values becomes its placeholder (longest value first), so a
  * server that echoes a credential does not hand it to the sandbox.  A real
  * value in one of the routing and framing fields above is IN_ROUTING; a
- * result with a real value still in it (RESIDUE) is refused.  Response heads are split
- * by proxy_secret_response_split, a minimal strict splitter (status line and
- * field lines, the request parser's line rules); it does not judge framing.
+ * result with a real value still in it (RESIDUE) is refused.  Response heads
+ * are parsed by the response framer's parser (wire/http_response.h), the
+ * same one that finds them in the server's stream.
  *
  * Detection is a tripwire, deliberately wider than substitution: ASCII case
  * is ignored everywhere (DNS names and SNIs are compared after
@@ -87,6 +87,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wire/http_response.h"
 #include "wire/sniff.h"
 
 /* A placeholder is PROXY_SECRET_PLACEHOLDER_MIN..MAX bytes of ASCII letters,
@@ -184,28 +185,8 @@ bool proxy_secret_find(const struct proxy_secret *t, size_t n, const uint8_t *p,
 bool proxy_secret_find_head(const struct proxy_secret *t, size_t n, const uint8_t *buf,
 			    size_t len, size_t *which);
 
-/* A response head as proxy_secret_response_split reads it. */
-struct proxy_http_response {
-	int version_minor;        /* 0 for HTTP/1.0, 1 for HTTP/1.1 */
-	unsigned status;          /* 100..999 */
-	struct proxy_span reason; /* the reason phrase, possibly empty */
-	size_t header_count;      /* field lines */
-	size_t head_len;          /* bytes up to and including the empty line */
-};
-
-/* Splits the response head at the start of buf[0..len): "HTTP/1.0|HTTP/1.1
- * SP 3DIGIT [SP reason-phrase] CRLF" (RFC 9112 §4; the reason phrase is
- * HTAB, SP, VCHAR and obs-text; a missing " reason" is accepted, as servers
- * send it), then field lines and CRLF under proxy_http_parse_head's rules
- * (CRLF only, no obs-fold, no blank before the colon, a token name, no CTL
- * but HTAB in a value).  PROXY_HTTP_OK with *out filled; NEED_MORE for every
- * strict prefix of an acceptable head; TOO_BIG past PROXY_HTTP_HEAD_MAX;
- * NOT_HTTP when the first bytes are not "HTTP/"; MALFORMED otherwise.  Spans
- * point into buf, which is not retained. */
-enum proxy_http_status proxy_secret_response_split(const uint8_t *buf, size_t len,
-						   struct proxy_http_response *out);
-
-/* Writes into out[0..cap) the response head r (split from buf) with each
+/* Writes into out[0..cap) the response head r (parsed from buf by
+ * proxy_http_parse_response(), wire/http_response.h) with each
  * real value of t[0..n) in the reason phrase and the field values replaced
  * by its placeholder; status, refusals and *res as proxy_secret_request. */
 enum proxy_secret_status proxy_secret_response(const uint8_t *buf,

@@ -414,10 +414,10 @@ static void check_response(const struct table *t, const uint8_t *e, size_t n, si
 	struct proxy_http_response r, again;
 	struct proxy_secret_result res;
 
-	if (proxy_secret_response_split(e, n, &r) != PROXY_HTTP_OK)
+	if (proxy_http_parse_response(e, n, &r) != PROXY_HTTP_OK)
 		return;
 	if (r.head_len > n || r.head_len < 14 ||
-	    proxy_secret_response_split(e, r.head_len - 1, &again) != PROXY_HTTP_NEED_MORE)
+	    proxy_http_parse_response(e, r.head_len - 1, &again) != PROXY_HTTP_NEED_MORE)
 		abort();
 	uint8_t *out = malloc(cap ? cap : 1);
 	if (!out)
@@ -437,7 +437,7 @@ static void check_response(const struct table *t, const uint8_t *e, size_t n, si
 	}
 	if (st == PROXY_SECRET_OK) {
 		size_t len = res.len;
-		if (len > cap || proxy_secret_response_split(out, len, &again) != PROXY_HTTP_OK ||
+		if (len > cap || proxy_http_parse_response(out, len, &again) != PROXY_HTTP_OK ||
 		    again.head_len != len || again.header_count != r.header_count ||
 		    again.status != r.status || again.version_minor != r.version_minor)
 			abort();

@@ -48,7 +48,7 @@ static struct outcome run_step(const char *reqs, const void *data, size_t len, s
 		} else if (st == PROXY_HR_HEAD) {
 			cr_assert_eq(used, h.head_len);
 			size_t l = strlen(o.statuses);
-			snprintf(o.statuses + l, sizeof(o.statuses) - l, "%s%d", l ? ";" : "", h.status);
+			snprintf(o.statuses + l, sizeof(o.statuses) - l, "%s%u", l ? ";" : "", h.status);
 			proxy_http_responses_accept(&s, &h);
 			o.passed += used;
 		} else {

@@ -541,7 +541,7 @@ Test(http_secret, find_in_heads)
 static enum proxy_http_status split(const char *s, size_t len, struct proxy_http_response *r)
 {
 	uint8_t *b = copy(s, len);
-	enum proxy_http_status st = proxy_secret_response_split(b, len, r);
+	enum proxy_http_status st = proxy_http_parse_response(b, len, r);
 	free(b);
 	return st;
 }
@@ -577,7 +577,7 @@ Test(http_secret, response_split_good_and_truncated)
 	}
 	static const uint8_t ok[] = "HTTP/1.1 200 OK\r\nX: 1\r\n\r\n";
 	struct proxy_http_response r;
-	cr_assert_eq(proxy_secret_response_split(ok, sizeof(ok) - 1, &r), PROXY_HTTP_OK);
+	cr_assert_eq(proxy_http_parse_response(ok, sizeof(ok) - 1, &r), PROXY_HTTP_OK);
 	cr_assert(r.reason.p == ok + 13 && r.reason.n == 2);
 	cr_assert_eq(r.version_minor, 1);
 }
@@ -588,8 +588,8 @@ Test(http_secret, response_split_refusals)
 		const char *in;
 		enum proxy_http_status st;
 	} v[] = {
-		{ "HTTQ/1.1 200 OK\r\n\r\n", PROXY_HTTP_NOT_HTTP },
-		{ "\x16\x03\x01", PROXY_HTTP_NOT_HTTP },
+		{ "HTTQ/1.1 200 OK\r\n\r\n", PROXY_HTTP_MALFORMED },
+		{ "\x16\x03\x01", PROXY_HTTP_MALFORMED },
 		{ "HTTP/2 200\r\n\r\n", PROXY_HTTP_MALFORMED },
 		{ "HTTP/1.2 200 OK\r\n\r\n", PROXY_HTTP_MALFORMED },
 		{ "HTTP/1.1  200 OK\r\n\r\n", PROXY_HTTP_MALFORMED },
@@ -631,7 +631,7 @@ static struct outcome response_cap(const char *head, const struct proxy_secret *
 	uint8_t *buf = copy(head, len);
 	struct proxy_http_response r, again;
 
-	cr_assert_eq(proxy_secret_response_split(buf, len, &r), PROXY_HTTP_OK, "%s", head);
+	cr_assert_eq(proxy_http_parse_response(buf, len, &r), PROXY_HTTP_OK, "%s", head);
 	if (cap == 0)
 		cap = PROXY_SECRET_OUT_MAX;
 	uint8_t *out = malloc(cap);
@@ -640,7 +640,7 @@ static struct outcome response_cap(const char *head, const struct proxy_secret *
 	o.st = proxy_secret_response(buf, &r, t, n, out, cap, &o.res);
 	if (o.st == PROXY_SECRET_OK) {
 		memcpy(o.out, out, o.res.len);
-		cr_assert_eq(proxy_secret_response_split(out, o.res.len, &again), PROXY_HTTP_OK);
+		cr_assert_eq(proxy_http_parse_response(out, o.res.len, &again), PROXY_HTTP_OK);
 		cr_assert_eq(again.head_len, o.res.len);
 		cr_assert_eq(again.header_count, r.header_count);
 		cr_assert_eq(again.status, r.status);
