@@ -395,9 +395,13 @@ static void suggest(const struct policy_http_request *req, size_t path_len,
 	int k = snprintf(out->suggestion, sizeof(out->suggestion), "%.*s %s://%s%.*s",
 			 (int)req->method_len, (const char *)req->method, https ? "https" : "http",
 			 host, (int)path_len, (const char *)req->target);
-	if (k < 0 || (size_t)k >= sizeof(out->suggestion) || req->method_len > POLICY_HTTP_METHOD_MAX ||
-	    memchr(req->method, '\0', req->method_len))
+	if (k < 0 || (size_t)k >= sizeof(out->suggestion) || req->method_len > POLICY_HTTP_METHOD_MAX)
 		goto none;
+	/* The method must be one token: "G,ET" would read back as the list
+	 * G and ET, a rule that allows neither this request nor what it says. */
+	for (size_t i = 0; i < req->method_len; i++)
+		if (!is_method_char(req->method[i]))
+			goto none;
 	/* Offered only when it reads back as a rule: a method or host the
 	 * grammar refuses (a lowercase method, "localhost") gets none. */
 	if (policy_http_rule_parse(out->suggestion, (size_t)k, &back, NULL, 0) != POLICY_HTTP_RULE_OK)

@@ -471,6 +471,8 @@ Test(httpmatch, suggestions_round_trip)
 	cr_assert_not(d.has_suggestion);
 	cr_assert_eq(decide("G(T", "/x", &d), POLICY_HTTP_REFUSED);
 	cr_assert_not(d.has_suggestion);
+	cr_assert_eq(decide("G,ET", "/x", &d), POLICY_HTTP_REFUSED, "a list is no method");
+	cr_assert_not(d.has_suggestion);
 	cr_assert_eq(decide("PUT", "/x?_method=GET", &d), POLICY_HTTP_REFUSED);
 	cr_assert_not(d.has_suggestion);
 	cr_assert_eq(decide_on(POLICY_HTTP_SCHEME_HTTPS, "localhost", 443, "GET", "/x", false, &d),
