@@ -127,6 +127,8 @@ enum policy_http_scheme {
 	POLICY_HTTP_SCHEME_HTTPS,
 };
 
+/* About 3.4 KiB: a run's array (at most POLICY_HTTP_MAX_RULES) is allocated
+ * once, before the event loop starts; nothing here allocates. */
 struct policy_http_rule {
 	bool any_method; /* "*" */
 	char methods[POLICY_HTTP_METHODS_MAX][POLICY_HTTP_METHOD_MAX + 1];
@@ -201,7 +203,8 @@ const char *policy_http_path_issue_reason(enum policy_http_path_issue issue);
  * one.  Pure. */
 bool policy_http_override_header(const uint8_t *name, size_t n);
 
-/* One request, as the proxy read it. */
+/* One request, as the proxy read it.  Every pointer is the caller's, read
+ * only for the call; host is never NULL. */
 struct policy_http_request {
 	enum policy_http_scheme scheme;       /* https on a terminated connection */
 	const struct policy_net_target *host; /* the connection's host (the SNI's, or
