@@ -32,8 +32,10 @@
  *   - TLS 1.3: Debian's build does not define MBEDTLS_SSL_PROTO_TLS1_3, so
  *     both sides speak TLS 1.2 only (min = max = 1.2); a client that offers
  *     only 1.3 fails with protocol_version.
- *   - Suites: ECDHE_{ECDSA,RSA}_WITH_AES_128_GCM_SHA256, AES_256_GCM_SHA384
- *     and CHACHA20_POLY1305_SHA256: forward secrecy and AEAD records only
+ *   - Suites: ECDHE_{ECDSA,RSA}_WITH_CHACHA20_POLY1305_SHA256, then
+ *     AES_128_GCM_SHA256, then AES_256_GCM_SHA384 (ChaCha20 first: with
+ *     Debian's mbedtls it costs the relay less CPU than AES-GCM, measured
+ *     in docs/benchmarks/tls-endpoint.md): forward secrecy and AEAD records only
  *     (no CBC: Lucky13-class padding oracles; no static RSA key exchange:
  *     no forward secrecy), as Mozilla's "intermediate" profile for TLS 1.2.
  *     Curves x25519, P-256, P-384.  The run's CA signs P-256 leaves; RSA
@@ -204,6 +206,11 @@ const char *tls_session_sni(const struct tls_session *s);
 /* The application protocol ALPN chose ("http/1.1"), or NULL when none was
  * negotiated (or before the handshake is complete).  Static storage. */
 const char *tls_session_alpn(const struct tls_session *s);
+
+/* The cipher suite negotiated, IANA-style name as mbedtls spells it
+ * ("TLS-ECDHE-ECDSA-WITH-CHACHA20-POLY1305-SHA256"), or NULL before the
+ * handshake is complete.  Static storage. */
+const char *tls_session_cipher(const struct tls_session *s);
 
 /* Why the session failed, in words (tls/verify.h), after TLS_FAILED; ""
  * before.  Owned by s, valid until it is destroyed. */

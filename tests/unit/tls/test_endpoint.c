@@ -159,6 +159,8 @@ Test(endpoint, handshake_with_alpn_and_sni)
 	cr_assert_eq(p.st_client, TLS_OK, "client: %s", tls_session_reason(p.client));
 	cr_assert_str_eq(tls_session_alpn(p.server), "http/1.1");
 	cr_assert_str_eq(tls_session_alpn(p.client), "http/1.1");
+	cr_assert_str_eq(tls_session_cipher(p.server),
+			 "TLS-ECDHE-ECDSA-WITH-CHACHA20-POLY1305-SHA256");
 	cr_assert_str_eq(tls_session_sni(p.server), "api.example");
 	cr_assert_str_eq(p.store.seen, "api.example");
 	cr_assert_eq(p.store.calls, 1);
@@ -568,6 +570,7 @@ Test(endpoint, openssl_s_client_alpn)
 	cr_assert_eq(code, 0, "%s", out);
 	cr_assert(strstr(out, "ALPN protocol: http/1.1"), "%s", out);
 	cr_assert(strstr(out, "Protocol  : TLSv1.2"), "%s", out);
+	cr_assert(strstr(out, "Cipher    : ECDHE-ECDSA-CHACHA20-POLY1305"), "%s", out);
 	cr_assert(strstr(out, "Verify return code: 0 (ok)"), "%s", out);
 	cr_assert_str_eq(tls_session_alpn(s), "http/1.1");
 	tls_session_destroy(s);
