@@ -30,8 +30,11 @@
  *
  * Choices and what mbedtls 2.28.3 (Debian 12) does:
  *   - TLS 1.3: Debian's build does not define MBEDTLS_SSL_PROTO_TLS1_3, so
- *     both sides speak TLS 1.2 only (min = max = 1.2); a client that offers
- *     only 1.3 fails with protocol_version.
+ *     both sides speak TLS 1.2 only (min = max = 1.2).  A client offering
+ *     only 1.1 gets protocol_version; one offering only 1.3 gets
+ *     handshake_failure (its hello says 1.2 in legacy_version and carries
+ *     only 1.3 suites, and mbedtls 2.28 does not read supported_versions),
+ *     and the reason says porta offers TLS 1.2.
  *   - Suites: ECDHE_{ECDSA,RSA}_WITH_CHACHA20_POLY1305_SHA256, then
  *     AES_128_GCM_SHA256, then AES_256_GCM_SHA384 (ChaCha20 first: with
  *     Debian's mbedtls it costs the relay less CPU than AES-GCM, measured

@@ -276,8 +276,12 @@ size_t tls_failure_reason(const struct tls_failure *f, char *out, size_t cap)
 		out_flags(&o, f);
 		return o.n;
 	}
-	if (f->facing_client && f->no_sni && f->err != MBEDTLS_ERR_SSL_FATAL_ALERT_MESSAGE &&
-	    f->err != MBEDTLS_ERR_SSL_CONN_EOF) {
+	/* Without SNI porta has no certificate, so mbedtls finds no usable
+	 * suite (ssl_pick_cert()); a hello refused earlier (its version) was
+	 * refused before its server_name was read, and says so below. */
+	if (f->facing_client && f->no_sni &&
+	    (f->err == MBEDTLS_ERR_SSL_NO_CIPHER_CHOSEN ||
+	     f->err == MBEDTLS_ERR_SSL_NO_USABLE_CIPHERSUITE)) {
 		out_str(&o, "the client sent no server name (SNI)");
 		return o.n;
 	}
@@ -295,8 +299,8 @@ size_t tls_failure_reason(const struct tls_failure *f, char *out, size_t cap)
 		break;
 	case MBEDTLS_ERR_SSL_NO_CIPHER_CHOSEN:
 	case MBEDTLS_ERR_SSL_NO_USABLE_CIPHERSUITE:
-		out_str(&o, "no cipher suite in common (porta offers ECDHE with AES-GCM or "
-			    "ChaCha20-Poly1305)");
+		out_str(&o, "no cipher suite in common (porta offers TLS 1.2 with ECDHE and "
+			    "AES-GCM or ChaCha20-Poly1305)");
 		break;
 	case MBEDTLS_ERR_SSL_CONN_EOF:
 		out_str(&o, "the connection was closed during the handshake");

@@ -623,6 +623,42 @@ Test(endpoint, openssl_s_client_without_sni)
 	server_side_close(&sv);
 }
 
+/* TLS 1.2 only: a client offering only 1.1, or only 1.3, is refused with
+ * words that name the version porta speaks. */
+static void s_client_version(const char *flag, const char *want)
+{
+	struct server_side sv;
+	server_side_open(&sv);
+	char *argv[] = {"openssl", "s_client", "-connect", sv.connect, "-servername",
+			"api.example", (char *)flag, "-cipher", "DEFAULT@SECLEVEL=0", NULL};
+	pid_t pid = spawn(argv, path("s_client.out"));
+	struct tls_session *s;
+	int fd;
+	enum tls_status st = serve_one(sv.lfd, sv.conf, false, &s, &fd);
+	int code = wait_exit(pid);
+	char *out = slurp(path("s_client.out"));
+	cr_assert_eq(st, TLS_FAILED, "%s", out);
+	cr_assert_neq(code, 0);
+	cr_assert_str_eq(tls_session_reason(s), want, "%s: %s", flag, tls_session_reason(s));
+	tls_session_destroy(s);
+	close(fd);
+	server_side_close(&sv);
+}
+
+Test(endpoint, openssl_s_client_tls11_refused)
+{
+	s_client_version("-tls1_1", "no TLS version in common (porta speaks TLS 1.2)");
+}
+
+Test(endpoint, openssl_s_client_tls13_refused)
+{
+	/* A 1.3-only hello says "1.2" in legacy_version and offers 1.3 suites
+	 * only: mbedtls 2.28, which does not read supported_versions, finds no
+	 * suite in common. */
+	s_client_version("-tls1_3", "no cipher suite in common (porta offers TLS 1.2 with ECDHE "
+				    "and AES-GCM or ChaCha20-Poly1305)");
+}
+
 /* curl (with its own TLS library and ALPN offer) fetches through porta's
  * server session. */
 Test(endpoint, curl_fetches)
@@ -651,7 +687,8 @@ Test(endpoint, curl_fetches)
 
 /* porta's client session against openssl s_server -www: accepted with the
  * server's CA as SSL_CERT_FILE, refused with another CA. */
-static void against_s_server(const char *trust, bool accept)
+static void against_s_server(const char *trust, bool accept, const char *version,
+			     const char *want_reason)
 {
 	int port;
 	int probe = listen_loopback(&port);
@@ -660,7 +697,7 @@ static void against_s_server(const char *trust, bool accept)
 	snprintf(accept_s, sizeof(accept_s), "127.0.0.1:%d", port);
 	char *argv[] = {"openssl", "s_server", "-accept", accept_s, "-cert",
 			(char *)path("api.crt"), "-key", (char *)path("api.key"), "-alpn",
-			"http/1.1", "-www", "-naccept", "1", NULL};
+			"http/1.1", "-www", "-naccept", "1", (char *)version, NULL};
 	pid_t pid = spawn(argv, path("s_server.out"));
 
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
@@ -685,7 +722,7 @@ static void against_s_server(const char *trust, bool accept)
 	enum tls_status st = drive_handshake(s, fd);
 	if (!accept) {
 		cr_assert_eq(st, TLS_FAILED);
-		cr_assert_str_eq(tls_session_reason(s), "unknown certificate authority");
+		cr_assert_str_eq(tls_session_reason(s), want_reason);
 	} else {
 		cr_assert_eq(st, TLS_OK, "%s", tls_session_reason(s));
 		cr_assert_str_eq(tls_session_alpn(s), "http/1.1");
@@ -720,10 +757,16 @@ static void against_s_server(const char *trust, bool accept)
 
 Test(endpoint, client_against_s_server_trusted)
 {
-	against_s_server("ca.crt", true);
+	against_s_server("ca.crt", true, NULL, NULL);
 }
 
 Test(endpoint, client_against_s_server_unknown_ca)
 {
-	against_s_server("rogue-ca.crt", false);
+	against_s_server("rogue-ca.crt", false, NULL, "unknown certificate authority");
+}
+
+Test(endpoint, client_against_s_server_tls13_only)
+{
+	against_s_server("ca.crt", false, "-tls1_3",
+			 "the server refused the handshake (alert protocol_version)");
 }

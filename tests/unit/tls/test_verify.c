@@ -99,6 +99,11 @@ Test(verify, client_side_failures)
 	snprintf(f.host, sizeof(f.host), "nope.example");
 	f.err = MBEDTLS_ERR_SSL_BAD_HS_CLIENT_HELLO;
 	expect(&f, "porta has no certificate for nope.example");
+	/* A hello refused for its version was refused before its SNI was read. */
+	f.no_sni = true;
+	f.unknown_name = false;
+	f.err = MBEDTLS_ERR_SSL_BAD_HS_PROTOCOL_VERSION;
+	expect(&f, "no TLS version in common (porta speaks TLS 1.2)");
 	/* A client that hangs up is reported as that, SNI or not. */
 	f.no_sni = true;
 	f.unknown_name = false;
@@ -115,7 +120,8 @@ Test(verify, error_codes)
 		{MBEDTLS_ERR_SSL_BAD_HS_PROTOCOL_VERSION,
 		 "no TLS version in common (porta speaks TLS 1.2)"},
 		{MBEDTLS_ERR_SSL_NO_USABLE_CIPHERSUITE,
-		 "no cipher suite in common (porta offers ECDHE with AES-GCM or ChaCha20-Poly1305)"},
+		 "no cipher suite in common (porta offers TLS 1.2 with ECDHE and AES-GCM or "
+		 "ChaCha20-Poly1305)"},
 		{MBEDTLS_ERR_SSL_CONN_EOF, "the connection was closed during the handshake"},
 		{MBEDTLS_ERR_NET_CONN_RESET, "the connection was reset"},
 		{MBEDTLS_ERR_SSL_INVALID_RECORD,
