@@ -616,6 +616,7 @@ Test(endpoint, openssl_s_client_without_sni)
 	cr_assert_eq(st, TLS_FAILED, "%s", out);
 	cr_assert_neq(code, 0);
 	cr_assert_str_eq(tls_session_reason(s), "the client sent no server name (SNI)");
+	cr_assert(strstr(out, "alert handshake failure"), "%s", out);
 	cr_assert_str_eq(tls_session_sni(s), "");
 	cr_assert_eq(sv.store.calls, 0);
 	tls_session_destroy(s);
