@@ -1,6 +1,7 @@
 /* policy/endpoint.c: see endpoint.h. */
 #include "policy/endpoint.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -111,4 +112,15 @@ char *policy_quote(const char *text, size_t len, size_t max_in, char *out, size_
 	}
 	out[o] = '\0';
 	return out;
+}
+
+void policy_say(char *err, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cap == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, cap, fmt, ap);
+	va_end(ap);
 }

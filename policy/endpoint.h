@@ -85,4 +85,10 @@ char *policy_endpoint_format(const struct policy_endpoint *ep, uint16_t omit_por
  * must be at least max_in * 4 + 4.  Returns out. */
 char *policy_quote(const char *text, size_t len, size_t max_in, char *out, size_t cap);
 
+/* Formats a refusal's message into err[0..cap) (nothing when cap is 0),
+ * for the parsers of --secret and --allow-http: they answer with
+ * POLICY_SAY(status, err, cap, fmt, ...), the status after the message. */
+void policy_say(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define POLICY_SAY(st, err, cap, ...) (policy_say((err), (cap), __VA_ARGS__), (st))
+
 #endif /* PORTA_POLICY_ENDPOINT_H */

@@ -1,7 +1,6 @@
 /* policy/httprule.c: see httprule.h. */
 #include "policy/httprule.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,22 +8,6 @@
 
 #define QUOTE_IN 64
 #define QUOTE_CAP (QUOTE_IN * 4 + 4)
-
-static enum policy_http_rule_status fail(enum policy_http_rule_status st, char *err, size_t cap,
-					 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static enum policy_http_rule_status fail(enum policy_http_rule_status st, char *err, size_t cap,
-					 const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cap == 0)
-		return st;
-	va_start(ap, fmt);
-	vsnprintf(err, cap, fmt, ap);
-	va_end(ap);
-	return st;
-}
 
 /* RFC 9110 §5.6.2: tchar, without '*' (httprule.h: '*' alone means any). */
 static bool is_method_char(uint8_t c)
@@ -150,34 +133,34 @@ static enum policy_http_rule_status parse_methods(const char *m, size_t n,
 		const char *comma = memchr(p, ',', (size_t)(end - p));
 		size_t k = (size_t)((comma ? comma : end) - p);
 		if (k == 0)
-			return fail(POLICY_HTTP_RULE_EMPTY_METHOD, err, cap,
+			return POLICY_SAY(POLICY_HTTP_RULE_EMPTY_METHOD, err, cap,
 				    "--allow-http '%s': an empty method; expected METHOD[,METHOD...] or '*'",
 				    q);
 		if (k == 1 && p[0] == '*')
-			return fail(POLICY_HTTP_RULE_STAR_IN_LIST, err, cap,
+			return POLICY_SAY(POLICY_HTTP_RULE_STAR_IN_LIST, err, cap,
 				    "--allow-http '%s': '*' means any method and stands alone, not in a list",
 				    q);
 		for (size_t i = 0; i < k; i++) {
 			uint8_t c = (uint8_t)p[i];
 			if (!is_method_char(c))
-				return fail(POLICY_HTTP_RULE_BAD_METHOD, err, cap,
+				return POLICY_SAY(POLICY_HTTP_RULE_BAD_METHOD, err, cap,
 					    "--allow-http '%s': a method is a token of letters, digits and !#$%%&'+-.^_`|~ (RFC 9110), as GET",
 					    q);
 			if (c >= 'a' && c <= 'z')
-				return fail(POLICY_HTTP_RULE_LOWER_METHOD, err, cap,
+				return POLICY_SAY(POLICY_HTTP_RULE_LOWER_METHOD, err, cap,
 					    "--allow-http '%s': methods are case-sensitive and sent upper-case: write GET, not get",
 					    q);
 		}
 		if (k > POLICY_HTTP_METHOD_MAX)
-			return fail(POLICY_HTTP_RULE_METHOD_TOO_LONG, err, cap,
+			return POLICY_SAY(POLICY_HTTP_RULE_METHOD_TOO_LONG, err, cap,
 				    "--allow-http '%s': a method is longer than %d bytes", q,
 				    POLICY_HTTP_METHOD_MAX);
 		for (size_t i = 0; i < out->n_methods; i++)
 			if (strlen(out->methods[i]) == k && memcmp(out->methods[i], p, k) == 0)
-				return fail(POLICY_HTTP_RULE_DUP_METHOD, err, cap,
+				return POLICY_SAY(POLICY_HTTP_RULE_DUP_METHOD, err, cap,
 					    "--allow-http '%s': a method is listed twice", q);
 		if (out->n_methods == POLICY_HTTP_METHODS_MAX)
-			return fail(POLICY_HTTP_RULE_TOO_MANY_METHODS, err, cap,
+			return POLICY_SAY(POLICY_HTTP_RULE_TOO_MANY_METHODS, err, cap,
 				    "--allow-http '%s': more than %d methods", q,
 				    POLICY_HTTP_METHODS_MAX);
 		memcpy(out->methods[out->n_methods], p, k);
@@ -197,7 +180,7 @@ static enum policy_http_rule_status parse_url(const char *u, size_t n, struct po
 	char hostq[QUOTE_CAP];
 
 	if (!sep)
-		return fail(POLICY_HTTP_RULE_NO_SCHEME, err, cap,
+		return POLICY_SAY(POLICY_HTTP_RULE_NO_SCHEME, err, cap,
 			    "--allow-http '%s': the URL needs its scheme: https://HOST/PATH or http://HOST/PATH",
 			    q);
 	size_t sl = (size_t)(sep - u);
@@ -206,14 +189,14 @@ static enum policy_http_rule_status parse_url(const char *u, size_t n, struct po
 	else if (ascii_eq_lit_nocase((const uint8_t *)u, sl, "http"))
 		out->scheme = POLICY_HTTP_SCHEME_HTTP;
 	else
-		return fail(POLICY_HTTP_RULE_BAD_SCHEME, err, cap,
+		return POLICY_SAY(POLICY_HTTP_RULE_BAD_SCHEME, err, cap,
 			    "--allow-http '%s': the scheme must be https:// or http://", q);
 
 	const char *auth = sep + 3, *end = u + n, *stop = auth;
 	while (stop < end && *stop != '/' && *stop != '?' && *stop != '#')
 		stop++;
 	if (stop == end || *stop != '/')
-		return fail(POLICY_HTTP_RULE_NO_PATH, err, cap,
+		return POLICY_SAY(POLICY_HTTP_RULE_NO_PATH, err, cap,
 			    "--allow-http '%s': the URL needs a path after the host, as https://HOST/ or https://HOST/v1/*",
 			    q);
 
@@ -226,34 +209,34 @@ static enum policy_http_rule_status parse_url(const char *u, size_t n, struct po
 	size_t hl = strlen(scheme);
 	policy_quote(auth, al, QUOTE_IN, hostq, sizeof(hostq));
 	if (al > POLICY_NET_RULE_TEXT_MAX)
-		return fail(POLICY_HTTP_RULE_BAD_HOST, err, cap, "--allow-http '%s': host '%s': %s",
+		return POLICY_SAY(POLICY_HTTP_RULE_BAD_HOST, err, cap, "--allow-http '%s': host '%s': %s",
 			    q, hostq, policy_net_rule_reason(POLICY_NET_RULE_TOO_LONG));
 	memcpy(hosttext, scheme, hl);
 	memcpy(hosttext + hl, auth, al);
 	enum policy_net_rule_status rst;
 	enum policy_endpoint_status est = policy_endpoint_parse(hosttext, hl + al, &out->host, &rst);
 	if (est == POLICY_ENDPOINT_RULE)
-		return fail(POLICY_HTTP_RULE_BAD_HOST, err, cap, "--allow-http '%s': host '%s': %s",
+		return POLICY_SAY(POLICY_HTTP_RULE_BAD_HOST, err, cap, "--allow-http '%s': host '%s': %s",
 			    q, hostq, policy_net_rule_reason(rst));
 	if (est != POLICY_ENDPOINT_OK)
-		return fail(POLICY_HTTP_RULE_BAD_HOST, err, cap,
+		return POLICY_SAY(POLICY_HTTP_RULE_BAD_HOST, err, cap,
 			    "--allow-http '%s': host '%s': %s (a rule names one host and one port)", q,
 			    hostq, policy_endpoint_reason(est));
 
 	size_t pl = (size_t)(end - stop);
 	if (memchr(stop, '#', pl))
-		return fail(POLICY_HTTP_RULE_FRAGMENT, err, cap,
+		return POLICY_SAY(POLICY_HTTP_RULE_FRAGMENT, err, cap,
 			    "--allow-http '%s': a fragment ('#') is never sent to the server; leave it out",
 			    q);
 	if (pl > POLICY_HTTP_PATH_MAX)
-		return fail(POLICY_HTTP_RULE_PATH_TOO_LONG, err, cap,
+		return POLICY_SAY(POLICY_HTTP_RULE_PATH_TOO_LONG, err, cap,
 			    "--allow-http '%s': the path is longer than %d bytes", q,
 			    POLICY_HTTP_PATH_MAX);
 	const char *qm = memchr(stop, '?', pl);
 	size_t path_only = qm ? (size_t)(qm - stop) : pl;
 	enum policy_http_path_issue issue = policy_http_path_check((const uint8_t *)stop, path_only);
 	if (issue != POLICY_HTTP_PATH_CLEAN)
-		return fail(POLICY_HTTP_RULE_UNSAFE_PATH, err, cap,
+		return POLICY_SAY(POLICY_HTTP_RULE_UNSAFE_PATH, err, cap,
 			    "--allow-http '%s': %s, and every request holding that is refused: the rule could never match",
 			    q, policy_http_path_issue_reason(issue));
 	memcpy(out->path, stop, pl);
@@ -274,12 +257,12 @@ enum policy_http_rule_status policy_http_rule_parse(const char *text, size_t len
 		err[0] = '\0';
 	policy_quote(text, len, QUOTE_IN, q, sizeof(q));
 	if (len > POLICY_HTTP_RULE_TEXT_MAX)
-		return fail(POLICY_HTTP_RULE_TOO_LONG, err, err_cap,
+		return POLICY_SAY(POLICY_HTTP_RULE_TOO_LONG, err, err_cap,
 			    "--allow-http '%s': too long (at most %d bytes)", q,
 			    POLICY_HTTP_RULE_TEXT_MAX);
 	for (size_t i = 0; i < len; i++)
 		if (text[i] != ' ' && !is_visible((uint8_t)text[i]))
-			return fail(POLICY_HTTP_RULE_BAD_BYTE, err, err_cap,
+			return POLICY_SAY(POLICY_HTTP_RULE_BAD_BYTE, err, err_cap,
 				    "--allow-http '%s': byte %zu is not visible ASCII; percent-encode it as the client sends it",
 				    q, i + 1);
 	while (a < b && text[a] == ' ')
@@ -287,12 +270,12 @@ enum policy_http_rule_status policy_http_rule_parse(const char *text, size_t len
 	while (b > a && text[b - 1] == ' ')
 		b--;
 	if (a == b)
-		return fail(POLICY_HTTP_RULE_EMPTY, err, err_cap,
+		return POLICY_SAY(POLICY_HTTP_RULE_EMPTY, err, err_cap,
 			    "--allow-http '%s': empty; expected 'METHODS URL', as 'GET,HEAD https://api.example/v1/*'",
 			    q);
 	const char *sp = memchr(text + a, ' ', b - a);
 	if (!sp)
-		return fail(POLICY_HTTP_RULE_NO_URL, err, err_cap,
+		return POLICY_SAY(POLICY_HTTP_RULE_NO_URL, err, err_cap,
 			    "--allow-http '%s': expected 'METHODS URL', as 'GET,HEAD https://api.example/v1/*'",
 			    q);
 	const char *url = sp;
@@ -300,7 +283,7 @@ enum policy_http_rule_status policy_http_rule_parse(const char *text, size_t len
 		url++;
 	size_t ul = (size_t)(text + b - url);
 	if (memchr(url, ' ', ul))
-		return fail(POLICY_HTTP_RULE_EXTRA_WORD, err, err_cap,
+		return POLICY_SAY(POLICY_HTTP_RULE_EXTRA_WORD, err, err_cap,
 			    "--allow-http '%s': more than two words; expected 'METHODS URL' (a space in a path is sent as %%20)",
 			    q);
 	enum policy_http_rule_status st =

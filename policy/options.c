@@ -2,6 +2,7 @@
 #include "policy/options.h"
 
 #include "policy/netrule.h"
+#include "policy/textparse.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -111,20 +112,6 @@ bool policy_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out)
 		v = v * 10 + d;
 	}
 	*out = v;
-	return true;
-}
-
-bool policy_env_name_valid(const char *name, size_t n)
-{
-	if (n == 0)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = name[i];
-		bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-		bool digit = c >= '0' && c <= '9';
-		if (!alpha && !(digit && i > 0))
-			return false;
-	}
 	return true;
 }
 

@@ -118,9 +118,6 @@ bool policy_split_next(const char **cursor, const char **item, size_t *len);
  * upper bound; false on anything else (sign, spaces, overflow, empty). */
 bool policy_parse_u64(const char *s, size_t n, uint64_t max, uint64_t *out);
 
-/* True when name[0..n) is a valid environment variable name:
- * [A-Za-z_][A-Za-z0-9_]*. */
-bool policy_env_name_valid(const char *name, size_t n);
 
 /* How many words of a `porta run` command line the option word arg uses: 2
  * for an option whose value is the next word ("-v DIR", "--allow-net H"),

@@ -1,41 +1,17 @@
 /* policy/secret.c: see secret.h. */
 #include "policy/secret.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "policy/textparse.h"
 
 #define QUOTE_IN 64 /* bytes of the user's value quoted in a message */
 #define QUOTE_CAP (QUOTE_IN * 4 + 4)
 
-static enum policy_secret_status fail(enum policy_secret_status st, char *err, size_t cap,
-				      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static enum policy_secret_status fail(enum policy_secret_status st, char *err, size_t cap,
-				      const char *fmt, ...)
-{
-	va_list ap;
-
-	if (cap == 0)
-		return st;
-	va_start(ap, fmt);
-	vsnprintf(err, cap, fmt, ap);
-	va_end(ap);
-	return st;
-}
-
 bool policy_secret_name_valid(const char *name, size_t n)
 {
-	if (n == 0 || n > POLICY_SECRET_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = name[i];
-		bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-		bool digit = c >= '0' && c <= '9';
-		if (!alpha && !(digit && i > 0))
-			return false;
-	}
-	return true;
+	return n <= POLICY_SECRET_NAME_MAX && policy_env_name_valid(name, n);
 }
 
 /* Reads the host list hosts[0..len) into out->hosts.  q is the whole value,
@@ -48,7 +24,7 @@ static enum policy_secret_status parse_hosts(const char *hosts, size_t len,
 	char hq[QUOTE_CAP];
 
 	if (len == 0)
-		return fail(POLICY_SECRET_NO_HOSTS, err, cap,
+		return POLICY_SAY(POLICY_SECRET_NO_HOSTS, err, cap,
 			    "--secret '%s': no host after '@'; expected NAME@HOST[,HOST...]", q);
 	for (;;) {
 		const char *comma = memchr(p, ',', (size_t)(end - p));
@@ -58,26 +34,26 @@ static enum policy_secret_status parse_hosts(const char *hosts, size_t len,
 		struct policy_endpoint *ep;
 
 		if (n == 0)
-			return fail(POLICY_SECRET_EMPTY_HOST, err, cap,
+			return POLICY_SAY(POLICY_SECRET_EMPTY_HOST, err, cap,
 				    "--secret '%s': an empty host in the list; expected NAME@HOST[,HOST...]",
 				    q);
 		if (out->n_hosts == POLICY_SECRET_MAX_HOSTS)
-			return fail(POLICY_SECRET_TOO_MANY_HOSTS, err, cap,
+			return POLICY_SAY(POLICY_SECRET_TOO_MANY_HOSTS, err, cap,
 				    "--secret '%s': more than %d hosts", q, POLICY_SECRET_MAX_HOSTS);
 		ep = &out->hosts[out->n_hosts];
 		policy_quote(p, n, QUOTE_IN, hq, sizeof(hq));
 		enum policy_endpoint_status est = policy_endpoint_parse(p, n, ep, &rst);
 		if (est == POLICY_ENDPOINT_RULE)
-			return fail(POLICY_SECRET_BAD_HOST, err, cap, "--secret '%s': host '%s': %s", q,
+			return POLICY_SAY(POLICY_SECRET_BAD_HOST, err, cap, "--secret '%s': host '%s': %s", q,
 				    hq, policy_net_rule_reason(rst));
 		if (est != POLICY_ENDPOINT_OK)
-			return fail(POLICY_SECRET_BAD_HOST, err, cap,
+			return POLICY_SAY(POLICY_SECRET_BAD_HOST, err, cap,
 				    "--secret '%s': host '%s': %s (a secret goes to named hosts only)",
 				    q, hq, policy_endpoint_reason(est));
 		/* compared canonically: "API.example." and "api.example:443" are one host */
 		for (size_t i = 0; i < out->n_hosts; i++)
 			if (policy_endpoint_equal(&out->hosts[i], ep))
-				return fail(POLICY_SECRET_DUP_HOST, err, cap,
+				return POLICY_SAY(POLICY_SECRET_DUP_HOST, err, cap,
 					    "--secret '%s': host '%s' is listed twice", q, hq);
 		out->n_hosts++;
 		if (!comma)
@@ -99,23 +75,23 @@ enum policy_secret_status policy_secret_parse(const char *text, size_t len,
 		err[0] = '\0';
 	policy_quote(text, len, QUOTE_IN, q, sizeof(q));
 	if (len > POLICY_SECRET_TEXT_MAX)
-		return fail(POLICY_SECRET_TOO_LONG, err, err_cap,
+		return POLICY_SAY(POLICY_SECRET_TOO_LONG, err, err_cap,
 			    "--secret '%s': too long (at most %d bytes)", q, POLICY_SECRET_TEXT_MAX);
 	at = memchr(text, '@', len);
 	if (!at)
-		return fail(POLICY_SECRET_NO_AT, err, err_cap,
+		return POLICY_SAY(POLICY_SECRET_NO_AT, err, err_cap,
 			    "--secret '%s': no '@'; expected NAME@HOST[,HOST...], as GH_TOKEN@api.example",
 			    q);
 	nl = (size_t)(at - text);
 	if (nl == 0)
-		return fail(POLICY_SECRET_EMPTY_NAME, err, err_cap,
+		return POLICY_SAY(POLICY_SECRET_EMPTY_NAME, err, err_cap,
 			    "--secret '%s': no NAME before '@'; expected the environment variable that holds the secret",
 			    q);
 	if (nl > POLICY_SECRET_NAME_MAX)
-		return fail(POLICY_SECRET_NAME_TOO_LONG, err, err_cap,
+		return POLICY_SAY(POLICY_SECRET_NAME_TOO_LONG, err, err_cap,
 			    "--secret '%s': NAME is longer than %d bytes", q, POLICY_SECRET_NAME_MAX);
 	if (!policy_secret_name_valid(text, nl))
-		return fail(POLICY_SECRET_BAD_NAME, err, err_cap,
+		return POLICY_SAY(POLICY_SECRET_BAD_NAME, err, err_cap,
 			    "--secret '%s': NAME must be an environment variable name: letters, digits and _, not starting with a digit",
 			    q);
 	memcpy(out->name, text, nl);
@@ -131,7 +107,7 @@ enum policy_secret_status policy_secret_check_set(const struct policy_secret *se
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(secrets[i].name, secrets[j].name) == 0)
-				return fail(POLICY_SECRET_DUP_NAME, err, err_cap,
+				return POLICY_SAY(POLICY_SECRET_DUP_NAME, err, err_cap,
 					    "--secret: %s is given twice; list all its hosts in one --secret %s@HOST,HOST",
 					    secrets[i].name, secrets[i].name);
 	return POLICY_SECRET_OK;
@@ -170,19 +146,19 @@ enum policy_secret_status policy_secret_check_env(const struct policy_secret *se
 		/* Every message names NAME and describes the value by its
 		 * shape alone: no byte of it is printed (secret.h). */
 		if (!v)
-			return fail(POLICY_SECRET_UNSET, err, err_cap,
+			return POLICY_SAY(POLICY_SECRET_UNSET, err, err_cap,
 				    "--secret %s: %s is not set in porta's environment; export it before running porta",
 				    name, name);
 		if (twice)
-			return fail(POLICY_SECRET_ENV_TWICE, err, err_cap,
+			return POLICY_SAY(POLICY_SECRET_ENV_TWICE, err, err_cap,
 				    "--secret %s: %s is set twice in porta's environment; which one a program reads depends on it",
 				    name, name);
 		if (v[0] == '\0')
-			return fail(POLICY_SECRET_EMPTY_VALUE, err, err_cap,
+			return POLICY_SAY(POLICY_SECRET_EMPTY_VALUE, err, err_cap,
 				    "--secret %s: %s is empty in porta's environment", name, name);
 		size_t vl = strnlen(v, POLICY_SECRET_VALUE_MAX + 1);
 		if (vl > POLICY_SECRET_VALUE_MAX)
-			return fail(POLICY_SECRET_VALUE_TOO_LONG, err, err_cap,
+			return POLICY_SAY(POLICY_SECRET_VALUE_TOO_LONG, err, err_cap,
 				    "--secret %s: the value of %s is longer than %d bytes", name, name,
 				    POLICY_SECRET_VALUE_MAX);
 		for (size_t k = 0; k < vl; k++) {
@@ -190,7 +166,7 @@ enum policy_secret_status policy_secret_check_env(const struct policy_secret *se
 			/* RFC 9110 §5.5: a field value holds no CTL but HTAB; CR or
 			 * LF would end the header the value is written into. */
 			if ((c < 0x20 && c != '\t') || c == 0x7f)
-				return fail(POLICY_SECRET_VALUE_CONTROL, err, err_cap,
+				return POLICY_SAY(POLICY_SECRET_VALUE_CONTROL, err, err_cap,
 					    "--secret %s: the value of %s holds a control character (byte %zu), which an HTTP header cannot carry",
 					    name, name, k + 1);
 		}

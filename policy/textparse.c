@@ -4,7 +4,20 @@
 #include <string.h>
 
 #include "common/ascii.h"
-#include "policy/options.h"
+
+bool policy_env_name_valid(const char *name, size_t n)
+{
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+		bool digit = c >= '0' && c <= '9';
+		if (!alpha && !(digit && i > 0))
+			return false;
+	}
+	return true;
+}
 
 static size_t line_end(const uint8_t *buf, size_t len, size_t pos)
 {

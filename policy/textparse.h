@@ -8,6 +8,7 @@
 #ifndef PORTA_POLICY_TEXTPARSE_H
 #define PORTA_POLICY_TEXTPARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -15,6 +16,10 @@ struct policy_span {
 	const uint8_t *p;
 	size_t n;
 };
+
+/* True when name[0..n) is a valid environment variable name:
+ * [A-Za-z_][A-Za-z0-9_]*. */
+bool policy_env_name_valid(const char *name, size_t n);
 
 enum policy_envfile_status {
 	POLICY_ENVFILE_LINE,      /* *key and *value hold one assignment */

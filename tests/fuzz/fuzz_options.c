@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "policy/options.h"
+#include "policy/textparse.h"
 #include "tests/fuzz/fuzz.h"
 
 #define FUZZ_MAX_ARGS 64

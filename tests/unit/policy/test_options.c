@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "policy/options.h"
+#include "policy/textparse.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_ARGS 300
