@@ -1,7 +1,9 @@
 /* policy/options.c: the command line of docs/porta.1 (see options.h). */
 #include "policy/options.h"
 
+#include "policy/httprule.h"
 #include "policy/netrule.h"
+#include "policy/secret.h"
 #include "policy/textparse.h"
 
 #include <stdarg.h>
@@ -22,6 +24,8 @@ enum opt_id {
 	OPT_ALLOW_NET,
 	OPT_DENY_NET,
 	OPT_PROXY_ALLOW,
+	OPT_SECRET,
+	OPT_ALLOW_HTTP,
 	OPT_PROXY_DENY,
 	OPT_AUDIT,
 	OPT_DNS_UPSTREAM,
@@ -62,6 +66,8 @@ static const struct opt_spec opt_table[] = {
 	{ "deny-net", 0, true, OPT_DENY_NET, "HOST[:PORT]" },
 	{ "proxy-allow", 0, true, OPT_PROXY_ALLOW, "HOST[:PORT]" },
 	{ "proxy-deny", 0, true, OPT_PROXY_DENY, "HOST[:PORT]" },
+	{ "secret", 0, true, OPT_SECRET, "NAME@HOST[,HOST...]" },
+	{ "allow-http", 0, true, OPT_ALLOW_HTTP, "'METHODS URL', e.g. 'GET,HEAD https://HOST/PATH*'" },
 	{ "audit", 0, true, OPT_AUDIT, "a FILE" },
 	{ "proxy-audit", 0, true, OPT_AUDIT, "a FILE" },
 	{ "dns-upstream", 0, true, OPT_DNS_UPSTREAM, "ADDR[:PORT]" },
@@ -332,6 +338,24 @@ static enum policy_parse_status apply(struct policy_options *o, const struct opt
 			return fail(err, "--%s: given more than %d times", name, POLICY_MAX_LIST);
 		return POLICY_PARSE_OK;
 	}
+	case OPT_SECRET: {
+		struct policy_secret sec;
+		char why[POLICY_ERR_MAX];
+		if (policy_secret_parse(value, vlen, &sec, why, sizeof(why)) != POLICY_SECRET_OK)
+			return fail(err, "%s", why);
+		if (!list_push(&o->secrets, value))
+			return fail(err, "--%s: given more than %d times", name, POLICY_MAX_LIST);
+		return POLICY_PARSE_OK;
+	}
+	case OPT_ALLOW_HTTP: {
+		struct policy_http_rule rule; /* about 3.4 KiB, checked and dropped */
+		char why[POLICY_ERR_MAX];
+		if (policy_http_rule_parse(value, vlen, &rule, why, sizeof(why)) != POLICY_HTTP_RULE_OK)
+			return fail(err, "%s", why);
+		if (!list_push(&o->allow_http, value))
+			return fail(err, "--%s: given more than %d times", name, POLICY_MAX_LIST);
+		return POLICY_PARSE_OK;
+	}
 	case OPT_AUDIT:
 		if (o->audit_path)
 			return fail(err, "--audit given twice; give it once");
@@ -440,11 +464,11 @@ static const char *command_name(enum policy_command cmd)
 static enum policy_parse_status finish(struct policy_options *o, char err[POLICY_ERR_MAX])
 {
 	bool policy_rules = o->allow_net.n || o->deny_net.n || o->proxy_allow.n ||
-			    o->proxy_deny.n;
+			    o->proxy_deny.n || o->secrets.n || o->allow_http.n;
 
 	if (o->no_net && policy_rules)
 		return fail(err, "--no-net cannot be combined with --allow-net, --deny-net, "
-				 "--proxy-allow or --proxy-deny; choose one");
+				 "--proxy-allow, --proxy-deny, --secret or --allow-http; choose one");
 	if (o->no_net && o->dns_upstream)
 		return fail(err, "--dns-upstream has no effect with --no-net; drop one of them");
 	o->net_mode = o->no_net ? POLICY_NET_NONE

@@ -72,6 +72,10 @@ struct policy_options {
 	struct policy_strlist deny_net;
 	struct policy_strlist proxy_allow;
 	struct policy_strlist proxy_deny;
+	/* TLS termination: --secret NAME@HOST[,HOST...] and --allow-http
+	 * 'METHODS URL', each value whole (policy/secret.h, policy/httprule.h) */
+	struct policy_strlist secrets;
+	struct policy_strlist allow_http;
 	const char *audit_path;
 	const char *dns_upstream;
 
