@@ -78,13 +78,14 @@ struct proxy_term {
 	struct timespec started;
 	struct proxy_relay_stats stats;
 	enum proxy_relay_end end;
-	/* client -> upstream */
-	uint8_t in[TERM_IN_CAP];
+	/* client -> upstream; the buffers exist only while bytes wait in them,
+	 * so that an idle connection holds its TLS sessions and little else */
+	uint8_t *in; /* TERM_IN_CAP bytes, or NULL */
 	size_t in_len;
 	struct proxy_http_stream hs;
 	struct queue up_q;
 	/* upstream -> client */
-	uint8_t dn[TERM_IN_CAP];
+	uint8_t *dn; /* TERM_IN_CAP bytes, or NULL */
 	size_t dn_len;
 	struct proxy_http_responses hr;
 	struct queue dn_q;
@@ -92,7 +93,6 @@ struct proxy_term {
 	/* TERM_REFUSING: porta's own answer, sent once the earlier responses are */
 	char *refusal;
 	size_t refusal_len;
-	uint8_t *scratch; /* PROXY_SECRET_OUT_MAX bytes: rewritten heads */
 };
 
 /* ---- queues ------------------------------------------------------------- */
@@ -259,8 +259,9 @@ static void finish(struct proxy_term *t, enum proxy_relay_end end)
 	free(t->up_q.data);
 	free(t->dn_q.data);
 	free(t->refusal);
-	free(t->scratch);
-	t->up_q.data = t->dn_q.data = t->scratch = NULL;
+	free(t->in);
+	free(t->dn);
+	t->up_q.data = t->dn_q.data = t->in = t->dn = NULL;
 	t->refusal = NULL;
 	t->done(end, &t->stats, t->arg);
 	if (event_base_once(t->base, -1, EV_TIMEOUT, free_later, t, NULL) < 0)
@@ -424,7 +425,7 @@ static bool take_head(struct proxy_term *t, const uint8_t *buf, const struct pro
 	}
 	struct proxy_secret_result res;
 	enum proxy_secret_status st = proxy_secret_request(buf, h, t->prm.bound, t->prm.n_bound,
-							   t->scratch, PROXY_SECRET_OUT_MAX, &res);
+							   t->prm.scratch, PROXY_SECRET_OUT_MAX, &res);
 	if (st != PROXY_SECRET_OK) {
 		refuse(t, 403, h, NULL, "porta: a secret's placeholder is where porta will not put "
 			"the real value (%s)\n",
@@ -438,7 +439,7 @@ static bool take_head(struct proxy_term *t, const uint8_t *buf, const struct pro
 		*later = true;
 		return false;
 	}
-	if (queue_put(&t->up_q, t->scratch, res.len) < 0) {
+	if (queue_put(&t->up_q, t->prm.scratch, res.len) < 0) {
 		finish(t, PROXY_RELAY_NO_MEMORY);
 		return false;
 	}
@@ -455,6 +456,8 @@ static void process_up(struct proxy_term *t)
 {
 	size_t off = 0;
 
+	if (!t->in)
+		return;
 	while (t->state == TERM_RELAY && off < t->in_len) {
 		struct proxy_http_head h;
 		size_t used = 0;
@@ -490,6 +493,10 @@ static void process_up(struct proxy_term *t)
 		return;
 	memmove(t->in, t->in + off, t->in_len - off);
 	t->in_len -= off;
+	if (t->in_len == 0) {
+		free(t->in);
+		t->in = NULL;
+	}
 }
 
 /* ---- the server's responses --------------------------------------------- */
@@ -498,6 +505,8 @@ static void process_down(struct proxy_term *t)
 {
 	size_t off = 0;
 
+	if (!t->dn)
+		return;
 	while (off < t->dn_len) {
 		struct proxy_http_response r;
 		size_t used = 0;
@@ -512,14 +521,14 @@ static void process_down(struct proxy_term *t)
 		} else if (st == PROXY_HR_HEAD) {
 			struct proxy_secret_result res;
 			if (proxy_secret_response(t->dn + off, &r, t->prm.bound, t->prm.n_bound,
-						  t->scratch, PROXY_SECRET_OUT_MAX, &res) !=
+						  t->prm.scratch, PROXY_SECRET_OUT_MAX, &res) !=
 			    PROXY_SECRET_OK) {
 				/* a real value porta cannot take back out of this
 				 * head: it must not reach the sandbox */
 				finish(t, PROXY_RELAY_RESET);
 				return;
 			}
-			if (queue_put(&t->dn_q, t->scratch, res.len) < 0) {
+			if (queue_put(&t->dn_q, t->prm.scratch, res.len) < 0) {
 				finish(t, PROXY_RELAY_NO_MEMORY);
 				return;
 			}
@@ -534,6 +543,10 @@ static void process_down(struct proxy_term *t)
 	}
 	memmove(t->dn, t->dn + off, t->dn_len - off);
 	t->dn_len -= off;
+	if (t->dn_len == 0) {
+		free(t->dn);
+		t->dn = NULL;
+	}
 }
 
 /* ---- the pump ----------------------------------------------------------- */
@@ -583,6 +596,11 @@ static bool handshake(struct proxy_term *t)
 /* Writes what q holds to s until it would block. */
 static bool flush(struct proxy_term *t, struct side *s, struct queue *q, uint64_t *count)
 {
+	if (q->data && queue_size(q) == 0) {
+		/* emptied: an idle connection keeps no queue memory */
+		free(q->data);
+		memset(q, 0, sizeof(*q));
+	}
 	while (queue_size(q) > 0) {
 		size_t sent;
 		enum io st = side_write(s, q->data + q->off, queue_size(q), &sent);
@@ -601,18 +619,27 @@ static bool flush(struct proxy_term *t, struct side *s, struct queue *q, uint64_
 	return true;
 }
 
-/* Reads from s into buf[*len..cap) while there is room and q is short. */
-static bool fill(struct proxy_term *t, struct side *s, uint8_t *buf, size_t *len, size_t cap,
+/* Reads from s into *buf[*len..TERM_IN_CAP) while there is room and q is
+ * short; *buf is allocated for the read and freed again when nothing came. */
+static bool fill(struct proxy_term *t, struct side *s, uint8_t **buf, size_t *len,
 		 const struct queue *q, uint64_t *count)
 {
-	while (!s->eof && *len < cap && queue_size(q) < TERM_QUEUE_HIGH) {
-		size_t got, room = cap - *len;
-		enum io st = side_read(s, buf + *len, room < TERM_READ_CHUNK ? room : TERM_READ_CHUNK,
+	while (!s->eof && *len < TERM_IN_CAP && queue_size(q) < TERM_QUEUE_HIGH) {
+		size_t got, room = TERM_IN_CAP - *len;
+		if (!*buf && !(*buf = malloc(TERM_IN_CAP))) {
+			finish(t, PROXY_RELAY_NO_MEMORY);
+			return false;
+		}
+		enum io st = side_read(s, *buf + *len, room < TERM_READ_CHUNK ? room : TERM_READ_CHUNK,
 				       &got);
 		if (st == IO_OK) {
 			*len += got;
 			*count += got;
 			return true; /* one read, then frame it */
+		}
+		if (*len == 0) {
+			free(*buf);
+			*buf = NULL;
 		}
 		if (st == IO_EOF) {
 			s->eof = true;
@@ -680,16 +707,16 @@ static void pump(struct proxy_term *t)
 		size_t before;
 		do {
 			before = t->in_len;
-			if (!fill(t, &t->cl, t->in, &t->in_len, sizeof(t->in), &t->up_q,
+			if (!fill(t, &t->cl, &t->in, &t->in_len, &t->up_q,
 				  &t->stats.bytes_up))
 				return;
 			process_up(t);
 			if (t->state == TERM_DONE)
 				return;
 		} while (t->state == TERM_RELAY && t->in_len != before && !t->cl.eof);
-		if (t->in_len == sizeof(t->in) && !t->waiting)
+		if (t->in_len == (size_t)TERM_IN_CAP && !t->waiting)
 			refuse(t, 400, NULL, NULL, "porta: a request head past %zu bytes\n",
-			       sizeof(t->in));
+			       (size_t)TERM_IN_CAP);
 	}
 	if ((t->state == TERM_RELAY || t->state == TERM_REFUSING) && !t->up.dead) {
 		if (!flush(t, &t->up, &t->up_q, &t->stats.bytes_up))
@@ -701,7 +728,7 @@ static void pump(struct proxy_term *t)
 		size_t before;
 		do {
 			before = t->dn_len;
-			if (!fill(t, &t->up, t->dn, &t->dn_len, sizeof(t->dn), &t->dn_q,
+			if (!fill(t, &t->up, &t->dn, &t->dn_len, &t->dn_q,
 				  &t->stats.bytes_down))
 				return;
 			process_down(t);
@@ -768,11 +795,11 @@ static void pump(struct proxy_term *t)
 		finish(t, PROXY_RELAY_CLOSED);
 		return;
 	}
-	if (t->state == TERM_RELAY && !t->cl.eof && t->in_len < sizeof(t->in) &&
+	if (t->state == TERM_RELAY && !t->cl.eof && t->in_len < (size_t)TERM_IN_CAP &&
 	    queue_size(&t->up_q) < TERM_QUEUE_HIGH && !t->cl.want_w)
 		t->cl.want_r = true;
 	if ((t->state == TERM_RELAY || t->state == TERM_REFUSING) && !t->up.eof &&
-	    t->dn_len < sizeof(t->dn) && queue_size(&t->dn_q) < TERM_QUEUE_HIGH && !t->up.want_w)
+	    t->dn_len < (size_t)TERM_IN_CAP && queue_size(&t->dn_q) < TERM_QUEUE_HIGH && !t->up.want_w)
 		t->up.want_r = true;
 	arm(t);
 }
@@ -824,10 +851,9 @@ struct proxy_term *proxy_term_start(struct event_base *base, int client, int ups
 	clock_gettime(CLOCK_MONOTONIC, &t->started);
 	proxy_http_stream_init(&t->hs);
 	proxy_http_responses_init(&t->hr);
-	t->scratch = malloc(PROXY_SECRET_OUT_MAX);
 	t->ev_idle = evtimer_new(base, on_idle, t);
 	t->ev_again = event_new(base, -1, 0, on_event, t);
-	if (!t->scratch || !t->ev_idle || !t->ev_again || side_init(t, &t->cl, client) ||
+	if (!params->scratch || !t->ev_idle || !t->ev_again || side_init(t, &t->cl, client) ||
 	    side_init(t, &t->up, upstream))
 		goto fail;
 	if (params->server) {
@@ -854,7 +880,6 @@ fail:
 		event_free(t->ev_idle);
 	if (t->ev_again)
 		event_free(t->ev_again);
-	free(t->scratch);
 	free(t);
 	errno = -r;
 	return NULL;

@@ -58,6 +58,10 @@ struct proxy_term_params {
 	size_t n_bound;
 	const struct proxy_secret *others;
 	size_t n_others;
+	/* PROXY_SECRET_OUT_MAX bytes where heads are rewritten before they are
+	 * queued: shared by every relay on the loop (one thread, and a head is
+	 * copied out before control returns) */
+	uint8_t *scratch;
 };
 
 enum proxy_term_event_kind {

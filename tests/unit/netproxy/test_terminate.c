@@ -229,6 +229,8 @@ static void run_curl_rules(struct run *r, const char *upstream_ca, const char *c
 	cr_assert_eq(tls_client_conf_create(bundle, &client, &e), 0, "%s", e.msg);
 	cr_assert_eq(policy_net_target_parse((const uint8_t *)"api.example", 11, &r->host),
 		     POLICY_NET_TARGET_OK);
+	static uint8_t scratch[PROXY_SECRET_OUT_MAX];
+	r->prm.scratch = scratch;
 	r->prm.server = server;
 	r->prm.client = client;
 	r->prm.host = &r->host;
