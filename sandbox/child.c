@@ -33,6 +33,7 @@
 #include "sandbox/internal.h"
 #include "sandbox/netinit.h"
 #include "sandbox/seccomp.h"
+#include "sandbox/trust.h"
 #include "sandbox/why.h"
 
 void sandbox_ctl_send(int fd, enum sandbox_ctl type, int value, const struct porta_error *e)
@@ -180,7 +181,8 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 		porta_fail(&e, "close_range", NULL, errno, NULL);
 		child_die(c->ctl, &e);
 	}
-	char *const *envp = c->degraded ? c->degraded_envp : c->plan->envp;
+	char *const *envp = c->degraded ? c->degraded_envp :
+			    c->term_envp ? c->term_envp : c->plan->envp;
 	/* --why: the tracing filter goes under porta's own, which then decides
 	 * first (stacked filters: the most restrictive verdict wins). */
 	if (c->plan->opts->why && (r = sandbox_why_payload_install())) {
@@ -193,6 +195,12 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 			porta_fail(&e, "environment", NULL, ENOMEM, NULL);
 			child_die(c->ctl, &e);
 		}
+	}
+	/* the runtimes with stores of their own are pointed at the bundle
+	 * that holds porta's CA */
+	if (c->trust_bundle && !(envp = sandbox_trust_env(envp, c->trust_bundle))) {
+		porta_fail(&e, "environment", NULL, ENOMEM, NULL);
+		child_die(c->ctl, &e);
 	}
 	if (c->degraded) {
 		if (sandbox_degraded_payload_seccomp(c->plan, c->ctl, &e))
@@ -249,6 +257,11 @@ static __attribute__((noreturn)) void init_main(const struct sandbox_child *c)
 	trace_mark("ids mapped, network ready");
 	if (sandbox_mounts_apply(c->plan, &e) ||
 	    sandbox_landlock_add_after_mounts(c->plan, c->ruleset_fd, &c->masks, &e))
+		child_die(c->ctl, &e);
+	/* after the plan's mounts, so that the copies cover whatever /etc
+	 * became; the files stay under the rules that cover their paths */
+	if (c->trust_pem &&
+	    sandbox_trust_install(c->trust_pem, strlen(c->trust_pem), &cc.trust_bundle, &e))
 		child_die(c->ctl, &e);
 	trace_mark("mounts done");
 	/* --why: every process of the command must be born traced. */

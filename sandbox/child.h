@@ -47,6 +47,12 @@ struct sandbox_child {
 	int cg_fds[4];             /* the ceilings' cgroup.procs, to join first */
 	size_t n_cg_fds;
 	int why_gate; /* --why: init forks the payload once this reads a byte; else -1 */
+	/* TLS termination (supervisor/term.h): the run CA's PEM, put into the
+	 * trust bundles by init (sandbox/trust.h), or NULL; the command's
+	 * environment with every secret's placeholder, or NULL */
+	const char *trust_pem;
+	char *const *term_envp;
+	const char *trust_bundle; /* set by init: the bundle the variables name */
 };
 
 /* In the child after clone: runs init (or, degraded, the payload) and never

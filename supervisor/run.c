@@ -35,6 +35,7 @@
 #include "supervisor/degraded.h"
 #include "supervisor/guard.h"
 #include "supervisor/net.h"
+#include "supervisor/term.h"
 #include "supervisor/why.h"
 
 /* The supervisor's view of one run. */
@@ -270,6 +271,8 @@ struct run {
 	struct supervisor_degraded dg;
 	struct supervisor_cgroup *cg;
 	FILE *audit;
+	struct supervisor_term *term; /* --secret, --allow-http: what is terminated */
+	char **term_env;              /* the command's environment with the placeholders */
 	int ruleset, sfd, ctl, child_ctl, gate_r, gate_w;
 	pid_t pid;
 };
@@ -330,6 +333,24 @@ static int create_event_loop(struct run *u)
 	u->s.base = new_base();
 	if (!u->s.base)
 		return porta_fail(&u->r->error, "event loop", NULL, ENOMEM, NULL);
+	return 0;
+}
+
+/* TLS termination (term.h): the placeholders and the run CA, made before
+ * the clone so that init gets the CA for the trust bundles and the
+ * command its environment with placeholders, never the values. */
+static int prepare_termination(struct run *u)
+{
+	extern char **environ;
+	int rc = supervisor_term_create(u->o, environ, &u->term, &u->r->error);
+
+	if (rc || !u->term)
+		return rc;
+	u->term_env = supervisor_term_env(u->term, u->plan->envp);
+	if (!u->term_env)
+		return porta_fail(&u->r->error, "TLS termination", NULL, ENOMEM, NULL);
+	u->c.term_envp = u->term_env;
+	u->c.trust_pem = supervisor_term_ca_pem(u->term);
 	return 0;
 }
 
@@ -394,6 +415,11 @@ static int fork_degraded(struct run *u)
 	int rc;
 
 	trace_mark("user namespaces refused: degraded");
+	if (u->c.trust_pem)
+		return porta_fail(&u->r->error, "TLS termination", NULL, 0,
+				  "needs a private mount namespace for porta's CA in the trust "
+				  "bundles, and this host refuses user namespaces (see 'porta check'); "
+				  "drop --secret and --allow-http here");
 	close_fd(&u->ruleset);
 	if ((rc = supervisor_degraded_prepare(u->plan, u->s.net, &u->c.net_ports, &u->dg,
 					      &u->ruleset, &u->c.masks, &u->r->error)))
@@ -560,6 +586,9 @@ static void run_teardown(struct run *u, int rc)
 	supervisor_net_why(u->s.net, u->s.why);
 	u->r->net_refused = supervisor_net_refused(u->s.net);
 	supervisor_net_destroy(u->s.net);
+	/* after the proxy: its relays borrow the TLS configurations */
+	supervisor_term_env_free(u->term, u->term_env);
+	supervisor_term_destroy(u->term);
 	if (u->s.why && rc == 0 && u->r->outcome != SUPERVISOR_SETUP_FAILED)
 		supervisor_why_report(u->s.why, u->plan->argc, u->plan->argv, stderr);
 	supervisor_why_destroy(u->s.why);
@@ -591,7 +620,8 @@ int supervisor_run(const struct policy_plan *plan, char *const argv[], struct su
 
 	memset(r, 0, sizeof(*r));
 	if ((rc = prepare_landlock(&u)) || (rc = open_control_channel(&u)) || (rc = block_signals(&u)) ||
-	    (rc = create_event_loop(&u)) || (rc = start_network(&u)) || (rc = prepare_why(&u)) ||
+	    (rc = create_event_loop(&u)) || (rc = prepare_termination(&u)) ||
+	    (rc = start_network(&u)) || (rc = prepare_why(&u)) ||
 	    (rc = watch_protected_names(&u)) || (rc = create_cgroup(&u)) ||
 	    (rc = clone_sandbox(&u)))
 		goto out;

@@ -363,6 +363,20 @@ char **supervisor_term_env(const struct supervisor_term *t, char *const envp[])
 	return env;
 }
 
+void supervisor_term_env_free(const struct supervisor_term *t, char **env)
+{
+	size_t n = 0;
+
+	if (!env)
+		return;
+	while (env[n])
+		n++;
+	/* its own strings are the last n_secrets */
+	for (size_t i = n >= t->n_secrets ? n - t->n_secrets : 0; i < n; i++)
+		free(env[i]);
+	free(env);
+}
+
 bool supervisor_term_params(struct supervisor_term *t, const struct policy_net_target *host,
 			    uint16_t port, struct proxy_term_params *out)
 {

@@ -53,6 +53,9 @@ const char *supervisor_term_ca_pem(const struct supervisor_term *t);
  * new strings from malloc(3); old strings are shared.  NULL on ENOMEM. */
 char **supervisor_term_env(const struct supervisor_term *t, char *const envp[]);
 
+/* Frees an environment supervisor_term_env() made (its own strings only). */
+void supervisor_term_env_free(const struct supervisor_term *t, char **env);
+
 /* Fills *out for a connection to host:port when that endpoint is
  * terminated (true), else false: the connection is spliced as before.
  * tls: the client's first bytes are a TLS hello (an HTTPS endpoint needs
