@@ -54,6 +54,12 @@ void proxy_conn_free(struct proxy_conn *c)
 		proxy_relay_abort(r);
 		return;
 	}
+	if (c->term) {
+		struct proxy_term *t = c->term;
+		c->term = NULL;
+		proxy_term_abort(t); /* its done callback frees c */
+		return;
+	}
 	struct proxy_core *p = c->p;
 	if (c->ev_read)
 		event_free(c->ev_read);
@@ -693,6 +699,72 @@ static enum proxy_relay_gate_verdict http_gate(const uint8_t *buf, size_t len, s
 	return PROXY_RELAY_GATE_PASS;
 }
 
+/* ---- terminated connections (terminate.h) ---------------------------------- */
+
+static void on_term_done(enum proxy_relay_end end, const struct proxy_relay_stats *st, void *arg)
+{
+	struct proxy_conn *c = arg;
+	c->term = NULL;
+	c->relay = NULL;
+	on_relay_done(end, st, c);
+}
+
+/* What porta did on a terminated connection, said on stderr (the audit's
+ * records of kind http come with the decision log's support for them). */
+static void on_term_event(const struct proxy_term_event *ev, void *arg)
+{
+	struct proxy_conn *c = arg;
+	char dst[PROXY_DST_STRLEN];
+	const char *host = c->target.has_name ? c->target.name :
+			   decision_format_dst(&c->upstream_addr, conn_port(c), dst);
+
+	switch (ev->kind) {
+	case PROXY_TERM_REQUEST:
+		log_msg(LOG_LEVEL_DEBUG, "%s: %.*s %.*s (%zu placeholder(s) swapped)", host,
+			(int)ev->method_len, (const char *)ev->method, (int)ev->target_len,
+			(const char *)ev->target, ev->replaced);
+		break;
+	case PROXY_TERM_REFUSED:
+		log_msg(LOG_LEVEL_WARN, "refused %.*s https://%s%.*s: %s", (int)ev->method_len,
+			ev->method ? (const char *)ev->method : "", host, (int)ev->target_len,
+			ev->target ? (const char *)ev->target : "", ev->why ? ev->why : "");
+		break;
+	case PROXY_TERM_SECRET_ELSEWHERE:
+		log_msg(LOG_LEVEL_WARN, "a request to %s carried another host's secret placeholder: "
+			"refused (secret-elsewhere)", host);
+		break;
+	case PROXY_TERM_CLIENT_TLS:
+		log_msg(LOG_LEVEL_WARN, "%s: the program refused porta's certificate (%s); it may pin "
+			"its certificates or use its own trust store: drop --secret and --allow-http "
+			"for this host to splice it", host, ev->why ? ev->why : "");
+		break;
+	case PROXY_TERM_UPSTREAM_TLS:
+		log_msg(LOG_LEVEL_WARN, "%s: the server could not be verified: %s", host,
+			ev->why ? ev->why : "");
+		break;
+	}
+}
+
+/* A decided connection to a terminated endpoint: the terminating relay
+ * instead of the splice.  False when the endpoint is not terminated. */
+static bool relay_terminated(struct proxy_conn *c, int client, int upstream)
+{
+	struct proxy_term_params prm;
+
+	if (!c->p->term_fn || !c->target.has_name ||
+	    policy_net_target_parse((const uint8_t *)c->target.name, strlen(c->target.name),
+				    &c->term_host) != POLICY_NET_TARGET_OK ||
+	    !c->p->term_fn(c->p->term_arg, &c->term_host, conn_port(c), &prm))
+		return false;
+	c->term = proxy_term_start(c->p->base, client, upstream, &prm,
+				   c->p->limits.idle_timeout_ms, on_term_event, on_term_done, c);
+	if (!c->term) {
+		log_msg(LOG_LEVEL_WARN, "cannot terminate a connection: %s", strerror(errno));
+		proxy_conn_free(c);
+	}
+	return true;
+}
+
 void proxy_conn_relay(struct proxy_conn *c)
 {
 	int one = 1;
@@ -716,6 +788,8 @@ void proxy_conn_relay(struct proxy_conn *c)
 	c->state = PROXY_CONN_RELAY;
 	int client = c->client, upstream = c->upstream;
 	c->client = c->upstream = -1;
+	if (relay_terminated(c, client, upstream))
+		return;
 	c->relay = proxy_relay_start(c->p->base, client, upstream, c->p->limits.idle_timeout_ms,
 				     on_relay_done, c);
 	if (!c->relay) {

@@ -32,6 +32,7 @@
 #include "netproxy/front.h"
 #include "netproxy/limits.h"
 #include "netproxy/relay.h"
+#include "netproxy/terminate.h"
 #include "netproxy/resolve.h"
 #include "wire/sniff.h"
 #include "policy/addr.h"
@@ -100,6 +101,8 @@ struct proxy_conn {
 	struct proxy_resolve *res[2];
 	unsigned res_pending;
 	struct proxy_relay *relay;
+	struct proxy_term *term;           /* instead of relay, on a terminated endpoint */
+	struct policy_net_target term_host; /* what term's params point at */
 	size_t peeked;       /* bytes seen at the last peek */
 	uint64_t started_ms; /* CLOCK_MONOTONIC */
 
@@ -163,6 +166,8 @@ struct proxy_core {
 	struct decision_log *log;
 	decision_owner_fn owner_fn; /* or NULL */
 	void *owner_arg;
+	proxy_term_fn term_fn;      /* or NULL: nothing is terminated */
+	void *term_arg;
 	struct proxy_limits limits; /* defaults filled in */
 	uint32_t quiet_ms;
 

@@ -132,6 +132,8 @@ int proxy_create(const struct proxy_config *cfg, struct proxy **out)
 	c->upstream = cfg->upstream;
 	c->log = cfg->log;
 	c->owner_fn = cfg->owner_fn;
+	c->term_fn = cfg->term_fn;
+	c->term_arg = cfg->term_arg;
 	c->owner_arg = cfg->owner_arg;
 	c->limits = cfg->limits;
 	if (!c->limits.max_connections)

@@ -97,7 +97,9 @@
 #include "decision/owner.h"
 #include "netproxy/limits.h"
 #include "policy/addr.h"
+#include "netproxy/terminate.h"
 #include "policy/netrule.h"
+
 
 struct event_base;
 struct decision_log;
@@ -130,6 +132,11 @@ struct proxy_config {
 				     * at accept, for the pid and comm of its records */
 	void *owner_arg;
 	struct proxy_limits limits;
+	/* TLS termination, or NULL: for a decided connection to host:port,
+	 * whether it is terminated and with what (netproxy/terminate.h); the
+	 * supervisor answers from supervisor/term.h */
+	proxy_term_fn term_fn;
+	void *term_arg;
 };
 
 /* Starts serving.  Returns 0 and sets *out, or -errno (the fds stay the

@@ -87,6 +87,13 @@ struct proxy_term_event {
 
 typedef void (*proxy_term_event_fn)(const struct proxy_term_event *ev, void *arg);
 
+/* Whether a connection to host:port is terminated: true with *out filled
+ * (every pointer in it outliving the connection), false to splice it.  The
+ * supervisor answers (supervisor/term.h); the proxy asks once a connection
+ * is decided (netproxy/proxy.h, proxy_config.term_fn). */
+typedef bool (*proxy_term_fn)(void *arg, const struct policy_net_target *host, uint16_t port,
+			      struct proxy_term_params *out);
+
 /* Starts terminating: client and upstream are connected, non-blocking
  * stream sockets, owned by the relay from now on (closed by it, also on
  * failure).  The client's first bytes (its ClientHello, or its request) are

@@ -631,6 +631,48 @@ enum policy_net_compile_status policy_net_compile(const struct policy_options *o
 			}
 		}
 	}
+	/* --secret and --allow-http: their endpoints are allowed (and, by the
+	 * supervisor, terminated); the rule's text says which option asked */
+	struct policy_endpoint eps[POLICY_SECRET_MAX_HOSTS];
+	size_t n_eps;
+	for (size_t k = 0; k < o->secrets.n + o->allow_http.n; k++) {
+		const char *option = k < o->secrets.n ? "secret" : "allow-http";
+		n_eps = 0;
+		if (k < o->secrets.n) {
+			struct policy_secret sec;
+			const char *v = o->secrets.v[k];
+			if (policy_secret_parse(v, strlen(v), &sec, NULL, 0) != POLICY_SECRET_OK)
+				continue; /* checked when parsed */
+			for (size_t h = 0; h < sec.n_hosts; h++)
+				eps[n_eps++] = sec.hosts[h];
+		} else {
+			struct policy_http_rule rule;
+			struct policy_http_endpoint hep;
+			const char *v = o->allow_http.v[k - o->secrets.n];
+			if (policy_http_rule_parse(v, strlen(v), &rule, NULL, 0) != POLICY_HTTP_RULE_OK ||
+			    policy_http_endpoints(&rule, 1, &hep, 1) != 1)
+				continue;
+			eps[n_eps++] = hep.ep;
+		}
+		for (size_t i = 0; i < n_eps; i++) {
+			char host[POLICY_ENDPOINT_STRLEN], text[POLICY_ENDPOINT_STRLEN + 8];
+			policy_endpoint_format(&eps[i], 0, host);
+			snprintf(text, sizeof(text), "%s", host);
+			if (*n_rules >= cap) {
+				snprintf(err, POLICY_ERR_MAX, "--%s: more than %zu network rules in all",
+					 option, cap);
+				return POLICY_NET_COMPILE_ERROR;
+			}
+			if (policy_net_rule_parse(text, strlen(text), POLICY_NET_ALLOW,
+						  POLICY_NET_SCOPE_ALL, &rules[*n_rules]) !=
+			    POLICY_NET_RULE_OK) {
+				snprintf(err, POLICY_ERR_MAX, "--%s: %s cannot be allowed as a rule",
+					 option, text);
+				return POLICY_NET_COMPILE_ERROR;
+			}
+			(*n_rules)++;
+		}
+	}
 	return POLICY_NET_COMPILE_OK;
 }
 

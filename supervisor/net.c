@@ -44,6 +44,8 @@ struct supervisor_net {
 	int diag_fd;  /* init's sock_diag socket, until the owner lookup takes it */
 	pid_t init;   /* init's pid (supervisor_net_set_init), 0: not known */
 	struct supervisor_owner *owner; /* who holds a peer's socket, or NULL */
+	proxy_term_fn term_fn;          /* TLS termination (supervisor_net_terminate) */
+	void *term_arg;
 };
 
 struct supervisor_net *supervisor_net_create(struct event_base *base,
@@ -241,6 +243,8 @@ static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 		.http_fd = ns->http,
 		.socks_fd = ns->socks,
 		.log = ns->log,
+		.term_fn = ns->term_fn,
+		.term_arg = ns->term_arg,
 		.owner_fn = ns->owner ? supervisor_owner_lookup : NULL,
 		.owner_arg = ns->owner,
 	};
@@ -316,6 +320,12 @@ out:
 	for (size_t i = used; i < m->n_fds; i++)
 		close(m->fds[i]);
 	return rc;
+}
+
+void supervisor_net_terminate(struct supervisor_net *ns, proxy_term_fn fn, void *arg)
+{
+	ns->term_fn = fn;
+	ns->term_arg = arg;
 }
 
 void supervisor_net_set_init(struct supervisor_net *ns, pid_t init)

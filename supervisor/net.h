@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "common/error.h"
+#include "netproxy/proxy.h"
 #include "policy/plan.h"
 #include "sandbox/fdpass.h"
 #include "sandbox/netinit.h"
@@ -33,6 +34,10 @@ struct supervisor_net *supervisor_net_create(struct event_base *base,
  * the proxy start.  0 or -errno (e filled): the run must end. */
 int supervisor_net_take(struct supervisor_net *ns, const struct sandbox_fdpass_msg *m,
 			const void *data, struct porta_error *e);
+
+/* The connections the proxy terminates (netproxy/proxy.h, proxy_term_fn);
+ * before the listeners arrive.  fn NULL: none. */
+void supervisor_net_terminate(struct supervisor_net *ns, proxy_term_fn fn, void *arg);
 
 /* init's pid in the supervisor's pid namespace, once cloned: with the
  * sock_diag socket init sends, the audit names the process behind each

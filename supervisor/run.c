@@ -354,6 +354,12 @@ static int prepare_termination(struct run *u)
 	return 0;
 }
 
+static bool term_params(void *arg, const struct policy_net_target *host, uint16_t port,
+			struct proxy_term_params *out)
+{
+	return supervisor_term_params(arg, host, port, out);
+}
+
 /* Network policy mode: the audit file, the proxy, the DNS responder and
  * the connect watch's supervisor side (net.h).  --no-net: the audit file
  * and the responder that answers every name "no such host". */
@@ -370,6 +376,8 @@ static int start_network(struct run *u)
 	u->s.net = supervisor_net_create(u->s.base, u->plan, u->audit, o->quiet);
 	if (!u->s.net)
 		return porta_fail(&u->r->error, "network policy", NULL, ENOMEM, NULL);
+	if (u->term)
+		supervisor_net_terminate(u->s.net, term_params, u->term);
 	return 0;
 }
 
