@@ -1,0 +1,116 @@
+"""tests/netlab/test_secrets.py: --secret and --allow-http through porta, in
+the lab (issue 14).  Each client runs inside porta with a secret's
+placeholder in its environment; the lab's HTTPS servers (netlab.py) record
+what they received.  Checked: the server sees the real value, the command
+sees only the placeholder (its environment and /proc/self/environ), a
+response header echoing the value comes back as the placeholder, another
+host's placeholder is refused with nothing reaching that host, and
+--allow-http refuses what no rule allows.
+
+porta is found in PORTA_BIN (ctest sets it); porta verifies the lab's
+servers with SSL_CERT_FILE (the lab CA) in its own environment, and the
+command is given the system bundle back with --env (porta keeps a user's
+own SSL_CERT_FILE inside, which would not hold porta's CA)."""
+import os
+import shutil
+import unittest
+
+import netlab
+
+PORTA = os.environ.get("PORTA_BIN", "")
+REAL = "ghp_RealValue0123456789abcdefABCDEFxyz12"
+OTHER_REAL = "sk-other0123456789abcdefghijklmnopqrs"
+API, OTHER = "203.0.113.41", "203.0.113.42"
+
+
+def setup(lab):
+    api = lab.server_tls(API, 443, names=["api.example"], echo_header="Authorization",
+                         keepalive=True)
+    other = lab.server_tls(OTHER, 443, names=["other.example"], keepalive=True)
+    lab.dns({"api.example": API, "other.example": OTHER})
+    return {"api": api, "other": other}
+
+
+SHARED = netlab.SharedLab(setup)
+
+
+@unittest.skipUnless(PORTA and os.access(PORTA, os.X_OK), "PORTA_BIN names no porta binary")
+class Secrets(netlab.LabCase):
+    shared_lab = SHARED
+
+    def porta(self, options, script, extra_env=None):
+        env = self.lab.env(GH_TOKEN=REAL, OTHER_TOKEN=OTHER_REAL, SSL_CERT_FILE=self.lab.ca_file,
+                           **(extra_env or {}))
+        argv = [PORTA, "run", "--env", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"]
+        if os.geteuid() == 0:
+            argv.append("--allow-root")
+        argv += options + ["--", "sh", "-c", script]
+        return self.lab.run(argv, env=env, timeout=120, cwd="/")
+
+    def auth_seen(self, name):
+        return [v for q in self.lab.requests(self.servers[name])
+                for (h, v) in q.get("headers", []) if h.lower() == "authorization"]
+
+    def test_curl_real_value_upstream_placeholder_inside(self):
+        r = self.porta(["--secret", "GH_TOKEN@api.example"],
+                       'curl -sS -D - -o /dev/null -H "Authorization: Bearer $GH_TOKEN" '
+                       'https://api.example/v1/x; echo "env=$GH_TOKEN"; '
+                       'tr "\\0" "\\n" < /proc/self/environ | grep -c "' + REAL + '" || true')
+        self.assertEqual(r.rc, 0, r.err)
+        self.assertEqual(self.auth_seen("api"), ["Bearer " + REAL])
+        lines = r.out.splitlines()
+        placeholder = [l for l in lines if l.startswith("env=")][0][4:]
+        self.assertTrue(placeholder.startswith("ghp_") and len(placeholder) == len(REAL))
+        self.assertNotEqual(placeholder, REAL)
+        self.assertIn("X-Echo: Bearer " + placeholder, r.out)
+        self.assertNotIn(REAL, r.out)
+        self.assertEqual(lines[-1], "0", "the real value in /proc/self/environ")
+
+    def test_python_urllib(self):
+        if not shutil.which("python3"):
+            self.skipTest("no python3")
+        code = ("import os,urllib.request as u;"
+                "q=u.Request('https://api.example/p',headers={'Authorization':'token '+os.environ['GH_TOKEN']});"
+                "r=u.urlopen(q);print(r.status, r.headers['X-Echo'] == 'token '+os.environ['GH_TOKEN'])")
+        r = self.porta(["--secret", "GH_TOKEN@api.example"], "python3 -c \"" + code + "\"")
+        self.assertEqual(r.rc, 0, r.err)
+        self.assertEqual(r.out.strip(), "200 True")
+        self.assertEqual(self.auth_seen("api"), ["token " + REAL])
+
+    def test_node_fetch_and_https(self):
+        if not shutil.which("node"):
+            self.skipTest("no node")
+        code = ("const h=require('https');const t=process.env.GH_TOKEN;"
+                "fetch('https://api.example/f',{headers:{Authorization:'Bearer '+t}}).then(r=>{"
+                "console.log('fetch',r.status,r.headers.get('x-echo')==='Bearer '+t);"
+                "h.get('https://api.example/h',{headers:{Authorization:'Basic '+Buffer.from('u:'+t).toString('base64')}},"
+                "s=>{console.log('https',s.statusCode);s.resume();})});")
+        r = self.porta(["--secret", "GH_TOKEN@api.example"], "node -e \"" + code + "\"")
+        self.assertEqual(r.rc, 0, r.err)
+        self.assertIn("fetch 200 true", r.out)
+        self.assertIn("https 200", r.out)
+        import base64
+        self.assertEqual(self.auth_seen("api"),
+                         ["Bearer " + REAL, "Basic " + base64.b64encode(("u:" + REAL).encode()).decode()])
+
+    def test_placeholder_to_another_terminated_host_refused(self):
+        r = self.porta(["--secret", "GH_TOKEN@api.example", "--secret", "OTHER_TOKEN@other.example"],
+                       'curl -sS -o /dev/null -w "%{http_code}\\n" -H "X-Token: $GH_TOKEN" '
+                       'https://other.example/')
+        self.assertEqual(r.out.strip(), "403", r.err)
+        self.assertEqual(self.lab.requests(self.servers["other"]), [])
+        self.assertIn("secret-elsewhere", r.err)
+
+    def test_allow_http_refuses_what_no_rule_allows(self):
+        r = self.porta(["--allow-http", "GET https://api.example/v1/*"],
+                       'curl -sS -o /dev/null -w "%{http_code}\\n" https://api.example/v1/a '
+                       '-o /dev/null -w "%{http_code}\\n" -X GET https://api.example/v2/b; '
+                       'curl -sS -o /dev/null -w "%{http_code}\\n" -X POST https://api.example/v1/a')
+        self.assertEqual(r.out.split(), ["200", "403", "403"], r.err)
+        paths = [q.get("path") for q in self.lab.requests(self.servers["api"])]
+        self.assertEqual(paths, ["/v1/a"])
+        self.assertIn("--allow-http 'POST https://api.example/v1/a'", r.err)
+
+
+if __name__ == "__main__":
+    unittest.main()
