@@ -94,6 +94,8 @@ struct dnsd_responder {
 	int udp_family;
 	uint16_t udp_port;
 	struct event *ev_udp, *ev_accept, *ev_accept_resume;
+	const struct proxy_secret *secrets; /* the tripwire (responder.h) */
+	size_t n_secrets;
 	const struct policy_net_rule *rules;
 	size_t n_rules;
 	const struct policy_addr *host_addrs;
@@ -638,6 +640,17 @@ static void handle_query(struct dnsd_responder *r, const struct origin *o, const
 		refuse_rcode = DNSD_RCODE_REFUSED;
 		goto refuse;
 	}
+	/* the name as asked and as canonical: case, percent and dots looked
+	 * through, as a label may be spelled to slip a placeholder past */
+	if (r->n_secrets &&
+	    (proxy_secret_find(r->secrets, r->n_secrets, (const uint8_t *)q.name, q.name_len,
+			       PROXY_SECRET_FIND_PCT | PROXY_SECRET_FIND_NODOT, NULL) ||
+	     proxy_secret_find(r->secrets, r->n_secrets, (const uint8_t *)name, name_len,
+			       PROXY_SECRET_FIND_PCT | PROXY_SECRET_FIND_NODOT, NULL))) {
+		ev.reason = POLICY_REASON_SECRET_ELSEWHERE;
+		refuse_rcode = DNSD_RCODE_REFUSED;
+		goto refuse;
+	}
 	if (r->offline) {
 		/* --no-net: no name exists, and the program is told so at once */
 		ev.reason = POLICY_REASON_NO_NET;
@@ -1088,6 +1101,8 @@ int dnsd_responder_create(const struct dnsd_responder_config *cfg, struct dnsd_r
 	r->udp_fd = r->tcp_fd = -1; /* adopted only on success */
 	r->rules = cfg->rules;
 	r->n_rules = cfg->n_rules;
+	r->secrets = cfg->secrets;
+	r->n_secrets = cfg->n_secrets;
 	r->host_addrs = cfg->host_addrs;
 	r->n_host_addrs = cfg->n_host_addrs;
 	r->map = cfg->map;

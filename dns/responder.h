@@ -83,6 +83,7 @@
 #include "policy/addr.h"
 #include "policy/netrule.h"
 #include "policy/reason.h"
+#include "wire/http_secret.h"
 
 struct event_base;
 struct decision_log;
@@ -168,6 +169,12 @@ struct dnsd_responder_config {
 				     * and comm */
 	void *owner_arg;
 	struct dnsd_limits limits;
+	/* every --secret's (placeholder, value), or none: a name holding a
+	 * placeholder is refused ("secret-elsewhere") before any upstream
+	 * sees it, whatever the rules say (a wildcard rule would otherwise
+	 * carry it out as a DNS question) */
+	const struct proxy_secret *secrets;
+	size_t n_secrets;
 };
 
 /* Starts serving on cfg->udp_fd and cfg->tcp_fd (made non-blocking).  On

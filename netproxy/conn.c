@@ -959,6 +959,21 @@ void proxy_conn_decide(struct proxy_conn *c)
 	};
 
 	stop_sniffing(c);
+	/* a placeholder in what names the destination goes nowhere: the
+	 * destination is not the host its secret is for (case, percent and
+	 * dots are looked through: a resolver or a server reads them so) */
+	if (p->n_secrets &&
+	    (proxy_secret_find(p->secrets, p->n_secrets, (const uint8_t *)c->raw, c->raw_len,
+			       PROXY_SECRET_FIND_PCT | PROXY_SECRET_FIND_NODOT, NULL) ||
+	     proxy_secret_find(p->secrets, p->n_secrets, (const uint8_t *)c->sni, c->sni_len,
+			       PROXY_SECRET_FIND_PCT | PROXY_SECRET_FIND_NODOT, NULL) ||
+	     (c->target.has_name &&
+	      proxy_secret_find(p->secrets, p->n_secrets, (const uint8_t *)c->target.name,
+				strlen(c->target.name), PROXY_SECRET_FIND_PCT | PROXY_SECRET_FIND_NODOT,
+				NULL)))) {
+		proxy_conn_refuse(c, POLICY_REASON_SECRET_ELSEWHERE);
+		return;
+	}
 	/* an address target is decided on that address; a name on the
 	 * transparent path with the address the program dialled (a name rule
 	 * never reaches a default-denied address) */

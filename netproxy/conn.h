@@ -168,6 +168,8 @@ struct proxy_core {
 	void *owner_arg;
 	proxy_term_fn term_fn;      /* or NULL: nothing is terminated */
 	void *term_arg;
+	const struct proxy_secret *secrets; /* the tripwire (proxy.h) */
+	size_t n_secrets;
 	struct proxy_limits limits; /* defaults filled in */
 	uint32_t quiet_ms;
 

@@ -134,6 +134,8 @@ int proxy_create(const struct proxy_config *cfg, struct proxy **out)
 	c->owner_fn = cfg->owner_fn;
 	c->term_fn = cfg->term_fn;
 	c->term_arg = cfg->term_arg;
+	c->secrets = cfg->secrets;
+	c->n_secrets = cfg->n_secrets;
 	c->owner_arg = cfg->owner_arg;
 	c->limits = cfg->limits;
 	if (!c->limits.max_connections)

@@ -137,6 +137,11 @@ struct proxy_config {
 	 * supervisor answers from supervisor/term.h */
 	proxy_term_fn term_fn;
 	void *term_arg;
+	/* every --secret's (placeholder, value), or none: a placeholder in a
+	 * name the proxy decides on (target, SNI, SOCKS or CONNECT target, the
+	 * first request's Host and target) refuses it, "secret-elsewhere" */
+	const struct proxy_secret *secrets;
+	size_t n_secrets;
 };
 
 /* Starts serving.  Returns 0 and sets *out, or -errno (the fds stay the

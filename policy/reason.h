@@ -69,6 +69,7 @@ enum policy_reason {
 	POLICY_REASON_DUPLICATE_HOST,
 	POLICY_REASON_HOST_MISMATCH,
 	POLICY_REASON_HOST_CHANGED,      /* a later request on a relayed connection */
+	POLICY_REASON_SECRET_ELSEWHERE,  /* a --secret placeholder in a name or head bound elsewhere */
 	POLICY_REASON_MALFORMED_TLS,
 	POLICY_REASON_MALFORMED_HTTP,
 	POLICY_REASON_MALFORMED_SOCKS,

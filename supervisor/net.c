@@ -46,6 +46,8 @@ struct supervisor_net {
 	struct supervisor_owner *owner; /* who holds a peer's socket, or NULL */
 	proxy_term_fn term_fn;          /* TLS termination (supervisor_net_terminate) */
 	void *term_arg;
+	const struct proxy_secret *secrets; /* the tripwire, every secret */
+	size_t n_secrets;
 };
 
 struct supervisor_net *supervisor_net_create(struct event_base *base,
@@ -215,6 +217,8 @@ static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 		.base = ns->base,
 		.udp_fd = ns->dns_udp,
 		.tcp_fd = ns->dns_tcp,
+		.secrets = ns->secrets,
+		.n_secrets = ns->n_secrets,
 		.rules = plan->net_rules,
 		.n_rules = plan->n_net_rules,
 		.host_addrs = plan->host_addrs,
@@ -245,6 +249,8 @@ static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 		.log = ns->log,
 		.term_fn = ns->term_fn,
 		.term_arg = ns->term_arg,
+		.secrets = ns->secrets,
+		.n_secrets = ns->n_secrets,
 		.owner_fn = ns->owner ? supervisor_owner_lookup : NULL,
 		.owner_arg = ns->owner,
 	};
@@ -322,10 +328,13 @@ out:
 	return rc;
 }
 
-void supervisor_net_terminate(struct supervisor_net *ns, proxy_term_fn fn, void *arg)
+void supervisor_net_terminate(struct supervisor_net *ns, proxy_term_fn fn, void *arg,
+			      const struct proxy_secret *secrets, size_t n_secrets)
 {
 	ns->term_fn = fn;
 	ns->term_arg = arg;
+	ns->secrets = secrets;
+	ns->n_secrets = n_secrets;
 }
 
 void supervisor_net_set_init(struct supervisor_net *ns, pid_t init)

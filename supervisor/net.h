@@ -35,9 +35,11 @@ struct supervisor_net *supervisor_net_create(struct event_base *base,
 int supervisor_net_take(struct supervisor_net *ns, const struct sandbox_fdpass_msg *m,
 			const void *data, struct porta_error *e);
 
-/* The connections the proxy terminates (netproxy/proxy.h, proxy_term_fn);
- * before the listeners arrive.  fn NULL: none. */
-void supervisor_net_terminate(struct supervisor_net *ns, proxy_term_fn fn, void *arg);
+/* The connections the proxy terminates (netproxy/proxy.h, proxy_term_fn),
+ * and every secret for the tripwire (borrowed); before the listeners
+ * arrive.  fn NULL: none. */
+void supervisor_net_terminate(struct supervisor_net *ns, proxy_term_fn fn, void *arg,
+			      const struct proxy_secret *secrets, size_t n_secrets);
 
 /* init's pid in the supervisor's pid namespace, once cloned: with the
  * sock_diag socket init sends, the audit names the process behind each

@@ -376,8 +376,11 @@ static int start_network(struct run *u)
 	u->s.net = supervisor_net_create(u->s.base, u->plan, u->audit, o->quiet);
 	if (!u->s.net)
 		return porta_fail(&u->r->error, "network policy", NULL, ENOMEM, NULL);
-	if (u->term)
-		supervisor_net_terminate(u->s.net, term_params, u->term);
+	if (u->term) {
+		size_t n;
+		const struct proxy_secret *all = supervisor_term_secrets(u->term, &n);
+		supervisor_net_terminate(u->s.net, term_params, u->term, all, n);
+	}
 	return 0;
 }
 

@@ -401,6 +401,12 @@ bool supervisor_term_params(struct supervisor_term *t, const struct policy_net_t
 	return false;
 }
 
+const struct proxy_secret *supervisor_term_secrets(const struct supervisor_term *t, size_t *n)
+{
+	*n = t ? t->n_secrets : 0;
+	return t ? t->table : NULL;
+}
+
 size_t supervisor_term_n_secrets(const struct supervisor_term *t)
 {
 	return t ? t->n_secrets : 0;

@@ -63,6 +63,9 @@ void supervisor_term_env_free(const struct supervisor_term *t, char **env);
 bool supervisor_term_params(struct supervisor_term *t, const struct policy_net_target *host,
 			    uint16_t port, struct proxy_term_params *out);
 
+/* Every secret's (placeholder, value), n of them: the tripwire's table. */
+const struct proxy_secret *supervisor_term_secrets(const struct supervisor_term *t, size_t *n);
+
 /* How many secrets and endpoints t holds, and a secret's NAME (tests,
  * explain). */
 size_t supervisor_term_n_secrets(const struct supervisor_term *t);

