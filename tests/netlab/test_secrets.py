@@ -13,6 +13,8 @@ command is given the system bundle back with --env (porta keeps a user's
 own SSL_CERT_FILE inside, which would not hold porta's CA)."""
 import os
 import shutil
+import subprocess
+import tempfile
 import unittest
 
 import netlab
@@ -131,6 +133,49 @@ class Secrets(netlab.LabCase):
         paths = [q.get("path") for q in self.lab.requests(self.servers["api"])]
         self.assertEqual(paths, ["/v1/a"])
         self.assertIn("--allow-http 'POST https://api.example/v1/a'", r.err)
+
+
+GIT = "203.0.113.43"
+GIT_ENV = dict(GIT_TERMINAL_PROMPT="0", GIT_AUTHOR_NAME="lab", GIT_AUTHOR_EMAIL="lab@git.example",
+               GIT_COMMITTER_NAME="lab", GIT_COMMITTER_EMAIL="lab@git.example")
+
+
+@unittest.skipUnless(PORTA and os.access(PORTA, os.X_OK), "PORTA_BIN names no porta binary")
+class GitSecret(netlab.LabCase):
+    """git clone and push over HTTPS to a lab server that checks the token
+    (Basic, any user), the command holding only the placeholder."""
+
+    @classmethod
+    def lab_setup(cls, lab):
+        cls.git_server = lab.server_git(GIT, names=["git.example"], token=REAL,
+                                        files={"README": "token-checked\n"})
+        lab.dns({"git.example": GIT})
+        return {}
+
+    def test_clone_and_push(self):
+        work = tempfile.mkdtemp(prefix="secret-git-", dir=self.lab.home)
+        os.chmod(work, 0o755)
+        self.addCleanup(shutil.rmtree, work, True)
+        env = self.lab.env(GIT_TOKEN=REAL, SSL_CERT_FILE=self.lab.ca_file, **GIT_ENV)
+        script = ('cd "' + work + '" && '
+                  'git clone -q "https://x-access-token:$GIT_TOKEN@git.example/repo.git" r && '
+                  'cd r && echo pushed > pushed.txt && git add pushed.txt && '
+                  'git commit -qm pushed && git push origin HEAD:main && echo pushed-ok; '
+                  'git remote get-url origin')
+        argv = [PORTA, "run", "--env", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
+                "--env-pass", ",".join(GIT_ENV), "-v", work, "--secret", "GIT_TOKEN@git.example"]
+        if os.geteuid() == 0:
+            argv.append("--allow-root")
+        r = self.lab.run(argv + ["--", "sh", "-c", script], env=env, timeout=120, cwd="/")
+        self.assertEqual(r.rc, 0, r.err)
+        self.assertIn("pushed-ok", r.out, r.err)
+        self.assertNotIn(REAL, r.out + r.err)
+        # the remote URL the clone kept holds the placeholder, not the value
+        with open(os.path.join(work, "r", ".git", "config")) as f:
+            self.assertNotIn(REAL, f.read())
+        shown = subprocess.run(["git", "--git-dir", self.git_server.repo, "show", "main:pushed.txt"],
+                               capture_output=True, text=True)
+        self.assertEqual(shown.stdout, "pushed\n", shown.stderr)
 
 
 if __name__ == "__main__":
