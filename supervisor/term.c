@@ -224,8 +224,18 @@ static int list_endpoints(struct supervisor_term *t, struct porta_error *e)
 	}
 	int r = 0;
 	size_t nh = policy_http_endpoints(t->rules, t->n_rules, hep, t->n_rules + 1);
-	for (size_t i = 0; r == 0 && i < nh; i++)
-		r = add_ep(t, &hep[i].ep, hep[i].https, true, cap, e);
+	for (size_t i = 0; r == 0 && i < nh; i++) {
+		char text[POLICY_ENDPOINT_STRLEN];
+		/* plain HTTP reaches porta's HTTP proxy as absolute-form requests
+		 * whose first head the front end forwards before any relay could
+		 * check it: until the terminating relay takes that head too, a
+		 * plain-HTTP rule would be a rule not enforced, so it is refused */
+		if (hep[i].http)
+			r = porta_fail(e, "--allow-http", policy_endpoint_format(&hep[i].ep, 0, text), 0,
+				       "plain-HTTP rules are not enforced yet; name the https URL");
+		else
+			r = add_ep(t, &hep[i].ep, true, true, cap, e);
+	}
 	free(hep);
 	for (size_t i = 0; r == 0 && i < t->n_secrets; i++)
 		for (size_t h = 0; r == 0 && h < t->secrets[i].n_hosts; h++)

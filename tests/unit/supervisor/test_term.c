@@ -113,4 +113,6 @@ Test(term, refusals)
 	refused(6, port80, env_base, "TLS only");
 	char *addr[] = { "porta", "run", "--secret", "GH_TOKEN@192.0.2.7", "--", "true", NULL };
 	refused(6, addr, env_base, "by address");
+	char *plain[] = { "porta", "run", "--allow-http", "GET http://api.example/*", "--", "true", NULL };
+	refused(6, plain, env_base, "plain-HTTP");
 }
