@@ -70,6 +70,10 @@ char *decision_format_dst(const struct policy_addr *a, uint16_t port,
 size_t decision_log_hint(const struct decision_log *log, const struct decision *d, char *out,
 			 size_t cap)
 {
+	if (d->hint_text) {
+		snprintf(out, cap, "%s", d->hint_text);
+		return strlen(out);
+	}
 	struct policy_hint_facts f = {
 		.proxy_only = log && log->proxy_only,
 		.name = d->hint_name,
@@ -85,6 +89,7 @@ static const char *kind_name(enum decision_kind k)
 	case DECISION_KIND_CONNECT: return "connect";
 	case DECISION_KIND_PROXY: return "proxy";
 	case DECISION_KIND_DNS: return "dns";
+	case DECISION_KIND_HTTP: return "http";
 	}
 	return "connect";
 }
@@ -137,6 +142,11 @@ static int write_audit(struct decision_log *log, const struct decision *d, const
 	rc |= set_str(o, "dst", d->dst, d->dst ? strlen(d->dst) : 0, true);
 	rc |= set_str(o, "host", d->host, d->host_len, true);
 	rc |= set_str(o, "sni", d->sni, d->sni_len, true);
+	if (d->kind == DECISION_KIND_HTTP) {
+		rc |= set_str(o, "method", d->method, d->method_len, true);
+		rc |= set_str(o, "path", d->path, d->path_len, true);
+		rc |= set_str(o, "detail", d->detail, d->detail ? strlen(d->detail) : 0, true);
+	}
 	rc |= set_str(o, "rule", d->rule, d->rule ? strlen(d->rule) : 0, true);
 	rc |= set_str(o, "verdict", policy_verdict_name(policy_reason_verdict(d->reason)), 0, false);
 	rc |= set_str(o, "reason", policy_reason_code(d->reason), 0, false);

@@ -38,6 +38,7 @@ enum decision_kind {
 	DECISION_KIND_CONNECT, /* "connect": a transparent connection, or the connect watch */
 	DECISION_KIND_PROXY,   /* "proxy": the HTTP or SOCKS5 front end */
 	DECISION_KIND_DNS,     /* "dns": the DNS responder */
+	DECISION_KIND_HTTP,    /* "http": one request on a terminated connection */
 };
 
 /* One decision.  Every pointer is borrowed for the call; strings marked raw
@@ -65,6 +66,15 @@ struct decision {
 	 * printed), or NULL for dst. */
 	const char *label;
 	size_t label_len;
+	/* DECISION_KIND_HTTP: the request's method and target, raw; why, a
+	 * phrase for the audit ("detail"); and the option that would allow a
+	 * refused one, given whole (an --allow-http rule), or NULL */
+	const char *method;
+	size_t method_len;
+	const char *path;
+	size_t path_len;
+	const char *detail;
+	const char *hint_text;
 };
 
 struct decision_log_config {

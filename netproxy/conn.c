@@ -709,30 +709,70 @@ static void on_term_done(enum proxy_relay_end end, const struct proxy_relay_stat
 	on_relay_done(end, st, c);
 }
 
-/* What porta did on a terminated connection, said on stderr (the audit's
- * records of kind http come with the decision log's support for them). */
+/* One request on a terminated connection, in the decision log (kind
+ * "http": method, path, the rule that allowed it or why it was refused,
+ * and the --allow-http rule that would allow a refused one). */
+static void record_http(struct proxy_conn *c, const struct proxy_term_event *ev,
+			enum policy_reason reason)
+{
+	struct decision d;
+	char dst[PROXY_DST_STRLEN], up[PROXY_DST_STRLEN];
+	char hint[POLICY_HTTP_RULE_TEXT_MAX + 32], label[POLICY_NAME_MAX + 96];
+
+	fill_decision(c, reason, &d, dst);
+	d.kind = DECISION_KIND_HTTP;
+	d.upstream = decision_format_dst(&c->upstream_addr, conn_port(c), up);
+	if (!d.dst)
+		d.dst = d.upstream;
+	d.method = (const char *)ev->method;
+	d.method_len = ev->method ? ev->method_len : 0;
+	d.path = (const char *)ev->target;
+	d.path_len = ev->target ? ev->target_len : 0;
+	if (ev->kind == PROXY_TERM_REQUEST) {
+		d.rule = ev->rule_text ? ev->rule_text : d.rule;
+	} else {
+		char detail[512];
+		const char *w = ev->why ? ev->why : "";
+		if (strncmp(w, "porta: ", 7) == 0)
+			w += 7;
+		snprintf(detail, sizeof(detail), "%s", w);
+		size_t dl = strlen(detail);
+		if (dl && detail[dl - 1] == '\n')
+			detail[dl - 1] = '\0';
+		d.rule = NULL;
+		d.detail = detail;
+		if (ev->suggestion) {
+			snprintf(hint, sizeof(hint), "--allow-http '%s'", ev->suggestion);
+			d.hint_text = hint;
+		}
+		/* stderr and the summary name the request: METHOD https://HOST/PATH
+		 * (a failed verification has said it already, with its reason) */
+		int n = snprintf(label, sizeof(label), "%.*s https://%s%.*s", (int)d.method_len,
+				 d.method ? d.method : "", c->target.has_name ? c->target.name : "",
+				 (int)(d.path_len > 64 ? 64 : d.path_len), d.path ? d.path : "");
+		d.label = label;
+		d.label_len = reason == POLICY_REASON_UPSTREAM_UNVERIFIED || n < 0 ? 0 :
+			      (size_t)n < sizeof(label) ? (size_t)n : sizeof(label) - 1;
+	}
+	record(c->p, &d);
+}
+
+/* What porta did on a terminated connection: the decision log for each
+ * request, stderr for what the log cannot say. */
 static void on_term_event(const struct proxy_term_event *ev, void *arg)
 {
 	struct proxy_conn *c = arg;
-	char dst[PROXY_DST_STRLEN];
-	const char *host = c->target.has_name ? c->target.name :
-			   decision_format_dst(&c->upstream_addr, conn_port(c), dst);
+	const char *host = c->target.has_name ? c->target.name : "";
 
 	switch (ev->kind) {
 	case PROXY_TERM_REQUEST:
-		log_msg(LOG_LEVEL_DEBUG, "%s: %.*s %.*s (%zu placeholder(s) swapped)", host,
-			(int)ev->method_len, (const char *)ev->method, (int)ev->target_len,
-			(const char *)ev->target, ev->replaced);
+		record_http(c, ev, POLICY_REASON_ALLOW);
 		break;
 	case PROXY_TERM_REFUSED:
-		log_msg(LOG_LEVEL_WARN, "refused %.*s https://%s%.*s: %s", (int)ev->method_len,
-			ev->method ? (const char *)ev->method : "", host, (int)ev->target_len,
-			ev->target ? (const char *)ev->target : "", ev->why ? ev->why : "");
+		record_http(c, ev, ev->reason);
 		break;
 	case PROXY_TERM_SECRET_ELSEWHERE:
-		log_msg(LOG_LEVEL_WARN, "a request to %s carried another host's secret placeholder: "
-			"refused (secret-elsewhere)", host);
-		break;
+		break; /* the refusal that follows records it */
 	case PROXY_TERM_CLIENT_TLS:
 		log_msg(LOG_LEVEL_WARN, "%s: the program refused porta's certificate (%s); it may pin "
 			"its certificates or use its own trust store: drop --secret and --allow-http "

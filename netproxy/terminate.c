@@ -295,11 +295,12 @@ static const char *status_text(int status)
 /* Porta answers the client itself with status and body, after every
  * response to the requests it already let through; then the connection
  * closes.  The client's bytes after the refused head are never read. */
-static void refuse(struct proxy_term *t, int status, const struct proxy_http_head *h,
-		   const char *suggestion, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void refuse(struct proxy_term *t, int status, enum policy_reason reason,
+		   const struct proxy_http_head *h, const char *suggestion, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
 
-static void refuse(struct proxy_term *t, int status, const struct proxy_http_head *h,
-		   const char *suggestion, const char *fmt, ...)
+static void refuse(struct proxy_term *t, int status, enum policy_reason reason,
+		   const struct proxy_http_head *h, const char *suggestion, const char *fmt, ...)
 {
 	char body[1024];
 	va_list ap;
@@ -324,7 +325,7 @@ static void refuse(struct proxy_term *t, int status, const struct proxy_http_hea
 	t->refusal_len = m > 0 && (size_t)m < cap ? (size_t)m : 0;
 	t->state = TERM_REFUSING;
 	struct proxy_term_event ev = { .kind = PROXY_TERM_REFUSED, .status = status, .why = body,
-				       .suggestion = suggestion };
+				       .suggestion = suggestion, .reason = reason };
 	if (h) {
 		ev.method = h->method.p;
 		ev.method_len = h->method.n;
@@ -369,14 +370,16 @@ static bool take_head(struct proxy_term *t, const uint8_t *buf, const struct pro
 
 	*later = false;
 	if (!same_host(t, h)) {
-		refuse(t, 403, h, NULL, "porta: this request names another host than the one this "
-			"connection was opened for (%s); send it on a connection of its own\n",
+		refuse(t, 403, POLICY_REASON_HOST_MISMATCH, h, NULL,
+		       "porta: this request names another host than the one this connection "
+		       "was opened for (%s); send it on a connection of its own\n",
 		       t->prm.host->name);
 		return false;
 	}
 	if ((h->flags & PROXY_HTTP_UPGRADE) || is_method(h, "CONNECT")) {
-		refuse(t, 403, h, NULL, "porta: %s is not passed on an inspected connection (its "
-			"bytes could not be checked)\n",
+		refuse(t, 403, POLICY_REASON_HTTP_REFUSED, h, NULL,
+		       "porta: %s is not passed on an inspected connection (its bytes could "
+		       "not be checked)\n",
 		       (h->flags & PROXY_HTTP_UPGRADE) ? "a protocol upgrade" : "CONNECT");
 		return false;
 	}
@@ -387,8 +390,9 @@ static bool take_head(struct proxy_term *t, const uint8_t *buf, const struct pro
 					       .method = h->method.p, .method_len = h->method.n,
 					       .target = h->target.p, .target_len = h->target.n };
 		report(t, &ev);
-		refuse(t, 403, h, NULL, "porta: this request carries a secret's placeholder that is "
-			"not for this host\n");
+		refuse(t, 403, POLICY_REASON_SECRET_ELSEWHERE, h, NULL,
+		       "porta: this request carries a secret's placeholder that is not for this "
+		       "host\n");
 		return false;
 	}
 	struct policy_http_decision d;
@@ -416,10 +420,12 @@ static bool take_head(struct proxy_term *t, const uint8_t *buf, const struct pro
 		if (policy_http_decide(t->prm.rules, t->prm.n_rules, &req, &d) != POLICY_HTTP_ALLOWED) {
 			snprintf(why, sizeof(why), "%s", policy_http_why_reason(d.why));
 			if (d.has_suggestion)
-				refuse(t, 403, h, d.suggestion, "porta: refused by --allow-http: %s; "
+				refuse(t, 403, POLICY_REASON_HTTP_NO_RULE, h, d.suggestion,
+				       "porta: refused by --allow-http: %s; "
 					"allow it with --allow-http '%s'\n", why, d.suggestion);
 			else
-				refuse(t, 403, h, NULL, "porta: refused by --allow-http: %s\n", why);
+				refuse(t, 403, POLICY_REASON_HTTP_NO_RULE, h, NULL,
+				       "porta: refused by --allow-http: %s\n", why);
 			return false;
 		}
 	}
@@ -427,7 +433,8 @@ static bool take_head(struct proxy_term *t, const uint8_t *buf, const struct pro
 	enum proxy_secret_status st = proxy_secret_request(buf, h, t->prm.bound, t->prm.n_bound,
 							   t->prm.scratch, PROXY_SECRET_OUT_MAX, &res);
 	if (st != PROXY_SECRET_OK) {
-		refuse(t, 403, h, NULL, "porta: a secret's placeholder is where porta will not put "
+		refuse(t, 403, POLICY_REASON_HTTP_REFUSED, h, NULL,
+		       "porta: a secret's placeholder is where porta will not put "
 			"the real value (%s)\n",
 		       st == PROXY_SECRET_IN_ROUTING ? "a routing or framing field" :
 		       st == PROXY_SECRET_BAD_BASIC ? "Basic credentials porta cannot read" :
@@ -446,7 +453,8 @@ static bool take_head(struct proxy_term *t, const uint8_t *buf, const struct pro
 	struct proxy_term_event ev = { .kind = PROXY_TERM_REQUEST, .method = h->method.p,
 				       .method_len = h->method.n, .target = h->target.p,
 				       .target_len = h->target.n, .replaced = res.replaced,
-				       .has_rule = ruled, .rule_index = ruled ? d.rule_index : 0 };
+				       .has_rule = ruled, .rule_index = ruled ? d.rule_index : 0,
+				       .rule_text = ruled ? t->prm.rules[d.rule_index].text : NULL };
 	report(t, &ev);
 	return true;
 }
@@ -481,7 +489,12 @@ static void process_up(struct proxy_term *t)
 		} else if (st == PROXY_HS_NEED_MORE) {
 			break;
 		} else {
-			refuse(t, 400, NULL, NULL, "porta: this request could not be read as HTTP/1.1 "
+			refuse(t, 400,
+			       st == PROXY_HS_TOO_BIG ? POLICY_REASON_TOO_BIG :
+			       st == PROXY_HS_NO_HOST ? POLICY_REASON_NO_HOST :
+			       st == PROXY_HS_DUPLICATE_HOST ? POLICY_REASON_DUPLICATE_HOST :
+							       POLICY_REASON_MALFORMED_HTTP,
+			       NULL, NULL, "porta: this request could not be read as HTTP/1.1 "
 			       "(%s)\n",
 			       st == PROXY_HS_TOO_BIG ? "a head or chunk line too long" :
 			       st == PROXY_HS_NO_HOST ? "no Host" :
@@ -556,7 +569,8 @@ static void upstream_failed(struct proxy_term *t, const char *why)
 	struct proxy_term_event ev = { .kind = PROXY_TERM_UPSTREAM_TLS, .why = why };
 	t->up.dead = t->up.eof = t->up.shut = true;
 	report(t, &ev);
-	refuse(t, 502, NULL, NULL, "porta: the server could not be verified: %s\n", why);
+	refuse(t, 502, POLICY_REASON_UPSTREAM_UNVERIFIED, NULL, NULL,
+	       "porta: the server could not be verified: %s\n", why);
 }
 
 /* Handshakes: the client's first (porta must know the client speaks to it
@@ -715,7 +729,8 @@ static void pump(struct proxy_term *t)
 				return;
 		} while (t->state == TERM_RELAY && t->in_len != before && !t->cl.eof);
 		if (t->in_len == (size_t)TERM_IN_CAP && !t->waiting)
-			refuse(t, 400, NULL, NULL, "porta: a request head past %zu bytes\n",
+			refuse(t, 400, POLICY_REASON_TOO_BIG, NULL, NULL,
+			       "porta: a request head past %zu bytes\n",
 			       (size_t)TERM_IN_CAP);
 	}
 	if ((t->state == TERM_RELAY || t->state == TERM_REFUSING) && !t->up.dead) {

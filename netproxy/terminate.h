@@ -35,6 +35,7 @@
 #include "netproxy/relay.h"
 #include "policy/httprule.h"
 #include "policy/netrule.h"
+#include "policy/reason.h"
 #include "wire/http_secret.h"
 
 struct event_base;
@@ -83,6 +84,8 @@ struct proxy_term_event {
 	bool has_rule;
 	size_t secret;                   /* SECRET_ELSEWHERE: index into others */
 	size_t replaced;                 /* REQUEST: placeholders swapped in its head */
+	enum policy_reason reason;       /* REFUSED: why, for the audit */
+	const char *rule_text;           /* REQUEST with rules: the allowing rule as given */
 };
 
 typedef void (*proxy_term_event_fn)(const struct proxy_term_event *ev, void *arg);

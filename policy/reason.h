@@ -70,6 +70,10 @@ enum policy_reason {
 	POLICY_REASON_HOST_MISMATCH,
 	POLICY_REASON_HOST_CHANGED,      /* a later request on a relayed connection */
 	POLICY_REASON_SECRET_ELSEWHERE,  /* a --secret placeholder in a name or head bound elsewhere */
+	POLICY_REASON_HTTP_NO_RULE,      /* a terminated request no --allow-http rule allows */
+	POLICY_REASON_HTTP_REFUSED,      /* a terminated request porta will not pass (Host,
+					  * Upgrade, a placeholder where no value may go) */
+	POLICY_REASON_UPSTREAM_UNVERIFIED, /* a terminated host's certificate failed */
 	POLICY_REASON_MALFORMED_TLS,
 	POLICY_REASON_MALFORMED_HTTP,
 	POLICY_REASON_MALFORMED_SOCKS,

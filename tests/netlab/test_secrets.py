@@ -101,7 +101,26 @@ class Secrets(netlab.LabCase):
                        'https://other.example/')
         self.assertEqual(r.out.strip(), "403", r.err)
         self.assertEqual(self.lab.requests(self.servers["other"]), [])
-        self.assertIn("secret-elsewhere", r.err)
+        self.assertIn("(secret elsewhere)", r.err)
+
+    def test_audit_records_each_request_and_no_value(self):
+        audit = os.path.join(self.lab.home, "audit-%d.jsonl" % os.getpid())
+        self.addCleanup(lambda: os.path.exists(audit) and os.unlink(audit))
+        r = self.porta(["--audit", audit, "--secret", "GH_TOKEN@api.example",
+                        "--allow-http", "GET https://api.example/v1/*"],
+                       'curl -sS -o /dev/null -H "Authorization: Bearer $GH_TOKEN" '
+                       'https://api.example/v1/ok https://api.example/v2/no')
+        import json
+        with open(audit) as f:
+            text = f.read()
+        self.assertNotIn(REAL, text, "the real value in the audit")
+        http = [json.loads(l) for l in text.splitlines() if '"kind":"http"' in l]
+        self.assertEqual([(h["method"], h["path"], h["verdict"], h["reason"]) for h in http],
+                         [("GET", "/v1/ok", "allow", "allow"),
+                          ("GET", "/v2/no", "deny", "http-no-rule")], text)
+        self.assertEqual(http[0]["rule"], "GET https://api.example/v1/*")
+        self.assertEqual(http[1]["hint"], "--allow-http 'GET https://api.example/v2/no'")
+        self.assertIn("no --allow-http rule", http[1]["detail"])
 
     def test_placeholder_in_names_refused(self):
         """A wildcard rule would let <placeholder>.other.example out as a DNS
