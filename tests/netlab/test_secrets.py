@@ -154,6 +154,45 @@ class Secrets(netlab.LabCase):
         self.assertIn("--allow-http 'POST https://api.example/v1/a'", r.err)
 
 
+FLAWED = {"unknown-ca": ("203.0.113.44", "unknown certificate authority"),
+          "expired": ("203.0.113.45", "expired"),
+          "wrong-name": ("203.0.113.46", "not bad.example")}
+
+
+@unittest.skipUnless(PORTA and os.access(PORTA, os.X_OK), "PORTA_BIN names no porta binary")
+class Upstream(netlab.LabCase):
+    """An upstream porta cannot verify is answered 502 with the reason, and
+    the request never reaches it."""
+
+    @classmethod
+    def lab_setup(cls, lab):
+        servers = {}
+        for flaw, (addr, _) in FLAWED.items():
+            servers[flaw] = lab.server_tls(addr, 443, names=["bad.example"], flaw=flaw)
+        return servers
+
+    def test_each_flaw_refused_with_its_reason(self):
+        for flaw, (addr, words) in FLAWED.items():
+            with self.subTest(flaw=flaw):
+                self.lab.dns({"bad.example": addr})
+                env = self.lab.env(GH_TOKEN=REAL, SSL_CERT_FILE=self.lab.ca_file)
+                argv = [PORTA, "run", "--env", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
+                        "--secret", "GH_TOKEN@bad.example"]
+                if os.geteuid() == 0:
+                    argv.append("--allow-root")
+                r = self.lab.run(argv + ["--", "sh", "-c",
+                                         'curl -sS -w "\\n%{http_code}\\n" '
+                                         '-H "Authorization: Bearer $GH_TOKEN" https://bad.example/'],
+                                 env=env, timeout=120, cwd="/")
+                lines = r.out.strip().splitlines()
+                self.assertEqual(lines[-1], "502", r.out + r.err)
+                self.assertIn(words, r.out)
+                self.assertIn(words, r.err)
+                # the handshake porta abandoned is logged; no request followed it
+                self.assertEqual([q for q in self.lab.requests(self.servers[flaw])
+                                  if q.get("method")], [])
+
+
 GIT = "203.0.113.43"
 GIT_ENV = dict(GIT_TERMINAL_PROMPT="0", GIT_AUTHOR_NAME="lab", GIT_AUTHOR_EMAIL="lab@git.example",
                GIT_COMMITTER_NAME="lab", GIT_COMMITTER_EMAIL="lab@git.example")
