@@ -11,13 +11,19 @@ porta is found in PORTA_BIN (ctest sets it); porta verifies the lab's
 servers with SSL_CERT_FILE (the lab CA) in its own environment, and the
 command is given the system bundle back with --env (porta keeps a user's
 own SSL_CERT_FILE inside, which would not hold porta's CA)."""
+import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
 import netlab
+import npm_registry
+from test_netlab_tls import npm_unavailable
+
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 PORTA = os.environ.get("PORTA_BIN", "")
 REAL = "ghp_RealValue0123456789abcdefABCDEFxyz12"
@@ -191,6 +197,62 @@ class Upstream(netlab.LabCase):
                 # the handshake porta abandoned is logged; no request followed it
                 self.assertEqual([q for q in self.lab.requests(self.servers[flaw])
                                   if q.get("method")], [])
+
+
+NPM_REGISTRY = "203.0.113.47"
+NPM_REAL = "npm_RealValue0123456789abcdefABCDEFxy"
+
+
+@unittest.skipUnless(PORTA and os.access(PORTA, os.X_OK), "PORTA_BIN names no porta binary")
+class NpmSecret(netlab.LabCase):
+    """npm installs from a registry that requires a bearer token, the
+    token in .npmrc coming from NPM_TOKEN, which holds the placeholder."""
+
+    @classmethod
+    def lab_setup(cls, lab):
+        cls.log = os.path.join(lab.workdir, "registry-secret.jsonl")
+        token_file = os.path.join(lab.workdir, "registry-secret-token")
+        with open(token_file, "w") as f:
+            f.write(NPM_REAL + "\n")
+        cert, key = lab.make_cert(["registry.example"])
+        server = lab.popen([sys.executable, "-B", os.path.join(HERE, "npm_registry.py"),
+                            "--addr", NPM_REGISTRY, "--port", "80", "--host", "registry.example",
+                            "--tls-port", "443", "--cert", cert, "--key", key,
+                            "--log", cls.log, "--token-file", token_file],
+                           side="internet", cwd="/", stdout=subprocess.PIPE)
+        if server.stdout.readline() != b"listening\n":
+            raise netlab.LabError("the lab's npm registry did not start")
+        lab.dns({"registry.example": NPM_REGISTRY})
+        cls.package = [n for n, deps in npm_registry.package_tree() if not deps][0]
+        return {}
+
+    def test_install_with_the_token_as_a_placeholder(self):
+        why = npm_unavailable()
+        if why:
+            self.skipTest(why)
+        project = tempfile.mkdtemp(prefix="npm-secret-", dir=self.lab.home)
+        os.chmod(project, 0o755)
+        self.addCleanup(shutil.rmtree, project, True)
+        with open(os.path.join(project, "package.json"), "w") as f:
+            json.dump({"name": "secret-project", "version": "1.0.0", "private": True}, f)
+        with open(os.path.join(project, ".npmrc"), "w") as f:
+            f.write("registry=https://registry.example/\n"
+                    "//registry.example/:_authToken=${NPM_TOKEN}\n")
+        env = self.lab.env(NPM_TOKEN=NPM_REAL, SSL_CERT_FILE=self.lab.ca_file)
+        argv = [PORTA, "run", "--env", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
+                "-v", project, "--secret", "NPM_TOKEN@registry.example"]
+        if os.geteuid() == 0:
+            argv.append("--allow-root")
+        script = ('cd "%s" && npm install --cache "%s/.cache" --no-audit --no-fund '
+                  '--no-update-notifier %s' % (project, project, self.package))
+        r = self.lab.run(argv + ["--", "sh", "-c", script], env=env, timeout=180, cwd="/")
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        with open(os.path.join(project, "node_modules", self.package, "package.json")) as f:
+            self.assertEqual(json.load(f)["version"], npm_registry.LATEST)
+        with open(self.log) as f:
+            log = [json.loads(l) for l in f if l.strip()]
+        self.assertEqual({tuple(e["authorization"]) for e in log}, {("Bearer " + NPM_REAL,)})
+        self.assertNotIn(NPM_REAL, r.out + r.err)
 
 
 GIT = "203.0.113.43"
