@@ -717,7 +717,7 @@ static void record_http(struct proxy_conn *c, const struct proxy_term_event *ev,
 {
 	struct decision d;
 	char dst[PROXY_DST_STRLEN], up[PROXY_DST_STRLEN];
-	char hint[POLICY_HTTP_RULE_TEXT_MAX + 32], label[POLICY_NAME_MAX + 96];
+	char hint[POLICY_HTTP_RULE_TEXT_MAX + 32], label[POLICY_NAME_MAX + 96], detail[512];
 
 	fill_decision(c, reason, &d, dst);
 	d.kind = DECISION_KIND_HTTP;
@@ -731,7 +731,6 @@ static void record_http(struct proxy_conn *c, const struct proxy_term_event *ev,
 	if (ev->kind == PROXY_TERM_REQUEST) {
 		d.rule = ev->rule_text ? ev->rule_text : d.rule;
 	} else {
-		char detail[512];
 		const char *w = ev->why ? ev->why : "";
 		if (strncmp(w, "porta: ", 7) == 0)
 			w += 7;
