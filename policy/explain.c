@@ -204,6 +204,13 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 		json_object_set_new(net, "dns_upstream_port", json_integer(plan->dns_upstream_port));
 		if (o->audit_path)
 			json_object_set_new(net, "audit", jstr(o->audit_path));
+		json_t *secrets = json_array(), *http = json_array();
+		for (size_t i = 0; i < o->secrets.n; i++)
+			json_array_append_new(secrets, jstr(o->secrets.v[i]));
+		for (size_t i = 0; i < o->allow_http.n; i++)
+			json_array_append_new(http, jstr(o->allow_http.v[i]));
+		json_object_set_new(net, "secrets", secrets);
+		json_object_set_new(net, "allow_http", http);
 	}
 
 	json_object_set_new(root, "mounts", mounts);
@@ -491,6 +498,16 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 			     "HTTP_PROXY, HTTPS_PROXY, ALL_PROXY\n");
 		if (o->audit_path)
 			esc_print(out, "  audit: ", o->audit_path, "\n");
+		for (size_t i = 0; i < o->secrets.n; i++)
+			esc_print(out, "  secret ", o->secrets.v[i],
+				  ": inside, NAME holds a placeholder; porta terminates TLS to HOST and "
+				  "sends the real value in requests' headers there only\n");
+		for (size_t i = 0; i < o->allow_http.n; i++)
+			esc_print(out, "  allow-http ", o->allow_http.v[i],
+				  ": every request to that host must match an --allow-http rule\n");
+		if (o->secrets.n || o->allow_http.n)
+			fprintf(out, "  TLS: a certificate authority for this run only, its name "
+				     "constraints the terminated hosts, added to the trust bundles inside\n");
 		break;
 	}
 	default:

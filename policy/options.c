@@ -670,7 +670,12 @@ enum policy_net_compile_status policy_net_compile(const struct policy_options *o
 					 option, text);
 				return POLICY_NET_COMPILE_ERROR;
 			}
-			(*n_rules)++;
+			bool again = false; /* a host both options name: one rule */
+			for (size_t k2 = 0; k2 < *n_rules; k2++)
+				again |= rules[k2].action == POLICY_NET_ALLOW &&
+					 strcmp(rules[k2].text, text) == 0;
+			if (!again)
+				(*n_rules)++;
 		}
 	}
 	return POLICY_NET_COMPILE_OK;

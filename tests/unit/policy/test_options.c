@@ -960,3 +960,43 @@ Test(options, net_rules_checked_at_parse_time)
 			&o);
 	cr_assert_eq(o.net_mode, POLICY_NET_POLICY);
 }
+
+/* --secret and --allow-http: checked at once, naming the problem; both mean
+ * policy mode, and neither goes with --no-net. */
+Test(options, secret_and_allow_http)
+{
+	struct policy_options o;
+	assert_accepted(ARGS("run", "--secret", "GH_TOKEN@api.example,uploads.example",
+			     "--allow-http", "GET,HEAD https://api.example/v1/*", "--", "true"), &o);
+	cr_assert_eq(o.secrets.n, 1);
+	cr_assert_eq(o.allow_http.n, 1);
+	cr_assert_eq(o.net_mode, POLICY_NET_POLICY);
+	assert_refused(ARGS("run", "--secret", "GH_TOKEN", "--", "true"), "--secret");
+	assert_refused(ARGS("run", "--secret", "GH@*.example", "--", "true"), "--secret");
+	assert_refused(ARGS("run", "--secret", "1GH@api.example", "--", "true"), "--secret");
+	assert_refused(ARGS("run", "--allow-http", "GET", "--", "true"), "--allow-http");
+	assert_refused(ARGS("run", "--allow-http", "get https://api.example/", "--", "true"),
+		       "--allow-http");
+	assert_refused(ARGS("run", "--allow-http", "GET ftp://api.example/", "--", "true"),
+		       "--allow-http");
+	assert_refused(ARGS("run", "--no-net", "--secret", "GH@api.example", "--", "true"),
+		       "--secret");
+}
+
+/* Their hosts are allowed, once each even when both options name one. */
+Test(options, secret_and_allow_http_hosts_allowed)
+{
+	struct policy_options o;
+	static struct policy_net_rule rules[POLICY_NET_MAX_RULES];
+	size_t n;
+	char err[POLICY_ERR_MAX];
+	assert_accepted(ARGS("run", "--secret", "GH@api.example", "--allow-http",
+			     "GET https://api.example/*", "--allow-http", "* https://up.example:8443/x",
+			     "--", "true"), &o);
+	cr_assert_eq(policy_net_compile(&o, rules, POLICY_NET_MAX_RULES, &n, err),
+		     POLICY_NET_COMPILE_OK, "%s", err);
+	cr_assert_eq(n, 2);
+	cr_assert_str_eq(rules[0].text, "api.example:443");
+	cr_assert_str_eq(rules[1].text, "up.example:8443");
+	cr_assert_eq(rules[1].port_lo, 8443);
+}
