@@ -261,7 +261,8 @@ static __attribute__((noreturn)) void init_main(const struct sandbox_child *c)
 	/* after the plan's mounts, so that the copies cover whatever /etc
 	 * became; the files stay under the rules that cover their paths */
 	if (c->trust_pem &&
-	    sandbox_trust_install(c->trust_pem, strlen(c->trust_pem), &cc.trust_bundle, &e))
+	    sandbox_trust_install(c->trust_pem, strlen(c->trust_pem), c->term_envp, &cc.trust_bundle,
+				  &e))
 		child_die(c->ctl, &e);
 	trace_mark("mounts done");
 	/* --why: every process of the command must be born traced. */

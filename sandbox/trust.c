@@ -96,46 +96,62 @@ static int fill(int mnt, const char *name, const char *path, const char *pem, si
 	return r;
 }
 
-#define TRUST_N_BUNDLES (sizeof(sandbox_trust_bundles) / sizeof(sandbox_trust_bundles[0]) - 1)
+#define TRUST_N_SYSTEM (sizeof(sandbox_trust_bundles) / sizeof(sandbox_trust_bundles[0]) - 1)
+#define TRUST_N_NAMES (sizeof(sandbox_trust_env_names) / sizeof(sandbox_trust_env_names[0]) - 1)
+#define TRUST_N_MAX (TRUST_N_SYSTEM + TRUST_N_NAMES)
 
 struct trust_target {
-	const char *path;    /* as listed */
+	const char *path;    /* as listed or named */
 	char real[PATH_MAX]; /* resolved: what is covered */
 };
 
-/* The listed bundles that exist here as regular files, resolved, each file
- * once; how many into t[]. */
-static size_t find_bundles(struct trust_target t[TRUST_N_BUNDLES])
+/* The bundles of paths[0..n) that exist here as regular files, resolved,
+ * each file once, appended to t[*count..). */
+static void find_bundles(const char *const *paths, size_t n, struct trust_target t[TRUST_N_MAX],
+			 struct stat seen[TRUST_N_MAX], size_t *count)
 {
-	struct stat seen[TRUST_N_BUNDLES];
-	size_t n = 0;
-
-	for (size_t i = 0; sandbox_trust_bundles[i]; i++) {
+	for (size_t i = 0; i < n && *count < TRUST_N_MAX; i++) {
 		struct stat st;
-		if (!realpath(sandbox_trust_bundles[i], t[n].real) || stat(t[n].real, &st) < 0 ||
+		size_t k = *count;
+		if (!paths[i] || !realpath(paths[i], t[k].real) || stat(t[k].real, &st) < 0 ||
 		    !S_ISREG(st.st_mode))
 			continue; /* not on this host */
 		bool dup = false;
-		for (size_t k = 0; k < n; k++)
-			dup |= seen[k].st_dev == st.st_dev && seen[k].st_ino == st.st_ino;
+		for (size_t j = 0; j < k; j++)
+			dup |= seen[j].st_dev == st.st_dev && seen[j].st_ino == st.st_ino;
 		if (dup)
 			continue; /* a link to a bundle already covered */
-		seen[n] = st;
-		t[n++].path = sandbox_trust_bundles[i];
+		seen[k] = st;
+		t[k].path = paths[i];
+		(*count)++;
 	}
-	return n;
 }
 
-int sandbox_trust_install(const char *pem, size_t pem_len, const char **primary,
-			  struct porta_error *e)
+int sandbox_trust_install(const char *pem, size_t pem_len, char *const envp[],
+			  const char **primary, struct porta_error *e)
 {
-	struct trust_target t[TRUST_N_BUNDLES];
+	struct trust_target t[TRUST_N_MAX];
+	struct stat seen[TRUST_N_MAX];
+	const char *named[TRUST_N_NAMES];
 	char name[32];
+	size_t n = 0;
 	int r;
 
 	*primary = NULL;
-	size_t n = find_bundles(t);
-	if (n == 0)
+	find_bundles(sandbox_trust_bundles, TRUST_N_SYSTEM, t, seen, &n);
+	size_t n_system = n;
+	/* a bundle the user's own variables name is kept as theirs, so it
+	 * gets porta's CA too, or a program reading it would refuse porta */
+	for (size_t i = 0; i < TRUST_N_NAMES; i++) {
+		size_t l = strlen(sandbox_trust_env_names[i]);
+		named[i] = NULL;
+		for (size_t k = 0; envp && envp[k]; k++) {
+			if (strncmp(envp[k], sandbox_trust_env_names[i], l) == 0 && envp[k][l] == '=')
+				named[i] = envp[k] + l + 1;
+		}
+	}
+	find_bundles(named, TRUST_N_NAMES, t, seen, &n);
+	if (n_system == 0)
 		return porta_fail(e, "find the system trust bundle", sandbox_trust_bundles[0], ENOENT,
 				  "TLS termination needs one to add porta's CA to "
 				  "(Debian: apt-get install ca-certificates)");

@@ -19,7 +19,9 @@
  * a hashed directory (OpenSSL's CApath, /etc/ssl/certs/<hash>.0) and
  * programs with a store of their own (Node's built-in roots, Java's
  * cacerts, Firefox) do not see the CA this way: for those the payload's
- * environment names the bundle (sandbox_trust_env()).
+ * environment names the bundle (sandbox_trust_env()).  A bundle the user's
+ * own variables already name (SSL_CERT_FILE=~/corp.pem) is kept, and
+ * covered the same way, so a program reading it trusts porta too.
  */
 #ifndef PORTA_SANDBOX_TRUST_H
 #define PORTA_SANDBOX_TRUST_H
@@ -33,11 +35,13 @@
 extern const char *const sandbox_trust_bundles[];
 
 /* In init, after the plan's mounts: covers every bundle of
- * sandbox_trust_bundles that exists with its bytes plus pem[0..pem_len).
- * *primary is set to the first path covered (for the environment); no
- * bundle at all is an error that says so.  0 or -errno (e filled). */
-int sandbox_trust_install(const char *pem, size_t pem_len, const char **primary,
-			  struct porta_error *e);
+ * sandbox_trust_bundles that exists, and every file the command's own
+ * environment envp (may be NULL) names in one of sandbox_trust_env_names,
+ * with its bytes plus pem[0..pem_len).  *primary is set to the first
+ * system bundle covered (for the environment); no system bundle at all is
+ * an error that says so.  0 or -errno (e filled). */
+int sandbox_trust_install(const char *pem, size_t pem_len, char *const envp[],
+			  const char **primary, struct porta_error *e);
 
 /* The variables programs with their own stores read for extra or
  * replacement roots, set to `bundle`: SSL_CERT_FILE, NODE_EXTRA_CA_CERTS,

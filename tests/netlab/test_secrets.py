@@ -74,6 +74,27 @@ class Secrets(netlab.LabCase):
         self.assertNotIn(REAL, r.out)
         self.assertEqual(lines[-1], "0", "the real value in /proc/self/environ")
 
+    def test_users_own_bundle_gets_the_ca_too(self):
+        """SSL_CERT_FILE set by the user (here the lab's CA, which the spliced
+        other.example needs) is kept inside, and the file it names holds
+        porta's CA too, so the terminated api.example verifies as well."""
+        code = ("import os,urllib.request as u;"
+                "print(os.environ['SSL_CERT_FILE']);"
+                "print(u.urlopen(u.Request('https://api.example/p',headers={'Authorization':"
+                "'token '+os.environ['GH_TOKEN']})).status);"
+                "print(u.urlopen('https://other.example/').status)")
+        env = self.lab.env(GH_TOKEN=REAL, SSL_CERT_FILE=self.lab.ca_file)
+        argv = [PORTA, "run", "--env-pass", "SSL_CERT_FILE", "--secret", "GH_TOKEN@api.example",
+                "--allow-net", "other.example"]
+        if os.geteuid() == 0:
+            argv.append("--allow-root")
+        r = self.lab.run(argv + ["--", "python3", "-c", code], env=env, timeout=120, cwd="/")
+        self.assertEqual(r.rc, 0, r.err)
+        self.assertEqual(r.out.split(), [self.lab.ca_file, "200", "200"])
+        self.assertEqual(self.auth_seen("api"), ["token " + REAL])
+        with open(self.lab.ca_file) as f:
+            self.assertNotIn("porta", f.read(), "the host's file changed")
+
     def test_python_urllib(self):
         if not shutil.which("python3"):
             self.skipTest("no python3")

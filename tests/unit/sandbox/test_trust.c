@@ -80,7 +80,7 @@ static void child(const char *host, size_t host_len, int out)
 	}
 	struct porta_error e;
 	const char *primary = NULL;
-	rep.r[R_INSTALL] = -sandbox_trust_install(PEM, strlen(PEM), &primary, &e);
+	rep.r[R_INSTALL] = -sandbox_trust_install(PEM, strlen(PEM), NULL, &primary, &e);
 	if (rep.r[R_INSTALL]) {
 		porta_error_format(&e, rep.error, sizeof(rep.error));
 		goto done;
