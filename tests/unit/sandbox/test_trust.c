@@ -189,4 +189,9 @@ Test(trust, env_sets_each_name_but_keeps_the_users_own)
 	cr_assert_eq(set, names - 1, "every name but the user's set to the bundle");
 	cr_assert(sandbox_trust_env_kept(envp, "GIT_SSL_CAINFO"));
 	cr_assert_not(sandbox_trust_env_kept(envp, "SSL_CERT_FILE"));
+	/* the new strings are the function's (the payload execs and never
+	 * frees them); here they go, and the array */
+	for (size_t i = 2; out[i]; i++)
+		free(out[i]);
+	free(out);
 }
