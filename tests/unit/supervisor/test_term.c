@@ -53,6 +53,7 @@ Test(term, placeholders_endpoints_and_the_environment)
 	}
 	cr_assert(gh);
 	cr_assert_eq(n, 3);
+	supervisor_term_env_free(t, env);
 
 	cr_assert(supervisor_term_ca_pem(t));
 	cr_assert(strstr(supervisor_term_ca_pem(t), "BEGIN CERTIFICATE"));
