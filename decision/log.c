@@ -146,6 +146,10 @@ static int write_audit(struct decision_log *log, const struct decision *d, const
 		rc |= set_str(o, "method", d->method, d->method_len, true);
 		rc |= set_str(o, "path", d->path, d->path_len, true);
 		rc |= set_str(o, "detail", d->detail, d->detail ? strlen(d->detail) : 0, true);
+	} else if (d->detail) {
+		/* other kinds carry one only when it says more than the reason
+		 * (the secret a "secret-elsewhere" refusal found) */
+		rc |= set_str(o, "detail", d->detail, strlen(d->detail), true);
 	}
 	rc |= set_str(o, "rule", d->rule, d->rule ? strlen(d->rule) : 0, true);
 	rc |= set_str(o, "verdict", policy_verdict_name(policy_reason_verdict(d->reason)), 0, false);
@@ -175,9 +179,15 @@ static int write_audit(struct decision_log *log, const struct decision *d, const
 
 /* A refusal for stderr and the summary: dst is raw (escaped here). */
 static void note_refused(struct decision_log *log, const char *dst, size_t dst_len,
-			 enum policy_reason reason, const char *hint)
+			 enum policy_reason reason, const char *detail, const char *hint)
 {
-	const char *words = policy_reason_words(reason);
+	char wd[160];
+	const char *words = policy_reason_words(reason), *shown = words;
+	if (detail) {
+		/* the line says it; the summary's tally keeps the reason's words */
+		snprintf(wd, sizeof(wd), "%s: %s", words, detail);
+		shown = wd;
+	}
 	/* --no-net and --allow-net exclude each other: the option replaces it */
 	const char *instead = reason == POLICY_REASON_NO_NET ? " in place of --no-net" : "";
 	char esc[ESC_MAX];
@@ -191,10 +201,10 @@ static void note_refused(struct decision_log *log, const char *dst, size_t dst_l
 	}
 	if (!log->quiet) {
 		if (hint)
-			log_msg(LOG_LEVEL_NOTICE, "refused %s (%s); allow with %s%s", esc, words, hint,
+			log_msg(LOG_LEVEL_NOTICE, "refused %s (%s); allow with %s%s", esc, shown, hint,
 				instead);
 		else
-			log_msg(LOG_LEVEL_NOTICE, "refused %s (%s)", esc, words);
+			log_msg(LOG_LEVEL_NOTICE, "refused %s (%s)", esc, shown);
 	}
 	if (log->n_refused == DECISION_REFUSED_MAX) {
 		log->n_refused_more++;
@@ -227,9 +237,11 @@ int decision_log_record(struct decision_log *log, const struct decision *d)
 	case POLICY_TALLY_DESTINATION:
 		if (d->label) {
 			if (d->label_len)
-				note_refused(log, d->label, d->label_len, d->reason, h);
+				note_refused(log, d->label, d->label_len, d->reason,
+					     d->kind == DECISION_KIND_HTTP ? NULL : d->detail, h);
 		} else if (d->dst) {
-			note_refused(log, d->dst, strlen(d->dst), d->reason, h);
+			note_refused(log, d->dst, strlen(d->dst), d->reason,
+				     d->kind == DECISION_KIND_HTTP ? NULL : d->detail, h);
 		}
 		break;
 	}

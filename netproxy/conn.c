@@ -479,6 +479,7 @@ static void fill_decision(const struct proxy_conn *c, enum policy_reason reason,
 		d->sni_len = c->sni_len;
 	}
 	d->rule = c->rule ? c->rule->text : NULL;
+	d->detail = c->detail[0] ? c->detail : NULL;
 	d->hint_name = c->target.has_name ? c->target.name : NULL;
 	/* refused after resolving: the address the name resolved to */
 	d->hint_addr = reason == POLICY_REASON_DENIED_ADDRESS && c->denied_seen ? &c->denied_addr
@@ -527,6 +528,35 @@ void proxy_conn_refuse(struct proxy_conn *c, enum policy_reason reason)
 	if (c->upstream >= 0)
 		setsockopt(c->upstream, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	proxy_conn_free(c);
+}
+
+/* Names the secret whose placeholder was found (its NAME, never a value). */
+static void secret_detail(struct proxy_conn *c, size_t which)
+{
+	const char *name = which < c->p->n_secrets ? c->p->secrets[which].name : NULL;
+	snprintf(c->detail, sizeof(c->detail), "the placeholder of %s, a secret for other hosts",
+		 name ? name : "a --secret");
+}
+
+static bool found_secret(struct proxy_conn *c, const uint8_t *buf, size_t n, bool head,
+			 size_t *which)
+{
+	struct proxy_core *p = c->p;
+	if (!p->n_secrets)
+		return false;
+	return head ? proxy_secret_find_head(p->secrets, p->n_secrets, buf, n, which) :
+		      proxy_secret_find(p->secrets, p->n_secrets, buf, n, PROXY_SECRET_FIND_PCT,
+					which);
+}
+
+bool proxy_conn_tripwire(struct proxy_conn *c, const uint8_t *buf, size_t n, bool head)
+{
+	size_t which = 0;
+	if (!found_secret(c, buf, n, head, &which))
+		return false;
+	secret_detail(c, which);
+	proxy_conn_refuse(c, POLICY_REASON_SECRET_ELSEWHERE);
+	return true;
 }
 
 static void write_allow(struct proxy_conn *c)
@@ -671,7 +701,20 @@ static enum proxy_relay_gate_verdict http_gate(const uint8_t *buf, size_t len, s
 			if (len >= PROXY_RELAY_GATE_MAX && off == 0)
 				reason = POLICY_REASON_TOO_BIG; /* cannot happen below the caps; never wait forever */
 			break;
-		case PROXY_HS_HEAD:
+		case PROXY_HS_HEAD: {
+			size_t which = 0;
+			if (found_secret(c, buf + off, h.head_len, true, &which)) {
+				secret_detail(c, which);
+				refuse_in_relay(c, POLICY_REASON_SECRET_ELSEWHERE, &h);
+				return PROXY_RELAY_GATE_STOP;
+			}
+			/* framed by an IP/CIDR rule only for the tripwire: that
+			 * rule allows whatever the bytes name */
+			if (!c->http_absolute && is_addr_rule(c->rule)) {
+				proxy_http_stream_accept(&c->hs, &h);
+				off += used;
+				continue;
+			}
 			if (!same_authority(c, &h)) {
 				refuse_in_relay(c, POLICY_REASON_HOST_CHANGED, &h);
 				return PROXY_RELAY_GATE_STOP;
@@ -684,6 +727,7 @@ static enum proxy_relay_gate_verdict http_gate(const uint8_t *buf, size_t len, s
 			proxy_http_stream_accept(&c->hs, &h);
 			off += used;
 			continue;
+		}
 		case PROXY_HS_MALFORMED: reason = POLICY_REASON_MALFORMED_HTTP; break;
 		case PROXY_HS_TOO_BIG: reason = POLICY_REASON_TOO_BIG; break;
 		case PROXY_HS_NO_HOST: reason = POLICY_REASON_NO_HOST; break;
@@ -837,8 +881,9 @@ void proxy_conn_relay(struct proxy_conn *c)
 		return;
 	}
 	/* an IP/CIDR rule allowed the address, whatever the bytes name; but
-	 * a proxy request is forwarded head by head whatever allowed it */
-	if (c->http_framed && (c->http_absolute || !is_addr_rule(c->rule)) &&
+	 * a proxy request is forwarded head by head whatever allowed it, and
+	 * with secrets every head is searched for their placeholders */
+	if (c->http_framed && (c->http_absolute || !is_addr_rule(c->rule) || c->p->n_secrets) &&
 	    proxy_relay_set_gate(c->relay, http_gate, c) < 0) {
 		log_msg(LOG_LEVEL_WARN, "no memory to frame a connection's requests: dropped");
 		proxy_conn_free(c); /* aborts the relay, whose callback frees c */
@@ -1001,15 +1046,17 @@ void proxy_conn_decide(struct proxy_conn *c)
 	/* a placeholder in what names the destination goes nowhere: the
 	 * destination is not the host its secret is for (case, percent and
 	 * dots are looked through: a resolver or a server reads them so) */
+	size_t which = 0;
 	if (p->n_secrets &&
 	    (proxy_secret_find(p->secrets, p->n_secrets, (const uint8_t *)c->raw, c->raw_len,
-			       PROXY_SECRET_FIND_PCT | PROXY_SECRET_FIND_NODOT, NULL) ||
+			       PROXY_SECRET_FIND_PCT | PROXY_SECRET_FIND_NODOT, &which) ||
 	     proxy_secret_find(p->secrets, p->n_secrets, (const uint8_t *)c->sni, c->sni_len,
-			       PROXY_SECRET_FIND_PCT | PROXY_SECRET_FIND_NODOT, NULL) ||
+			       PROXY_SECRET_FIND_PCT | PROXY_SECRET_FIND_NODOT, &which) ||
 	     (c->target.has_name &&
 	      proxy_secret_find(p->secrets, p->n_secrets, (const uint8_t *)c->target.name,
 				strlen(c->target.name), PROXY_SECRET_FIND_PCT | PROXY_SECRET_FIND_NODOT,
-				NULL)))) {
+				&which)))) {
+		secret_detail(c, which);
 		proxy_conn_refuse(c, POLICY_REASON_SECRET_ELSEWHERE);
 		return;
 	}
@@ -1136,6 +1183,8 @@ static void check_http(struct proxy_conn *c, size_t n)
 	case PROXY_HTTP_OK:
 		break;
 	}
+	if (proxy_conn_tripwire(c, c->p->scratch, h.head_len, true))
+		return;
 	if (((h.form != PROXY_HTTP_FORM_ABSOLUTE && h.form != PROXY_HTTP_FORM_AUTHORITY) ||
 	     proxy_http_target_matches_host(&h)) &&
 	    c->target.has_name && same_name((const char *)h.host.host.p, h.host.host.n, c->target.name)) {
@@ -1183,6 +1232,8 @@ static void check_sni_readable(struct proxy_conn *c)
 		proxy_conn_relay(c);
 		return;
 	}
+	if (proxy_conn_tripwire(c, c->p->scratch, (size_t)n, false))
+		return;
 	/* Transparent (decided before the client spoke): the bytes must show
 	 * what they would have had to show at once, naming the host decided
 	 * on; an IP/CIDR rule for the address allows any bytes. */

@@ -116,6 +116,7 @@ struct proxy_conn {
 	char raw[POLICY_NAME_MAX + 3]; /* the name as sent (for the audit when malformed) */
 	size_t raw_len;
 	const struct policy_net_rule *rule; /* the deciding rule */
+	char detail[96]; /* a refusal's detail for the audit ("" none): the tripwire's */
 	bool denied_seen; /* a resolved address was dropped as default-denied */
 	struct policy_addr denied_addr;
 	struct policy_addr res_addrs[2][PROXY_RESOLVE_MAX]; /* A, AAAA answers */
@@ -222,6 +223,16 @@ bool proxy_conn_take_name(struct proxy_conn *c, const uint8_t *name, size_t len)
 ssize_t proxy_conn_peek(struct proxy_conn *c, size_t cap);
 /* Asks the loop to call back when more than c->peeked bytes are there. */
 void proxy_conn_want_more(struct proxy_conn *c, size_t have);
+
+/* The tripwire (wire/http_secret.h): true, and c refused "secret-elsewhere"
+ * (freed), when buf[0..n) holds a secret's placeholder.  Every connection's
+ * first bytes are searched as they are peeked (head false: as given and
+ * percent-decoded), a plain HTTP request head also with its Basic
+ * credentials decoded (head true, n its head_len).  No connection porta
+ * sniffs carries a placeholder anywhere legitimately: a secret's hosts are
+ * always terminated, and their requests are searched by the terminating
+ * relay instead (netproxy/terminate.h), after their TLS hello. */
+bool proxy_conn_tripwire(struct proxy_conn *c, const uint8_t *buf, size_t n, bool head);
 /* Drops n bytes from the client's receive queue (already peeked). */
 int proxy_conn_consume(struct proxy_conn *c, size_t n);
 

@@ -107,6 +107,11 @@ static void readable(struct proxy_conn *c)
 		proxy_conn_refuse(c, POLICY_REASON_MALFORMED_NAME);
 		return;
 	}
+	/* once the target is known, so the refusal can name it: the head
+	 * (its Basic credentials too) and whatever followed it */
+	if (proxy_conn_tripwire(c, buf, h.head_len, true) ||
+	    proxy_conn_tripwire(c, buf, (size_t)n, false))
+		return;
 	if (h.form == PROXY_HTTP_FORM_ABSOLUTE) {
 		/* the body and every later request go through the framer: a
 		 * second request on this connection must name the same host

@@ -390,9 +390,10 @@ static bool take_head(struct proxy_term *t, const uint8_t *buf, const struct pro
 					       .method = h->method.p, .method_len = h->method.n,
 					       .target = h->target.p, .target_len = h->target.n };
 		report(t, &ev);
+		const char *name = t->prm.others[which].name;
 		refuse(t, 403, POLICY_REASON_SECRET_ELSEWHERE, h, NULL,
-		       "porta: this request carries a secret's placeholder that is not for this "
-		       "host\n");
+		       "porta: this request carries the placeholder of %s, a secret that is not "
+		       "for this host\n", name ? name : "a --secret");
 		return false;
 	}
 	struct policy_http_decision d;

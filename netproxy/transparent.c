@@ -85,6 +85,8 @@ static void sniff_http(struct proxy_conn *c, const uint8_t *buf, size_t n)
 	case PROXY_HTTP_OK:
 		break;
 	}
+	if (proxy_conn_tripwire(c, buf, h.head_len, true))
+		return;
 	if ((h.form == PROXY_HTTP_FORM_ABSOLUTE || h.form == PROXY_HTTP_FORM_AUTHORITY) &&
 	    !proxy_http_target_matches_host(&h)) {
 		proxy_conn_take_name(c, h.host.host.p, h.host.host.n);
@@ -116,6 +118,8 @@ static void readable(struct proxy_conn *c)
 		return;
 	}
 	const uint8_t *buf = c->p->scratch;
+	if (proxy_conn_tripwire(c, buf, (size_t)n, false))
+		return;
 	switch (proxy_sniff_tls(buf, (size_t)n, &hello)) {
 	case SNIFF_OK:
 		c->sni_len = hello.sni_len;

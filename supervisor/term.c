@@ -163,6 +163,7 @@ static int make_placeholders(struct supervisor_term *t, char *const envp[], stru
 		t->table[i].placeholder.n = olen;
 		t->table[i].value.p = (const uint8_t *)t->values[i];
 		t->table[i].value.n = vlen;
+		t->table[i].name = t->secrets[i].name;
 	}
 	free(avoid);
 	size_t bad;

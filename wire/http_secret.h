@@ -108,6 +108,7 @@
 struct proxy_secret {
 	struct proxy_span placeholder;
 	struct proxy_span value; /* the real value: never logged, never sent inside */
+	const char *name;        /* what messages call it (--secret's NAME), or NULL */
 };
 
 enum proxy_secret_table_status {

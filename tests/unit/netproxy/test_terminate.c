@@ -315,11 +315,11 @@ static int count(const char *hay, const char *needle)
 }
 
 static const struct proxy_secret bound[] = {
-	{ { (const uint8_t *)PH, sizeof(PH) - 1 }, { (const uint8_t *)REAL, sizeof(REAL) - 1 } },
+	{ { (const uint8_t *)PH, sizeof(PH) - 1 }, { (const uint8_t *)REAL, sizeof(REAL) - 1 }, "GH_TOKEN" },
 };
 static const struct proxy_secret others[] = {
 	{ { (const uint8_t *)OTHER_PH, sizeof(OTHER_PH) - 1 },
-	  { (const uint8_t *)OTHER_REAL, sizeof(OTHER_REAL) - 1 } },
+	  { (const uint8_t *)OTHER_REAL, sizeof(OTHER_REAL) - 1 }, "OTHER_TOKEN" },
 };
 
 TestSuite(terminate, .init = setup, .fini = teardown, .timeout = 60);

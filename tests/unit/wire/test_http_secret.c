@@ -19,7 +19,7 @@
 #define VAL2 "s3cr3t-two.x"
 
 #define SPAN(lit) { (const uint8_t *)(lit), sizeof(lit) - 1 }
-#define SECRET(ph, val) { SPAN(ph), SPAN(val) }
+#define SECRET(ph, val) { SPAN(ph), SPAN(val), NULL }
 
 static const struct proxy_secret two[] = { SECRET(PH1, VAL1), SECRET(PH2, VAL2) };
 
@@ -144,7 +144,7 @@ Test(http_secret, table_check)
 	char ph[PROXY_SECRET_PLACEHOLDER_MAX + 2];
 	memset(ph, 'a', sizeof(ph));
 	struct proxy_secret one = { { (const uint8_t *)ph, PROXY_SECRET_PLACEHOLDER_MAX },
-				    SPAN(VAL1) };
+				    SPAN(VAL1), NULL };
 	cr_assert_eq(proxy_secret_table_check(&one, 1, NULL), PROXY_SECRET_TABLE_OK);
 	one.placeholder.n++;
 	cr_assert_eq(proxy_secret_table_check(&one, 1, NULL), PROXY_SECRET_TABLE_BAD_PLACEHOLDER);
@@ -155,7 +155,8 @@ Test(http_secret, table_check)
 	char *big = malloc(PROXY_SECRET_VALUE_MAX + 1);
 	cr_assert(big);
 	memset(big, 'v', PROXY_SECRET_VALUE_MAX + 1);
-	struct proxy_secret long_value = { SPAN(PH1), { (const uint8_t *)big, PROXY_SECRET_VALUE_MAX } };
+	struct proxy_secret long_value = { SPAN(PH1), { (const uint8_t *)big, PROXY_SECRET_VALUE_MAX },
+					   NULL };
 	cr_assert_eq(proxy_secret_table_check(&long_value, 1, NULL), PROXY_SECRET_TABLE_OK);
 	long_value.value.n++;
 	cr_assert_eq(proxy_secret_table_check(&long_value, 1, NULL), PROXY_SECRET_TABLE_BAD_VALUE);
@@ -284,7 +285,7 @@ Test(http_secret, real_values_that_would_change_the_parse)
 	for (size_t i = 0; i < N_ELEMS(bad_anywhere); i++) {
 		struct proxy_secret t[] = {
 			SECRET(PH2, VAL2),
-			{ SPAN(PH1), { (const uint8_t *)bad_anywhere[i], strlen(bad_anywhere[i]) } },
+			{ SPAN(PH1), { (const uint8_t *)bad_anywhere[i], strlen(bad_anywhere[i]) }, NULL },
 		};
 		expect_refused("GET / HTTP/1.1\r\nHost: a.example\r\nX: " PH1 "\r\n\r\n", t, 2,
 			       PROXY_SECRET_BAD_VALUE, 1);
@@ -292,7 +293,7 @@ Test(http_secret, real_values_that_would_change_the_parse)
 			       PROXY_SECRET_BAD_VALUE, 1);
 	}
 	/* a NUL, given by length */
-	struct proxy_secret nul[] = { { SPAN(PH1), { (const uint8_t *)"a\0b", 3 } } };
+	struct proxy_secret nul[] = { { SPAN(PH1), { (const uint8_t *)"a\0b", 3 }, NULL } };
 	expect_refused("GET / HTTP/1.1\r\nHost: a.example\r\nX: " PH1 "\r\n\r\n", nul, 1,
 		       PROXY_SECRET_BAD_VALUE, 0);
 
@@ -397,7 +398,7 @@ Test(http_secret, bounds)
 	char *value = malloc(PROXY_SECRET_VALUE_MAX);
 	cr_assert(value);
 	memset(value, 'v', PROXY_SECRET_VALUE_MAX);
-	struct proxy_secret wide[] = { { SPAN(PH1), { (const uint8_t *)value, PROXY_SECRET_VALUE_MAX } } };
+	struct proxy_secret wide[] = { { SPAN(PH1), { (const uint8_t *)value, PROXY_SECRET_VALUE_MAX }, NULL } };
 	o = request("GET / HTTP/1.1\r\nHost: a.example\r\nX: " PH1 "\r\nY: " PH1 "\r\n\r\n", wide, 1);
 	cr_assert_eq(o.st, PROXY_SECRET_TOO_BIG);
 	o = request("GET /" PH1 PH1 " HTTP/1.0\r\n\r\n", wide, 1); /* no field line at all */
