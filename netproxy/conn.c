@@ -830,15 +830,41 @@ static void on_term_event(const struct proxy_term_event *ev, void *arg)
 
 /* A decided connection to a terminated endpoint: the terminating relay
  * instead of the splice.  False when the endpoint is not terminated. */
+/* The terminated endpoint c goes to: by its name, else by the address it
+ * goes to (an http:// rule may name an address, and a request naming any
+ * host to that address is held to it: the relay then refuses a Host other
+ * than the address). */
+static bool term_params(struct proxy_conn *c, struct proxy_term_params *prm)
+{
+	if (!c->p->term_fn)
+		return false;
+	if (c->target.has_name &&
+	    policy_net_target_parse((const uint8_t *)c->target.name, strlen(c->target.name),
+				    &c->term_host) == POLICY_NET_TARGET_OK &&
+	    c->p->term_fn(c->p->term_arg, &c->term_host, conn_port(c), prm))
+		return true;
+	const struct policy_addr *a = conn_addr(c);
+	if (!a)
+		return false;
+	memset(&c->term_host, 0, sizeof(c->term_host));
+	c->term_host.is_addr = true;
+	c->term_host.addr = *a;
+	return c->p->term_fn(c->p->term_arg, &c->term_host, conn_port(c), prm);
+}
+
+bool proxy_conn_terminated(struct proxy_conn *c)
+{
+	struct proxy_term_params prm;
+	return term_params(c, &prm);
+}
+
 static bool relay_terminated(struct proxy_conn *c, int client, int upstream)
 {
 	struct proxy_term_params prm;
 
-	if (!c->p->term_fn || !c->target.has_name ||
-	    policy_net_target_parse((const uint8_t *)c->target.name, strlen(c->target.name),
-				    &c->term_host) != POLICY_NET_TARGET_OK ||
-	    !c->p->term_fn(c->p->term_arg, &c->term_host, conn_port(c), &prm))
+	if (!term_params(c, &prm))
 		return false;
+	prm.proxied = c->term_proxied;
 	c->term = proxy_term_start(c->p->base, client, upstream, &prm,
 				   c->p->limits.idle_timeout_ms, on_term_event, on_term_done, c);
 	if (!c->term) {

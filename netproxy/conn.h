@@ -138,6 +138,8 @@ struct proxy_conn {
 
 	/* Front-end specific. */
 	bool http_absolute; /* absolute-form request: out is the rewritten head */
+	bool term_proxied;  /* absolute-form to a terminated endpoint: the head stays
+			     * queued for the terminating relay (terminate.h, proxied) */
 	size_t consume;     /* bytes of the client's queue to drop before relaying */
 	int socks_stage;    /* 0 greeting, 1 request */
 	bool replied;       /* the front end told the client it is connected */
@@ -233,6 +235,11 @@ void proxy_conn_want_more(struct proxy_conn *c, size_t have);
  * always terminated, and their requests are searched by the terminating
  * relay instead (netproxy/terminate.h), after their TLS hello. */
 bool proxy_conn_tripwire(struct proxy_conn *c, const uint8_t *buf, size_t n, bool head);
+
+/* Whether c's target (decided or about to be) is an endpoint porta
+ * terminates (--secret, --allow-http): its bytes go to the terminating
+ * relay (netproxy/terminate.h), not the splice. */
+bool proxy_conn_terminated(struct proxy_conn *c);
 /* Drops n bytes from the client's receive queue (already peeked). */
 int proxy_conn_consume(struct proxy_conn *c, size_t n);
 

@@ -112,6 +112,14 @@ static void readable(struct proxy_conn *c)
 	if (proxy_conn_tripwire(c, buf, h.head_len, true) ||
 	    proxy_conn_tripwire(c, buf, (size_t)n, false))
 		return;
+	if (h.form == PROXY_HTTP_FORM_ABSOLUTE && proxy_conn_terminated(c)) {
+		/* plain HTTP to an endpoint with --allow-http rules: the
+		 * terminating relay reads this head and every later one, checks
+		 * each against the rules and forwards it in origin-form */
+		c->term_proxied = true;
+		proxy_conn_decide(c);
+		return;
+	}
 	if (h.form == PROXY_HTTP_FORM_ABSOLUTE) {
 		/* the body and every later request go through the framer: a
 		 * second request on this connection must name the same host
@@ -153,6 +161,11 @@ static void connected(struct proxy_conn *c)
 {
 	static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
 
+	if (c->term_proxied) {
+		c->replied = true; /* the terminating relay answers from now on */
+		proxy_conn_relay(c);
+		return;
+	}
 	if (c->http_absolute) {
 		uint8_t *head = c->out;
 		size_t len = c->out_len;

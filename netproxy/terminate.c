@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "tls/endpoint.h"
+#include "wire/http_forward.h"
 #include "wire/http_response.h"
 #include "wire/http_stream.h"
 
@@ -460,6 +461,37 @@ static bool take_head(struct proxy_term *t, const uint8_t *buf, const struct pro
 	return true;
 }
 
+/* take_head() for a request to porta's HTTP proxy: the head it would
+ * forward (origin-form, without Proxy-* and hop-by-hop fields) is made
+ * first, and that is what is checked and sent; its target must name the
+ * connection's host as its Host does. */
+static bool take_proxied_head(struct proxy_term *t, const uint8_t *buf,
+			      const struct proxy_http_head *h, bool *later)
+{
+	struct proxy_http_head fh;
+
+	*later = false;
+	if (h->form != PROXY_HTTP_FORM_ABSOLUTE || !proxy_http_target_matches_host(h))
+		return take_head(t, buf, h, later); /* refused there: not this host */
+	size_t cap = proxy_http_forward_max(h);
+	uint8_t *fwd = malloc(cap);
+	if (!fwd) {
+		finish(t, PROXY_RELAY_NO_MEMORY);
+		return false;
+	}
+	size_t n = proxy_http_forward_head(buf, h, fwd, cap, NULL);
+	bool ok;
+	if (n == 0 || proxy_http_parse_head(fwd, n, &fh) != PROXY_HTTP_OK) {
+		refuse(t, 400, POLICY_REASON_MALFORMED_HTTP, h, NULL,
+		       "porta: this request could not be forwarded as HTTP/1.1\n");
+		ok = false;
+	} else {
+		ok = take_head(t, fwd, &fh, later);
+	}
+	free(fwd);
+	return ok;
+}
+
 /* Frames what the client sent (t->in) as far as it goes. */
 static void process_up(struct proxy_term *t)
 {
@@ -480,12 +512,16 @@ static void process_up(struct proxy_term *t)
 			}
 			off += used;
 		} else if (st == PROXY_HS_HEAD) {
-			if (!take_head(t, t->in + off, &h, &later)) {
+			if (!(t->prm.proxied ? take_proxied_head(t, t->in + off, &h, &later) :
+					       take_head(t, t->in + off, &h, &later))) {
 				t->waiting = later;
 				break;
 			}
 			t->waiting = false;
-			proxy_http_stream_accept(&t->hs, &h);
+			/* the framing of what went upstream: a forwarded head
+			 * has lost its Connection and Upgrade fields */
+			struct proxy_http_head fr = t->prm.proxied ? proxy_http_forward_framing(&h) : h;
+			proxy_http_stream_accept(&t->hs, &fr);
 			off += used;
 		} else if (st == PROXY_HS_NEED_MORE) {
 			break;

@@ -48,6 +48,10 @@ struct tls_client_conf;
 struct proxy_term_params {
 	struct tls_server_conf *server; /* NULL: plain HTTP both ways */
 	struct tls_client_conf *client; /* with server */
+	/* plain HTTP through porta's HTTP proxy: the client's requests are
+	 * absolute-form, each forwarded in origin-form without the proxy's
+	 * fields (wire/http_forward.h) and checked as forwarded */
+	bool proxied;
 	const struct policy_net_target *host; /* the connection's host, canonical */
 	uint16_t port;
 	/* --allow-http rules; n_rules 0: every request passes the rule check */

@@ -226,16 +226,15 @@ static int list_endpoints(struct supervisor_term *t, struct porta_error *e)
 	int r = 0;
 	size_t nh = policy_http_endpoints(t->rules, t->n_rules, hep, t->n_rules + 1);
 	for (size_t i = 0; r == 0 && i < nh; i++) {
+		/* an http:// rule's endpoint is read in the clear, transparently
+		 * or through porta's HTTP proxy (netproxy/terminate.h, proxied);
+		 * one port is read one way */
 		char text[POLICY_ENDPOINT_STRLEN];
-		/* plain HTTP reaches porta's HTTP proxy as absolute-form requests
-		 * whose first head the front end forwards before any relay could
-		 * check it: until the terminating relay takes that head too, a
-		 * plain-HTTP rule would be a rule not enforced, so it is refused */
-		if (hep[i].http)
-			r = porta_fail(e, "--allow-http", policy_endpoint_format(&hep[i].ep, 0, text), 0,
-				       "plain-HTTP rules are not enforced yet; name the https URL");
+		if (hep[i].http && hep[i].https)
+			r = porta_fail(e, "--allow-http", policy_endpoint_format(&hep[i].ep, 0, text),
+				       0, "named both as http and as https");
 		else
-			r = add_ep(t, &hep[i].ep, true, true, cap, e);
+			r = add_ep(t, &hep[i].ep, !hep[i].http, true, cap, e);
 	}
 	free(hep);
 	for (size_t i = 0; r == 0 && i < t->n_secrets; i++)

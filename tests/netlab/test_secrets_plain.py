@@ -10,6 +10,7 @@ and a stderr line.  (Terminated connections: test_secrets.py.)
 porta is found in PORTA_BIN (ctest sets it)."""
 import json
 import os
+import tempfile
 import unittest
 
 import netlab
@@ -34,8 +35,10 @@ class PlainTripwire(netlab.LabCase):
     shared_lab = SHARED
 
     def porta(self, options, script):
-        audit = os.path.join(self.lab.home, "audit-plain-%d-%s.jsonl" % (os.getpid(), self.id()[-20:]))
-        self.addCleanup(lambda: os.path.exists(audit) and os.unlink(audit))
+        fd, audit = tempfile.mkstemp(prefix="audit-plain-", suffix=".jsonl", dir=self.lab.home)
+        os.close(fd)
+        os.chmod(audit, 0o666)
+        self.addCleanup(os.unlink, audit)
         argv = [PORTA, "run", "--audit", audit, "--secret", "GH_TOKEN@api.example"]
         if os.geteuid() == 0:
             argv.append("--allow-root")
@@ -141,6 +144,72 @@ class PlainTripwire(netlab.LabCase):
         self.assertIn("rc=0", r.out, r.err)
         self.assertEqual(self.paths()[before:], ["/q?t=x", "/second", "/proxy"])
         self.assertEqual(tripped, [])
+
+
+
+@unittest.skipUnless(PORTA and os.access(PORTA, os.X_OK), "PORTA_BIN names no porta binary")
+class PlainRules(netlab.LabCase):
+    """--allow-http with an http:// URL: every request of a plain HTTP
+    connection to that HOST:PORT, transparent or through porta's HTTP
+    proxy, first or later on a kept-alive connection, must match a rule;
+    otherwise porta answers 403 naming the rule that would allow it, and the
+    server never sees the request."""
+    shared_lab = SHARED
+
+    def porta(self, script):
+        fd, audit = tempfile.mkstemp(prefix="audit-rules-", suffix=".jsonl", dir=self.lab.home)
+        os.close(fd)
+        os.chmod(audit, 0o666)
+        self.addCleanup(os.unlink, audit)
+        argv = [PORTA, "run", "--audit", audit, "--allow-http", "GET,HEAD http://plain.example/v1/*"]
+        if os.geteuid() == 0:
+            argv.append("--allow-root")
+        r = self.lab.run(argv + ["--", "sh", "-c", script], env=self.lab.env(), timeout=120, cwd="/")
+        with open(audit) as f:
+            http = [json.loads(l) for l in f.read().splitlines() if '"kind":"http"' in l]
+        return r, [(h["method"], h["path"], h["verdict"], h["reason"]) for h in http]
+
+    def paths(self):
+        return [q.get("path") for q in self.lab.requests(self.servers["plain"])]
+
+    def test_transparent_and_through_the_proxy(self):
+        for how in ("--noproxy '*'", ""):
+            with self.subTest(proxy=not how):
+                before = len(self.paths())
+                r, http = self.porta(
+                    "for u in /v1/a /v2/b; do curl -sS -o /dev/null -w '%%{http_code}\\n' %s "
+                    "http://plain.example$u; done; "
+                    "curl -sS -w '\\n%%{http_code}\\n' %s -X POST http://plain.example/v1/a" % (how, how))
+                lines = r.out.split("\n")
+                self.assertEqual([lines[0], lines[1], lines[-2]], ["200", "403", "403"], r.out + r.err)
+                self.assertIn("--allow-http 'POST http://plain.example/v1/a'", r.out)
+                self.assertEqual(self.paths()[before:], ["/v1/a"])
+                self.assertEqual(http, [("GET", "/v1/a", "allow", "allow"),
+                                        ("GET", "/v2/b", "deny", "http-no-rule"),
+                                        ("POST", "/v1/a", "deny", "http-no-rule")])
+                self.assertIn("--allow-http 'GET http://plain.example/v2/b'", r.err)
+
+    def test_second_request_on_a_kept_alive_connection(self):
+        for how in ("--noproxy '*'", ""):
+            with self.subTest(proxy=not how):
+                before = len(self.paths())
+                r, http = self.porta(
+                    "curl -sS -o /dev/null -o /dev/null -w '%%{http_code} %%{num_connects}\\n' %s "
+                    "http://plain.example/v1/a http://plain.example/v2/b" % how)
+                self.assertEqual(r.out.split(), ["200", "1", "403", "0"], r.out + r.err)
+                self.assertEqual(self.paths()[before:], ["/v1/a"])
+                self.assertEqual([h[2] for h in http], ["allow", "deny"])
+
+    def test_proxy_fields_never_reach_the_server(self):
+        before = len(self.lab.requests(self.servers["plain"]))
+        r, http = self.porta("curl -sS -o /dev/null -w '%{http_code}\\n' -U u:pw "
+                             "http://plain.example/v1/p")
+        self.assertEqual(r.out.split(), ["200"], r.err)
+        q = self.lab.requests(self.servers["plain"])[before:]
+        self.assertEqual([x["path"] for x in q], ["/v1/p"], "origin-form upstream")
+        names = [h.lower() for (h, _) in q[0]["headers"]]
+        self.assertNotIn("proxy-authorization", names)
+        self.assertNotIn("proxy-connection", names)
 
 
 if __name__ == "__main__":

@@ -114,6 +114,34 @@ Test(term, refusals)
 	refused(6, port80, env_base, "TLS only");
 	char *addr[] = { "porta", "run", "--secret", "GH_TOKEN@192.0.2.7", "--", "true", NULL };
 	refused(6, addr, env_base, "by address");
-	char *plain[] = { "porta", "run", "--allow-http", "GET http://api.example/*", "--", "true", NULL };
-	refused(6, plain, env_base, "plain-HTTP");
+	char *both[] = { "porta", "run", "--allow-http", "GET http://api.example:8080/*",
+			 "--allow-http", "GET https://api.example:8080/*", "--", "true", NULL };
+	refused(8, both, env_base, "both as http and as https");
+}
+
+/* An http:// rule's endpoint is read in the clear: no CA is made for it,
+ * and its requests are held to the rules (netproxy/terminate.h). */
+Test(term, plain_http_rules)
+{
+	char *argv[] = { "porta", "run", "--allow-http", "GET http://api.example/v1/*",
+			 "--allow-http", "GET http://192.0.2.7:8080/*", "--", "true", NULL };
+	struct policy_options o = opts(8, argv);
+	struct supervisor_term *t;
+	struct porta_error e;
+
+	cr_assert_eq(supervisor_term_create(&o, env_base, &t, &e), 0, "%s", e.msg);
+	cr_assert(t);
+	cr_assert_null(supervisor_term_ca_pem(t), "no host is terminated with TLS: no CA");
+	struct policy_net_target api, addr;
+	cr_assert_eq(policy_net_target_parse((const uint8_t *)"api.example", 11, &api),
+		     POLICY_NET_TARGET_OK);
+	cr_assert_eq(policy_net_target_parse((const uint8_t *)"192.0.2.7", 9, &addr),
+		     POLICY_NET_TARGET_OK);
+	struct proxy_term_params p;
+	cr_assert(supervisor_term_params(t, &api, 80, &p));
+	cr_assert(!p.server && !p.client, "plain HTTP both ways");
+	cr_assert_eq(p.n_rules, 2);
+	cr_assert(supervisor_term_params(t, &addr, 8080, &p), "an address is read in the clear too");
+	cr_assert_not(supervisor_term_params(t, &api, 443, &p), "https is not named: spliced");
+	supervisor_term_destroy(t);
 }
