@@ -500,8 +500,8 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 			esc_print(out, "  audit: ", o->audit_path, "\n");
 		for (size_t i = 0; i < o->secrets.n; i++)
 			esc_print(out, "  secret ", o->secrets.v[i],
-				  ": inside, NAME holds a placeholder; porta terminates TLS to HOST and "
-				  "sends the real value in requests' headers there only\n");
+				  ": inside, the variable holds a placeholder; porta terminates TLS to its hosts "
+				  "and puts the real value in requests' headers there only\n");
 		for (size_t i = 0; i < o->allow_http.n; i++)
 			esc_print(out, "  allow-http ", o->allow_http.v[i],
 				  ": every request to that host must match an --allow-http rule\n");
