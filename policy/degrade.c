@@ -50,6 +50,8 @@ static const struct policy_rule *writable_over(const struct policy_plan *plan, c
 	return NULL;
 }
 
+static bool say(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 static bool say(char *why, size_t cap, const char *fmt, ...)
 {
 	va_list ap;

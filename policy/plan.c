@@ -251,6 +251,9 @@ bool policy_plan_in_writable_mount(const struct policy_plan *plan, const char *p
 
 /* Formats into a new string and appends it to *v. */
 static int push_vfmt(char ***v, size_t *n, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+static int push_vfmt(char ***v, size_t *n, const char *fmt, va_list ap)
 {
 	char *s = NULL;
 
