@@ -217,6 +217,16 @@ static void note_refused(struct decision_log *log, const char *dst, size_t dst_l
 	r->count = 1;
 }
 
+/* What a refusal's stderr line adds to the reason's words: a connection's
+ * detail, and of a request's (whose detail repeats its 403 body) only the
+ * secret a "secret-elsewhere" one found. */
+static const char *line_detail(const struct decision *d)
+{
+	if (d->kind != DECISION_KIND_HTTP || d->reason == POLICY_REASON_SECRET_ELSEWHERE)
+		return d->detail;
+	return NULL;
+}
+
 int decision_log_record(struct decision_log *log, const struct decision *d)
 {
 	char hint[POLICY_HINT_MAX];
@@ -237,11 +247,9 @@ int decision_log_record(struct decision_log *log, const struct decision *d)
 	case POLICY_TALLY_DESTINATION:
 		if (d->label) {
 			if (d->label_len)
-				note_refused(log, d->label, d->label_len, d->reason,
-					     d->kind == DECISION_KIND_HTTP ? NULL : d->detail, h);
+				note_refused(log, d->label, d->label_len, d->reason, line_detail(d), h);
 		} else if (d->dst) {
-			note_refused(log, d->dst, strlen(d->dst), d->reason,
-				     d->kind == DECISION_KIND_HTTP ? NULL : d->detail, h);
+			note_refused(log, d->dst, strlen(d->dst), d->reason, line_detail(d), h);
 		}
 		break;
 	}

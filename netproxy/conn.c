@@ -788,10 +788,11 @@ static void record_http(struct proxy_conn *c, const struct proxy_term_event *ev,
 			snprintf(hint, sizeof(hint), "--allow-http '%s'", ev->suggestion);
 			d.hint_text = hint;
 		}
-		/* stderr and the summary name the request: METHOD https://HOST/PATH
+		/* stderr and the summary name the request: METHOD SCHEME://HOST/PATH
 		 * (a failed verification has said it already, with its reason) */
-		int n = snprintf(label, sizeof(label), "%.*s https://%s%.*s", (int)d.method_len,
-				 d.method ? d.method : "", c->target.has_name ? c->target.name : "",
+		int n = snprintf(label, sizeof(label), "%.*s %s://%s%.*s", (int)d.method_len,
+				 d.method ? d.method : "", c->term_tls ? "https" : "http",
+				 c->target.has_name ? c->target.name : "",
 				 (int)(d.path_len > 64 ? 64 : d.path_len), d.path ? d.path : "");
 		d.label = label;
 		d.label_len = reason == POLICY_REASON_UPSTREAM_UNVERIFIED || n < 0 ? 0 :
@@ -865,6 +866,7 @@ static bool relay_terminated(struct proxy_conn *c, int client, int upstream)
 	if (!term_params(c, &prm))
 		return false;
 	prm.proxied = c->term_proxied;
+	c->term_tls = prm.server != NULL;
 	c->term = proxy_term_start(c->p->base, client, upstream, &prm,
 				   c->p->limits.idle_timeout_ms, on_term_event, on_term_done, c);
 	if (!c->term) {

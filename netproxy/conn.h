@@ -138,6 +138,7 @@ struct proxy_conn {
 
 	/* Front-end specific. */
 	bool http_absolute; /* absolute-form request: out is the rewritten head */
+	bool term_tls;      /* terminated with TLS (else plain HTTP read in the clear) */
 	bool term_proxied;  /* absolute-form to a terminated endpoint: the head stays
 			     * queued for the terminating relay (terminate.h, proxied) */
 	size_t consume;     /* bytes of the client's queue to drop before relaying */
