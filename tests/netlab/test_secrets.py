@@ -130,6 +130,72 @@ class Secrets(netlab.LabCase):
         self.assertEqual(self.lab.requests(self.servers["other"]), [])
         self.assertIn("(secret elsewhere)", r.err)
 
+    def elsewhere(self, attempt):
+        """Runs `attempt` (curl, its URL on other.example) beside a control
+        that sends other.example its own placeholder.  Returns the
+        attempt's status, the audit's secret-elsewhere records and the
+        result, having checked the control went through and that nothing of
+        the attempt reached other.example."""
+        audit = os.path.join(self.lab.home, "audit-%d-%s.jsonl" % (os.getpid(), self.id()))
+        self.addCleanup(lambda: os.path.exists(audit) and os.unlink(audit))
+        r = self.porta(["--audit", audit, "--secret", "GH_TOKEN@api.example",
+                        "--secret", "OTHER_TOKEN@other.example"],
+                       'curl -sS -o /dev/null -w "%{http_code}\\n" -u "x:$OTHER_TOKEN" '
+                       'https://other.example/control; '
+                       'curl -sS -o /dev/null -w "%{http_code}\\n" ' + attempt)
+        with open(audit) as f:
+            text = f.read()
+        self.assertNotIn(REAL, text, "the real value in the audit")
+        self.assertNotIn(REAL, r.out + r.err)
+        statuses = r.out.split()
+        self.assertEqual(statuses[0], "200", r.err)
+        # the control only: not a byte of the attempt, not even a part of
+        # its head (netlab records one)
+        seen = self.lab.requests(self.servers["other"])
+        self.assertEqual([(q.get("path"), q.get("http_error")) for q in seen],
+                         [("/control", None)], seen)
+        import base64
+        self.assertEqual([v for q in seen for (h, v) in q["headers"] if h == "Authorization"],
+                         ["Basic " + base64.b64encode(("x:" + OTHER_REAL).encode()).decode()])
+        records = [json.loads(l) for l in text.splitlines()
+                   if json.loads(l).get("reason") == "secret-elsewhere"]
+        return statuses[1], records, r
+
+    def test_placeholder_elsewhere_in_a_query_string(self):
+        status, records, r = self.elsewhere('"https://other.example/q?token=$GH_TOKEN"')
+        self.assertEqual(status, "403", r.err)
+        self.assertEqual(len(records), 1, records)
+        self.assertEqual((records[0]["kind"], records[0]["verdict"], records[0]["path"][:9]),
+                         ("http", "deny", "/q?token="))
+        self.assertIn("(secret elsewhere)", r.err)
+
+    def test_placeholder_elsewhere_in_a_basic_header(self):
+        status, records, r = self.elsewhere('-u "x-access-token:$GH_TOKEN" '
+                                            'https://other.example/basic')
+        self.assertEqual(status, "403", r.err)
+        self.assertEqual(len(records), 1, records)
+        self.assertEqual((records[0]["kind"], records[0]["verdict"], records[0]["path"]),
+                         ("http", "deny", "/basic"))
+        self.assertIn("(secret elsewhere)", r.err)
+
+    # A known gap: the stderr line is "porta: refused GET
+    # https://other.example/q?token=<placeholder> (secret elsewhere)".
+    # terminate.c reports which secret (proxy_term_event.secret, an index
+    # into the endpoint's `others` table), but conn.c's on_term_event drops
+    # that event and the refusal's line comes from record_http(), which
+    # knows no names; the names live in supervisor/term.c (secrets[].name),
+    # and `others` carries no index back to them.
+    @unittest.expectedFailure
+    def test_placeholder_elsewhere_names_the_variable(self):
+        """The stderr line about a placeholder sent elsewhere names the
+        variable it stands for (GH_TOKEN), so the user knows which secret
+        went astray; never its value."""
+        status, records, r = self.elsewhere('"https://other.example/q?token=$GH_TOKEN"')
+        self.assertEqual(status, "403", r.err)
+        line = [l for l in r.err.splitlines() if "(secret elsewhere)" in l]
+        self.assertTrue(line, r.err)
+        self.assertIn("GH_TOKEN", line[0], r.err)
+
     def test_audit_records_each_request_and_no_value(self):
         audit = os.path.join(self.lab.home, "audit-%d.jsonl" % os.getpid())
         self.addCleanup(lambda: os.path.exists(audit) and os.unlink(audit))
