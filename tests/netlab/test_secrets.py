@@ -258,8 +258,11 @@ RAW_CLIENT = r"""
 import json, os, socket, ssl, sys
 sends, counts = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 ctx = ssl.create_default_context()
+# a TCP close without close_notify is an error here, not an end of stream
+# (OpenSSL may be configured to take it for one: OP_IGNORE_UNEXPECTED_EOF)
+ctx.options &= ~getattr(ssl, "OP_IGNORE_UNEXPECTED_EOF", 0)
 s = ctx.wrap_socket(socket.create_connection(("api.example", 443), timeout=20),
-                    server_hostname="api.example")
+                    server_hostname="api.example", suppress_ragged_eofs=False)
 got, end = b"", "open"
 def responses(b):
     n, off = 0, 0
@@ -280,8 +283,8 @@ for data, count in zip(sends, counts):
     while end == "open" and (count is None or responses(got) < count):
         try:
             chunk = s.recv(65536)
-        except ssl.SSLEOFError:
-            end = "eof without close_notify"
+        except ssl.SSLError as e:
+            end = "eof without close_notify" if "EOF" in str(e).upper() else "tls: %s" % e
         except ConnectionResetError:
             end = "reset"
         except socket.timeout:
