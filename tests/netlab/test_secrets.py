@@ -12,6 +12,7 @@ porta is found in PORTA_BIN (ctest sets it); porta verifies the lab's
 servers with SSL_CERT_FILE (the lab CA) in its own environment, and the
 command is given the system bundle back with --env (porta keeps a user's
 own SSL_CERT_FILE inside, which would not hold porta's CA)."""
+import base64
 import json
 import os
 import shutil
@@ -158,7 +159,6 @@ class Secrets(netlab.LabCase):
         seen = self.lab.requests(self.servers["other"])
         self.assertEqual([(q.get("path"), q.get("http_error")) for q in seen],
                          [("/control", None)], seen)
-        import base64
         self.assertEqual([v for q in seen for (h, v) in q["headers"] if h == "Authorization"],
                          ["Basic " + base64.b64encode(("x:" + OTHER_REAL).encode()).decode()])
         records = [json.loads(l) for l in text.splitlines()
