@@ -455,16 +455,21 @@ def _read_http_request(stream):
 
 class _Pushback:
     """A stream with bytes already read put back in front (the bytes a
-    request read past its end: the next pipelined request)."""
+    request read past its end: the next pipelined request).  received
+    counts the bytes read from the stream itself (after TLS: the HTTP
+    bytes)."""
 
     def __init__(self, stream):
         self.stream, self.rest = stream, b""
+        self.received = 0
 
     def recv(self, n=65536, timeout=None):
         if self.rest:
             data, self.rest = self.rest[:n], self.rest[n:]
             return data
-        return self.stream.recv(n)
+        data = self.stream.recv(n)
+        self.received += len(data)
+        return data
 
     def sendall(self, data):
         self.stream.sendall(data)
@@ -941,11 +946,20 @@ class Controller:
         names and reads on even after "Connection: close"."""
         stream = _Pushback(stream)
         index = 0
+        whole = 0           # bytes of the complete requests so far
         while True:
             req = _read_http_request(stream)
             if req is None:
+                # a part of a request is bytes that reached the server all
+                # the same: a test that counts "nothing arrived" must see it
+                partial = stream.received - whole
+                if partial:
+                    with svc.lock:
+                        svc.events.append(dict(first, index=index, partial_bytes=partial,
+                                               http_error="incomplete request"))
                 return
             stream.rest = req.rest
+            whole = stream.received - len(req.rest)
             status, reply = self.http_reply(svc, req, keepalive=True)
             record = dict(first, index=index, status=status, **_request_record(req))
             with svc.lock:
@@ -1725,7 +1739,9 @@ class Lab:
         sent, values without surrounding whitespace), body_length and body
         (its first REQUEST_BODY_KEPT bytes, as latin-1 text), and the
         status code answered; errors as *_error keys (tls_error,
-        http_error, error).
+        http_error, error).  On a keepalive server, bytes after the last
+        complete request (a head or body cut short) are one more record:
+        http_error "incomplete request", partial_bytes their count.
 
         A connection's record is written when the lab has finished serving
         it, which can be a moment after the client has exited (a TLS

@@ -152,6 +152,24 @@ class RequestHeads(TLSLab):
                           (1, "DELETE", "/repo", ["fronted.example"], "keep.example", "")])
         self.assertEqual(self.lab.hits(self.keep), 1)
 
+    def test_keepalive_records_an_incomplete_request(self):
+        # "zero bytes of the request reached the server" must be able to
+        # fail on a part of one: a head cut short is a record of its own,
+        # after the complete requests, with the bytes it had
+        whole = r"GET /a HTTP/1.1\r\nHost: keep.example\r\n\r\n"
+        part = r"GET /b?token=x HTTP/1.1\r\nHost: kee"
+        self.run_ok([PY, "-c", RAW_TLS, "keep.example", KEEP, self.lab.ca_file, "1", whole + part])
+        reqs = self.lab.requests(self.keep)
+        self.assertEqual([(r["index"], r.get("path"), r.get("http_error"), r.get("partial_bytes"))
+                          for r in reqs],
+                         [(0, "/a", None, None),
+                          (1, None, "incomplete request",
+                           len(part.encode().decode("unicode_escape")))])
+        # a connection that ends after whole requests has no such record
+        self.lab.reset()
+        self.run_ok([PY, "-c", RAW_TLS, "keep.example", KEEP, self.lab.ca_file, "1", whole])
+        self.assertEqual([r.get("http_error") for r in self.lab.requests(self.keep)], [None])
+
     def test_one_request_per_connection_without_keepalive(self):
         # the control for the test above: the same two URLs on a server
         # without keepalive take two connections, and records carry no index

