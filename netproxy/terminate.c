@@ -919,7 +919,10 @@ struct proxy_term *proxy_term_start(struct event_base *base, int client, int ups
 	} else {
 		t->state = TERM_RELAY;
 	}
-	pump(t);
+	/* the first turn runs from the loop, never inside this call: a plain
+	 * request refused at once would finish, and call done, before the
+	 * caller had kept the handle it is given back */
+	event_active(t->ev_again, EV_TIMEOUT, 0);
 	return t;
 fail:
 	side_free(&t->cl);

@@ -101,7 +101,8 @@ typedef void (*proxy_term_event_fn)(const struct proxy_term_event *ev, void *arg
 typedef bool (*proxy_term_fn)(void *arg, const struct policy_net_target *host, uint16_t port,
 			      struct proxy_term_params *out);
 
-/* Starts terminating: client and upstream are connected, non-blocking
+/* Starts terminating (its first turn runs from the loop: no callback is
+ * called before this returns): client and upstream are connected, non-blocking
  * stream sockets, owned by the relay from now on (closed by it, also on
  * failure).  The client's first bytes (its ClientHello, or its request) are
  * still in its socket's queue.  event (may be NULL) reports each request

@@ -182,7 +182,7 @@ class PlainRules(netlab.LabCase):
                     "curl -sS -w '\\n%%{http_code}\\n' %s -X POST http://plain.example/v1/a" % (how, how))
                 lines = r.out.split("\n")
                 self.assertEqual([lines[0], lines[1], lines[-2]], ["200", "403", "403"], r.out + r.err)
-                self.assertIn("--allow-http 'POST http://plain.example/v1/a'", r.out)
+                self.assertIn("--allow-http 'POST http://plain.example/v1/a'", r.out, r.out + r.err)
                 self.assertEqual(self.paths()[before:], ["/v1/a"])
                 self.assertEqual(http, [("GET", "/v1/a", "allow", "allow"),
                                         ("GET", "/v2/b", "deny", "http-no-rule"),
