@@ -184,3 +184,69 @@ Test(decision_log, quiet_prints_nothing)
 	capture_end(&cap, err, sizeof(err));
 	cr_expect_str_eq(err, "");
 }
+
+/* A secret-elsewhere refusal names the secret's variable (its detail) in
+ * the audit and on the stderr line, for a connection and for a request; a
+ * request's other details (its 403 body) stay out of the line. */
+Test(decision_log, secret_elsewhere_names_the_variable)
+{
+	char apath[] = "/tmp/porta-audit-XXXXXX";
+	int afd = mkstemp(apath);
+	FILE *audit = fdopen(afd, "w+");
+	struct capture cap;
+	capture_start(&cap);
+	struct decision_log_config cfg = { .audit = audit };
+	struct decision_log *log;
+	cr_assert_eq(decision_log_create(&cfg, &log), 0);
+	struct decision con = { .kind = DECISION_KIND_CONNECT,
+				.reason = POLICY_REASON_SECRET_ELSEWHERE, .dst = "203.0.113.5:80",
+				.detail = "the placeholder of GH_TOKEN, a secret for other hosts" };
+	struct decision req = { .kind = DECISION_KIND_HTTP, .reason = POLICY_REASON_SECRET_ELSEWHERE,
+				.dst = "203.0.113.6:443", .label = "GET https://b.example/q",
+				.label_len = 23, .method = "GET", .method_len = 3, .path = "/q",
+				.path_len = 2, .detail = "this request carries the placeholder of NPM_TOKEN" };
+	struct decision rule = { .kind = DECISION_KIND_HTTP, .reason = POLICY_REASON_HTTP_NO_RULE,
+				 .dst = "203.0.113.7:443", .label = "GET https://c.example/x",
+				 .label_len = 23, .method = "GET", .method_len = 3, .path = "/x",
+				 .path_len = 2, .detail = "refused by --allow-http: no rule" };
+	struct decision plain = { .kind = DECISION_KIND_CONNECT, .reason = POLICY_REASON_NO_RULE,
+				  .dst = "203.0.113.8:22" };
+	cr_assert_eq(decision_log_record(log, &con), 0);
+	cr_assert_eq(decision_log_record(log, &req), 0);
+	cr_assert_eq(decision_log_record(log, &rule), 0);
+	cr_assert_eq(decision_log_record(log, &plain), 0);
+	decision_log_destroy(log);
+	char err[2048];
+	capture_end(&cap, err, sizeof(err));
+	cr_expect(strstr(err, "refused 203.0.113.5:80 (secret elsewhere: the placeholder of "
+			      "GH_TOKEN, a secret for other hosts)"), "%s", err);
+	cr_expect(strstr(err, "refused GET https://b.example/q (secret elsewhere: this request "
+			      "carries the placeholder of NPM_TOKEN)"), "%s", err);
+	cr_expect(strstr(err, "refused GET https://c.example/x (http no rule)\n"), "%s", err);
+	cr_expect(strstr(err, "refused 203.0.113.8:22 (no rule)"), "%s", err);
+
+	char buf[4096];
+	rewind(audit);
+	size_t n = fread(buf, 1, sizeof(buf) - 1, audit);
+	buf[n] = '\0';
+	fclose(audit);
+	unlink(apath);
+	char *lines[4];
+	lines[0] = strtok(buf, "\n");
+	for (int i = 1; i < 4; i++)
+		lines[i] = strtok(NULL, "\n");
+	const char *want[4] = { "the placeholder of GH_TOKEN, a secret for other hosts",
+				"this request carries the placeholder of NPM_TOKEN",
+				"refused by --allow-http: no rule", NULL };
+	for (int i = 0; i < 4; i++) {
+		cr_assert(lines[i]);
+		json_t *o = json_loads(lines[i], 0, NULL);
+		cr_assert(o, "%s", lines[i]);
+		json_t *d = json_object_get(o, "detail");
+		if (want[i])
+			cr_expect_str_eq(json_string_value(d), want[i], "%s", lines[i]);
+		else
+			cr_expect_null(d, "no detail key on a plain refusal: %s", lines[i]);
+		json_decref(o);
+	}
+}
