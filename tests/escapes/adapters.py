@@ -682,7 +682,7 @@ class SrtAdapter:
 
     def credentials(self, policy: Policy, out: dict) -> None:
         """secrets and allow_http (see the class docstring) into the settings."""
-        terminated, env_vars = [], []
+        terminated, plain, env_vars = [], [], []
         try:
             for spec in policy.secrets:
                 name, rules = secret_parts(spec)
@@ -694,19 +694,20 @@ class SrtAdapter:
                 if methods != "*" or path != "/*":
                     raise NotOffered(f"srt decides requests only through filterRequest, a callback "
                                      f"of its library, not a setting: --allow-http '{rule}'")
-                (terminated if scheme == "https" else out["network"]["allowedDomains"]).append(hostport)
+                (terminated if scheme == "https" else plain).append(hostport)
+            spliced = ({parse_rule(r)[0] for r in policy.allow_net + policy.proxy_allow}
+                       - {parse_rule(r)[0] for r in terminated})
         except RuleError as e:
             raise NotOffered(f"srt: {e}")
-        if not terminated:
-            return
         net = out["network"]
-        spliced = sorted({parse_rule(r)[0] for r in policy.allow_net + policy.proxy_allow}
-                         - {parse_rule(r)[0] for r in terminated})
-        net["allowedDomains"] = self.domains([d for d in net["allowedDomains"]] + terminated)
-        # porta terminates only the hosts a secret or a request rule names
-        # and splices the others; srt's nearest is termination for all but
-        # excludeDomains (host patterns, no port)
-        net["tlsTerminate"] = {"excludeDomains": spliced} if spliced else {}
+        net["allowedDomains"] = self.domains(policy.allow_net + policy.proxy_allow + plain + terminated)
+        if terminated:
+            # porta terminates only the hosts a secret or a request rule
+            # names and splices the others; srt's nearest is termination
+            # for all but excludeDomains (host patterns, without a port;
+            # porta's "*.x" is x and every name under it)
+            spliced |= {h[2:] for h in spliced if h.startswith("*.")}
+            net["tlsTerminate"] = {"excludeDomains": sorted(spliced)} if spliced else {}
         if env_vars:
             out["credentials"] = {"envVars": env_vars}
 

@@ -258,6 +258,8 @@ def secret_check(ctx, lab, name, policy, steps, places):
 
     def evidence(lab_, mode, run):
         held = run.results().get("token", ("", ""))[1].strip()
+        if len(held) < 16:    # too short to tell apart from other bytes
+            held = ""
         hits = found(lab, places, [real, held])
         route_open = bool(found(lab, places, [allowed_value(ctx, mode)]))
         seen[mode] = (held, route_open)
@@ -275,7 +277,8 @@ def secret_check(ctx, lab, name, policy, steps, places):
         held, route_open = seen["sandbox"]
         if not held:
             return Check(name, BROKEN, check.control,
-                         f"the program was never given ${VAR}: nothing was tried")
+                         f"the program was never given ${VAR} (or a value under 16 bytes, "
+                         "too short to search for): nothing was tried")
         if not route_open:
             return Check(name, NA, check.control,
                          "the allowed value sent by the same route did not arrive either: "
