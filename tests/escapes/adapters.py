@@ -135,6 +135,38 @@ def parse_rule(rule: str) -> tuple:
     return host, ports
 
 
+def secret_parts(spec: str) -> tuple:
+    """A porta --secret NAME@HOST[,HOST...]: (NAME, [HOST:PORT rules]), each
+    host in --allow-net's grammar or the URL form https://HOST[:PORT][/],
+    port 443 when none is given (policy/secret.h)."""
+    name, sep, hosts = spec.partition("@")
+    if not sep or not name or not hosts:
+        raise RuleError(f"cannot read the secret {spec!r}")
+    rules = []
+    for h in hosts.split(","):
+        h = h.strip()
+        for scheme, port in (("https://", "443"), ("http://", "80")):
+            if h.startswith(scheme):
+                h = h[len(scheme):].rstrip("/")
+                if ":" not in h.rsplit("]", 1)[-1]:
+                    h = f"{h}:{port}"
+        rules.append(h)
+    return name, rules
+
+
+def http_rule_parts(rule: str) -> tuple:
+    """A porta --allow-http 'METHODS URL': (methods, scheme, HOST:PORT rule,
+    path pattern), the port the scheme's when none is given."""
+    methods, _, url = rule.strip().partition(" ")
+    m = re.fullmatch(r"(https?)://([^/]+)(/.*)?", url.strip())
+    if not methods or not m:
+        raise RuleError(f"cannot read the --allow-http rule {rule!r}")
+    scheme, hostport, path = m.group(1), m.group(2), m.group(3) or "/"
+    if ":" not in hostport.rsplit("]", 1)[-1]:
+        hostport += ":443" if scheme == "https" else ":80"
+    return methods, scheme, hostport, path
+
+
 # --------------------------------------------------------------------------
 # porta itself, and no sandbox at all
 
@@ -169,6 +201,10 @@ class PortaAdapter:
             cmd += ["--allow-net", rule]
         for rule in policy.proxy_allow:
             cmd += ["--proxy-allow", rule]
+        for spec in policy.secrets:
+            cmd += ["--secret", spec]
+        for rule in policy.allow_http:
+            cmd += ["--allow-http", rule]
         for flag, val in (("--max-procs", policy.max_procs),
                           ("--max-file-size", policy.max_file_size_mib),
                           ("--max-cpu", policy.max_cpu_s),
@@ -240,8 +276,8 @@ class BwrapAdapter:
                         the host's /tmp, writable
       no_net            no `--share-net` (empty network namespace); otherwise
                         `--share-net`, the host's network as it is
-    Not offered: audit, proxy_allow, allow_net (no proxy, no name rules),
-    max_procs, max_file_size_mib, max_cpu_s, max_memory_mib, timeout_s (bwrap
+    Not offered: audit, proxy_allow, allow_net, secrets, allow_http (no
+    proxy, no name rules), max_procs, max_file_size_mib, max_cpu_s, max_memory_mib, timeout_s (bwrap
     sets no rlimits, cgroups or deadlines; a wrapper such as prlimit or
     timeout would be another tool).
     Not hidden: credential files (bwrap has no preset; `--ro-bind / /` shows
@@ -297,8 +333,9 @@ def not_offered_common(policy: Policy, tool: str, audit: bool = True, net_rules:
     """Raise NotOffered for the Policy fields this tool has no setting for."""
     if audit and policy.audit:
         raise NotOffered(f"{tool} writes no audit file of network decisions (--audit)")
-    if net_rules and (policy.proxy_allow or policy.allow_net):
-        rules = ", ".join(policy.allow_net + policy.proxy_allow)
+    if net_rules and (policy.proxy_allow or policy.allow_net or policy.secrets or policy.allow_http):
+        rules = ", ".join(policy.allow_net + policy.proxy_allow + [s.partition("@")[2] for s in policy.secrets]
+                          + policy.allow_http)
         raise NotOffered(f"{tool} has no per-host network rule ({rules}): its network is all or nothing")
     if ceilings:
         for what, val in (("--max-procs", policy.max_procs),
@@ -368,8 +405,9 @@ class FirejailAdapter:
                         SPACE, not memory; the closest firejail 0.9.72 offers
                         (its --cgroup only joins an existing cgroup)
       timeout_s         `--timeout=hh:mm:ss`
-    Not offered: audit, proxy_allow, allow_net (firejail's --netfilter takes
-    iptables rules over addresses, not names through a proxy).
+    Not offered: audit, proxy_allow, allow_net, secrets, allow_http
+    (firejail's --netfilter takes iptables rules over addresses, not names
+    through a proxy).
     Where it cannot run: inside a user namespace (the network rows' lab is
     one): tried with `unshare -U`, firejail 0.9.72 stops with "Error seteuid:
     EUID_USER: Invalid argument" as root and aborts on an assertion in
@@ -530,8 +568,25 @@ class SrtAdapter:
                         HTTPS_PROXY / ALL_PROXY (srt sets them); a program that
                         ignores them has no network at all, which is stricter
                         than porta's transparent --allow-net
+      secrets           NAME@HOSTS -> credentials.envVars {name: NAME, mode:
+                        "mask", injectHosts: the hosts}: srt's own stand-in
+                        feature (the command sees fake_value_<uuid>, srt's
+                        proxy swaps in the real value for those hosts only);
+                        the hosts join allowedDomains (port 443 unless given),
+                        and network.tlsTerminate is set, with every other
+                        allowed host in its excludeDomains (tunnelled
+                        untouched, as porta splices the hosts it does not
+                        terminate).  srt's proxy verifies the upstream with
+                        Node's roots and NODE_EXTRA_CA_CERTS in srt's own
+                        environment, which the row sets (tests/escapes/
+                        rows_secrets.py)
+      allow_http        only "* https://HOST[:PORT]/*" (every method and
+                        path): the host joins allowedDomains and is terminated
+                        as above; "* http://HOST/*" joins allowedDomains
     Not offered: audit (srt keeps violations in memory and debug logs, not in
-    a file of decisions); rules srt refuses: "*" and "*:PORT" (any name),
+    a file of decisions); allow_http rules narrower than every method and
+    path (srt decides requests only through filterRequest, a callback of its
+    library, not a setting); rules srt refuses: "*" and "*:PORT" (any name),
     CIDR ranges, wildcards over a single label ("*.test"); max_procs,
     max_file_size_mib, max_cpu_s, max_memory_mib, timeout_s (no ceilings, no
     deadline).
@@ -621,7 +676,40 @@ class SrtAdapter:
                                + ["/tmp"] + [p for p, _ in policy.mounts])
         net = {"allowedDomains": self.domains(policy.allow_net + policy.proxy_allow),
                "deniedDomains": []}
-        return {"network": net, "filesystem": fs}
+        out = {"network": net, "filesystem": fs}
+        self.credentials(policy, out)
+        return out
+
+    def credentials(self, policy: Policy, out: dict) -> None:
+        """secrets and allow_http (see the class docstring) into the settings."""
+        terminated, plain, env_vars = [], [], []
+        try:
+            for spec in policy.secrets:
+                name, rules = secret_parts(spec)
+                terminated += rules
+                env_vars.append({"name": name, "mode": "mask",
+                                 "injectHosts": sorted({parse_rule(r)[0] for r in rules})})
+            for rule in policy.allow_http:
+                methods, scheme, hostport, path = http_rule_parts(rule)
+                if methods != "*" or path != "/*":
+                    raise NotOffered(f"srt decides requests only through filterRequest, a callback "
+                                     f"of its library, not a setting: --allow-http '{rule}'")
+                (terminated if scheme == "https" else plain).append(hostport)
+            spliced = ({parse_rule(r)[0] for r in policy.allow_net + policy.proxy_allow}
+                       - {parse_rule(r)[0] for r in terminated})
+        except RuleError as e:
+            raise NotOffered(f"srt: {e}")
+        net = out["network"]
+        net["allowedDomains"] = self.domains(policy.allow_net + policy.proxy_allow + plain + terminated)
+        if terminated:
+            # porta terminates only the hosts a secret or a request rule
+            # names and splices the others; srt's nearest is termination
+            # for all but excludeDomains (host patterns, without a port;
+            # porta's "*.x" is x and every name under it)
+            spliced |= {h[2:] for h in spliced if h.startswith("*.")}
+            net["tlsTerminate"] = {"excludeDomains": sorted(spliced)} if spliced else {}
+        if env_vars:
+            out["credentials"] = {"envVars": env_vars}
 
     def command(self, policy: Policy, argv: list) -> list:
         path = self.scratch.file("srt-settings.json", json.dumps(self.settings(policy), indent=1))
@@ -665,7 +753,9 @@ class CodexAdapter:
       no_net            no network table (codex's default: its own empty
                         network namespace)
       (no network field) network = {enabled = true}: the host's network
-    Not offered: proxy_allow, allow_net.  codex 0.171 has a beta domain
+    Not offered: proxy_allow, allow_net, and secrets and allow_http (each
+    allows hosts by name, which the same allowlist would have to say).
+    codex 0.171 has a beta domain
     allowlist (`features.network_proxy` + network.domains, a proxy it starts
     itself), but it matches host names only, on every port, so it cannot say
     HOST:PORT (every porta rule has a port), and it refuses every
@@ -709,8 +799,9 @@ class CodexAdapter:
     def command(self, policy: Policy, argv: list) -> list:
         if policy.audit:
             raise NotOffered("codex writes no audit file of network decisions (--audit)")
-        if policy.proxy_allow or policy.allow_net:
-            rules = ", ".join(policy.allow_net + policy.proxy_allow)
+        if policy.proxy_allow or policy.allow_net or policy.secrets or policy.allow_http:
+            rules = ", ".join(policy.allow_net + policy.proxy_allow
+                              + [s.partition("@")[2] for s in policy.secrets] + policy.allow_http)
             raise NotOffered(f"codex cannot say HOST:PORT ({rules}): its beta domain allowlist "
                              "(features.network_proxy) matches names on every port and refuses "
                              "non-public addresses")

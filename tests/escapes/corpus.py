@@ -51,6 +51,10 @@ class Policy:
     audit: str | None = None
     proxy_allow: list = dataclasses.field(default_factory=list)   # --proxy-allow RULE
     allow_net: list = dataclasses.field(default_factory=list)     # --allow-net RULE (transparent)
+    # --secret NAME@HOST[,HOST...]: the program is to use $NAME only with
+    # these hosts (port 443 unless given); the hosts are allowed too
+    secrets: list = dataclasses.field(default_factory=list)
+    allow_http: list = dataclasses.field(default_factory=list)    # --allow-http 'METHODS URL'
     max_procs: int | None = None
     max_file_size_mib: int | None = None
     max_cpu_s: int | None = None
@@ -75,6 +79,8 @@ class Policy:
                 parts.append(f"{flag} {val}")
         parts += [f"--allow-net {r}" for r in self.allow_net]
         parts += [f"--proxy-allow {r}" for r in self.proxy_allow]
+        parts += [f"--secret {r}" for r in self.secrets]
+        parts += [f"--allow-http '{r}'" for r in self.allow_http]
         return " ".join(parts)
 
 

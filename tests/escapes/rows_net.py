@@ -312,13 +312,13 @@ def get_lab(ctx):
 # --------------------------------------------------------------------------
 # Running a check: control and sandbox, each judged from the lab alone
 
-def lab_run(ctx, lab, argv, timeout=60):
-    return ctx.execute(lab.command(argv, cwd=ctx.root), timeout=timeout)
+def lab_run(ctx, lab, argv, timeout=60, env=None):
+    return ctx.execute(lab.command(argv, cwd=ctx.root), timeout=timeout, env=env)
 
 
-def sandboxed(ctx, lab, policy, argv, timeout=60):
+def sandboxed(ctx, lab, policy, argv, timeout=60, env=None):
     return ctx.sandboxed(policy, argv, wrap=lab.command([], cwd=ctx.root)[:-1] + ["--"],
-                         timeout=timeout)
+                         timeout=timeout, env=env)
 
 
 def reached(lab, *names):
@@ -342,13 +342,15 @@ def unprepared(names, why):
 
 class NetCheck:
     """One check: steps (or an argv) run as the control and sandboxed, and
-    evidence(lab, mode, run) -> (escaped, detail) read from the lab."""
+    evidence(lab, mode, run) -> (escaped, detail) read from the lab.  env:
+    the environment both runs get (default ctx.env())."""
 
     def __init__(self, name, policy, steps=None, evidence=None, argv=None, comm=None,
-                 control_steps=None, control_na=None, timeout=60, before=None):
+                 control_steps=None, control_na=None, timeout=60, before=None, env=None):
         self.name, self.policy, self.steps, self.evidence = name, policy, steps, evidence
         self.argv, self.comm, self.control_steps = argv, comm, control_steps
         self.control_na, self.timeout, self.before = control_na, timeout, before
+        self.env = env
 
 
 def run_check(ctx, lab, c: NetCheck, keep=None):
@@ -365,10 +367,10 @@ def run_check(ctx, lab, c: NetCheck, keep=None):
             steps = steps(mode) if callable(steps) else steps
             argv = probe_argv(steps, c.comm)
         if mode == "control":
-            run = lab_run(ctx, lab, argv, timeout=c.timeout)
+            run = lab_run(ctx, lab, argv, timeout=c.timeout, env=c.env)
         else:
             try:
-                run = sandboxed(ctx, lab, c.policy, argv, timeout=c.timeout)
+                run = sandboxed(ctx, lab, c.policy, argv, timeout=c.timeout, env=c.env)
             except NotOffered as e:
                 return not_offered(c.name, str(e))
         runs[mode] = run
