@@ -14,6 +14,8 @@
 #include "netproxy/terminate.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdarg.h>
 #include <event2/event.h>
 #include <stdio.h>
@@ -873,7 +875,16 @@ static void on_idle(evutil_socket_t fd, short what, void *arg)
 
 static int side_init(struct proxy_term *t, struct side *s, int fd)
 {
+	int one = 1;
+
 	s->fd = fd;
+	/* A handshake flight and a response head are several small writes
+	 * (mbedtls sends each record with its own send(2), tls/endpoint.c
+	 * on_send); with Nagle's algorithm the second waits for the peer's
+	 * delayed ACK, up to 40 ms (tcp(7)), on every new connection: the
+	 * reason netproxy/relay.c sets it too.  Fails harmlessly on a Unix
+	 * socket. */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	s->ev_r = event_new(t->base, fd, EV_READ, on_event, t);
 	s->ev_w = event_new(t->base, fd, EV_WRITE, on_event, t);
 	return s->ev_r && s->ev_w ? 0 : -ENOMEM;

@@ -11,6 +11,7 @@
 #include <event2/event.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,4 +426,57 @@ Test(terminate, unverifiable_upstream_is_502_with_the_reason)
 	cr_assert_eq(r.upstream_tls, 1);
 	cr_assert_str_eq(log, "");
 	free(hdrs), free(body), free(log);
+}
+
+/* A connected TCP pair on loopback: *a connected to *b. */
+static void tcp_pair(int *a, int *b)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(sa);
+	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_eq(bind(l, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	cr_assert_eq(listen(l, 1), 0);
+	getsockname(l, (struct sockaddr *)&sa, &sl);
+	*a = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	cr_assert_eq(connect(*a, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	*b = accept4(l, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	cr_assert_geq(*b, 0);
+	close(l);
+}
+
+/* Both sockets without Nagle's algorithm: each handshake record is its own
+ * send(2), and one behind an unacknowledged record waited for the peer's
+ * delayed ACK, ~40 ms on every new connection (docs/benchmarks/tls-relay.md). */
+Test(terminate, both_sides_nodelay)
+{
+	struct run r = { 0 };
+	static uint8_t scratch[PROXY_SECRET_OUT_MAX];
+	int c, c_in, u_out, s;
+
+	tcp_pair(&c, &c_in);
+	tcp_pair(&u_out, &s);
+	fcntl(u_out, F_SETFL, O_NONBLOCK);
+	/* dups share the sockets the relay takes over */
+	int fds[2] = { dup(c_in), dup(u_out) };
+	cr_assert_eq(policy_net_target_parse((const uint8_t *)"api.example", 11, &r.host),
+		     POLICY_NET_TARGET_OK);
+	r.prm.scratch = scratch;
+	r.prm.host = &r.host;
+	r.base = event_base_new();
+	struct proxy_term *t = proxy_term_start(r.base, c_in, u_out, &r.prm, 0, on_term_event,
+						on_done, &r);
+	cr_assert_not_null(t);
+	for (int i = 0; i < 2; i++) {
+		int v = 0;
+		socklen_t len = sizeof(v);
+		cr_assert_eq(getsockopt(fds[i], IPPROTO_TCP, TCP_NODELAY, &v, &len), 0);
+		cr_expect_neq(v, 0, "side %d keeps Nagle's algorithm", i);
+		close(fds[i]);
+	}
+	proxy_term_abort(t);
+	cr_assert_eq(r.done, 1);
+	event_base_loop(r.base, EVLOOP_NONBLOCK); /* the relay is freed from the loop */
+	close(c);
+	close(s);
+	event_base_free(r.base);
 }
