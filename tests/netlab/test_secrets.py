@@ -15,6 +15,7 @@ own SSL_CERT_FILE inside, which would not hold porta's CA)."""
 import base64
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -530,6 +531,125 @@ class Upstream(netlab.LabCase):
                 # the handshake porta abandoned is logged; no request followed it
                 self.assertEqual([q for q in self.lab.requests(self.servers[flaw])
                                   if q.get("method")], [])
+
+
+def python_with(module):
+    """A python3 the current user can run that imports module, found on
+    the lab's PATH (netlab.SYSTEM_PATH: Debian's /usr/bin/python3) or this
+    process's PATH (a pyenv build), resolved to the interpreter itself
+    (pyenv's shims need pyenv's environment); None when there is none."""
+    for path in (netlab.SYSTEM_PATH, os.environ.get("PATH", "")):
+        found = shutil.which("python3", path=path)
+        if not found:
+            continue
+        r = subprocess.run([found, "-c", "import sys, %s; print(sys.executable)" % module],
+                           capture_output=True, text=True)
+        if r.returncode == 0 and os.access(r.stdout.strip(), os.X_OK):
+            return r.stdout.strip()
+    return None
+
+
+def aws_cli():
+    """The AWS CLI's script and the python3 that runs it, as a list to
+    start it with, or a reason it cannot run for the current user."""
+    aws = shutil.which("aws") or shutil.which("aws", path=netlab.SYSTEM_PATH)
+    if not aws:
+        return "the AWS CLI is not installed (CI's Debian 12 has none)"
+    # pyenv's shim is a shell script that execs the version's own script
+    r = subprocess.run(["sh", "-c", "command -v pyenv >/dev/null && pyenv which aws || echo " +
+                        shlex.quote(aws)], capture_output=True, text=True)
+    script = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else aws
+    if not os.access(script, os.R_OK | os.X_OK):
+        return "the AWS CLI at %s cannot be run by this user" % script
+    r = subprocess.run([script, "--version"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return "the AWS CLI at %s does not run for this user: %s" % (script, r.stderr.strip())
+    return [script]
+
+
+# A trust variable's control: the same command run with the variable(s)
+# removed inside the sandbox, so the client falls back to its own default
+# store, which lacks porta's run CA; verification must then fail.
+TRUST_FAILS = ("CERTIFICATE_VERIFY_FAILED", "SSL validation failed", "certificate verify failed")
+
+
+@unittest.skipUnless(PORTA and os.access(PORTA, os.X_OK), "PORTA_BIN names no porta binary")
+class TrustVariables(netlab.LabCase):
+    """Each variable sandbox/trust.c sets for a runtime whose default store
+    is not the system one, tested with that runtime's client against a
+    host porta terminates: the client verifies porta's leaf and completes
+    its request only because of the variable, which the control (the
+    same command with the variable unset inside) shows.  Deno reads
+    DENO_CERT; it is not installed here, so it has no test."""
+    shared_lab = SHARED
+
+    def porta(self, options, argv, extra_env=None, passed=()):
+        env = self.lab.env(GH_TOKEN=REAL, SSL_CERT_FILE=self.lab.ca_file, **(extra_env or {}))
+        cmd = [PORTA, "run", "--env", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"]
+        if passed:
+            cmd += ["--env-pass", ",".join(passed)]
+        if os.geteuid() == 0:
+            cmd.append("--allow-root")
+        return self.lab.run(cmd + options + ["--"] + argv, env=env, timeout=180, cwd="/")
+
+    def api_requests(self):
+        return [(q.get("method"), q.get("path")) for q in self.lab.requests(self.servers["api"])
+                if q.get("method")]
+
+    def assert_verify_fails(self, r, path):
+        self.assertNotEqual(r.rc, 0, r.out + r.err)
+        self.assertTrue(any(w in r.out + r.err for w in TRUST_FAILS), r.out + r.err)
+        self.assertNotIn(path, [p for (_, p) in self.api_requests()])
+
+    def test_python_requests(self):
+        """requests verifies with REQUESTS_CA_BUNDLE, else CURL_CA_BUNDLE,
+        else certifi's own cacert.pem, never the system store: without
+        both variables it refuses porta's leaf."""
+        python = python_with("requests")
+        if not python:
+            self.skipTest("no python3 with requests for this user (CI's Debian 12 has none)")
+        code = ("import os,requests;t=os.environ['GH_TOKEN'];"
+                "r=requests.get('https://api.example/requests',headers={'Authorization':'token '+t});"
+                "print(r.status_code, r.headers['X-Echo']=='token '+t)")
+        r = self.porta(["--secret", "GH_TOKEN@api.example"], [python, "-c", code])
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        self.assertEqual(r.out.strip(), "200 True")
+        self.assertEqual(self.api_requests(), [("GET", "/requests")])
+        self.assertEqual(self.auth_seen(), ["token " + REAL])
+        r = self.porta(["--secret", "GH_TOKEN@api.example"],
+                       ["env", "-u", "REQUESTS_CA_BUNDLE", "-u", "CURL_CA_BUNDLE", python, "-c",
+                        code.replace("/requests", "/control")])
+        self.assert_verify_fails(r, "/control")
+
+    def auth_seen(self):
+        return [v for q in self.lab.requests(self.servers["api"])
+                for (h, v) in q.get("headers", []) if h.lower() == "authorization"]
+
+    def test_aws_cli(self):
+        """The AWS CLI (botocore) verifies with AWS_CA_BUNDLE, else
+        REQUESTS_CA_BUNDLE, else certifi's cacert.pem, never the system
+        store.  s3api get-object from an endpoint on a terminated host,
+        allowed by an --allow-http rule."""
+        aws = aws_cli()
+        if isinstance(aws, str):
+            self.skipTest(aws)
+        keys = dict(AWS_ACCESS_KEY_ID="AKIAEXAMPLE0123456789", AWS_SECRET_ACCESS_KEY="lab-secret",
+                    AWS_CONFIG_FILE="/dev/null", AWS_SHARED_CREDENTIALS_FILE="/dev/null",
+                    AWS_EC2_METADATA_DISABLED="true")
+        # s3api get-object, one GET: s3 cp would HEAD first, and the lab's
+        # server answers HEAD with a body, which porta's relay refuses
+        def get(key):
+            return aws + ["s3api", "get-object", "--bucket", "bucket", "--key", key, "/dev/stdout",
+                          "--region", "us-east-1", "--endpoint-url", "https://api.example"]
+        options = ["--allow-http", "GET https://api.example/bucket/*"]
+        r = self.porta(options, get("object"), extra_env=keys, passed=sorted(keys))
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        self.assertEqual(self.api_requests(), [("GET", "/bucket/object")])
+        # botocore parsed the answer (the body went to /dev/stdout, then this)
+        self.assertIn('"ContentType": "text/plain"', r.out)
+        r = self.porta(options, ["env", "-u", "AWS_CA_BUNDLE", "-u", "REQUESTS_CA_BUNDLE"] +
+                       get("control"), extra_env=keys, passed=sorted(keys))
+        self.assert_verify_fails(r, "/bucket/control")
 
 
 NPM_REGISTRY = "203.0.113.47"
