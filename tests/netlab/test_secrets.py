@@ -533,20 +533,27 @@ class Upstream(netlab.LabCase):
                                   if q.get("method")], [])
 
 
-def python_with(module):
-    """A python3 the current user can run that imports module, found on
+def pythons_with(module):
+    """Each python3 the current user can run that imports module, found on
     the lab's PATH (netlab.SYSTEM_PATH: Debian's /usr/bin/python3) or this
     process's PATH (a pyenv build), resolved to the interpreter itself
-    (pyenv's shims need pyenv's environment); None when there is none."""
+    (pyenv's shims need pyenv's environment)."""
+    found = []
     for path in (netlab.SYSTEM_PATH, os.environ.get("PATH", "")):
-        found = shutil.which("python3", path=path)
-        if not found:
+        python = shutil.which("python3", path=path)
+        if not python:
             continue
-        r = subprocess.run([found, "-c", "import sys, %s; print(sys.executable)" % module],
+        r = subprocess.run([python, "-c", "import sys, %s; print(sys.executable)" % module],
                            capture_output=True, text=True)
-        if r.returncode == 0 and os.access(r.stdout.strip(), os.X_OK):
-            return r.stdout.strip()
-    return None
+        exe = r.stdout.strip()
+        if r.returncode == 0 and os.access(exe, os.X_OK) and exe not in found:
+            found.append(exe)
+    return found
+
+
+def python_with(module):
+    """The first of pythons_with(module), or None."""
+    return (pythons_with(module) or [None])[0]
 
 
 def aws_cli():
@@ -650,6 +657,89 @@ class TrustVariables(netlab.LabCase):
         r = self.porta(options, ["env", "-u", "AWS_CA_BUNDLE", "-u", "REQUESTS_CA_BUNDLE"] +
                        get("control"), extra_env=keys, passed=sorted(keys))
         self.assert_verify_fails(r, "/bucket/control")
+
+
+PYPI, PYPI_FILES = "203.0.113.48", "203.0.113.49"
+
+
+def pip_default_bundle(python):
+    """The bundle pip verifies with when given no --cert / PIP_CERT: its
+    vendored certifi's where() (Debian patches it to the system bundle)."""
+    r = subprocess.run([python, "-c", "from pip._vendor import certifi; print(certifi.where())"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+@unittest.skipUnless(PORTA and os.access(PORTA, os.X_OK), "PORTA_BIN names no porta binary")
+class PipTrust(netlab.LabCase):
+    """pip reads PIP_CERT as its --cert.  Without it, pip verifies with its
+    vendored certifi's cacert.pem (a pyenv or venv pip from PyPI), except
+    Debian's pip, whose certifi is patched to the system bundle (which
+    porta's mount gives the run CA too).  pip's vendored requests also
+    reads REQUESTS_CA_BUNDLE and CURL_CA_BUNDLE, so the control unsets all
+    three inside; it must fail only for a pip whose default bundle is not
+    the system one, and runs only for such a pip (each python3 found is
+    tried: as root here, Debian's and pyenv's)."""
+
+    @classmethod
+    def lab_setup(cls, lab):
+        cls.log = os.path.join(lab.workdir, "pypi-trust.jsonl")
+        cert, key = lab.make_cert(["pypi.example", "files.pypi.example"])
+        server = lab.popen([sys.executable, "-B", os.path.join(HERE, "pypi_registry.py"),
+                            "--index-addr", PYPI, "--files-addr", PYPI_FILES,
+                            "--files-host", "files.pypi.example", "--port", "443",
+                            "--cert", cert, "--key", key, "--log", cls.log],
+                           side="internet", cwd="/", stdout=subprocess.PIPE)
+        if server.stdout.readline() != b"listening\n":
+            raise netlab.LabError("the lab's package index did not start")
+        lab.dns({"pypi.example": PYPI, "files.pypi.example": PYPI_FILES})
+        return {}
+
+    def fetched(self):
+        with open(self.log) as f:
+            return [(e.get("host"), e.get("path")) for e in map(json.loads, f) if e.get("kind") == "wheel"]
+
+    def pip_download(self, python, dest, unset=()):
+        env = self.lab.env(SSL_CERT_FILE=self.lab.ca_file)
+        argv = [PORTA, "run", "--env", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
+                "-v", dest, "--allow-http", "GET https://pypi.example/*",
+                "--allow-http", "GET https://files.pypi.example/*"]
+        if os.geteuid() == 0:
+            argv.append("--allow-root")
+        pip = [python, "-m", "pip", "download", "--no-deps", "--no-cache-dir", "--no-input",
+               "--disable-pip-version-check", "--retries", "0", "-d", dest,
+               "--index-url", "https://pypi.example/simple/", "lab-log"]
+        # PIP_CONFIG_FILE=/dev/null: no pip.conf (a host's /etc/pip.conf
+        # may name a cert= of its own, which would decide the control)
+        cmd = ["env"] + [a for v in unset for a in ("-u", v)] + ["PIP_CONFIG_FILE=/dev/null"] + pip
+        return self.lab.run(argv + ["--"] + cmd, env=env, timeout=180, cwd="/")
+
+    def test_pip_download(self):
+        pythons = pythons_with("pip")
+        if not pythons:
+            self.skipTest("no python3 with pip for this user")
+        for python in pythons:
+            with self.subTest(python=python):
+                self.download_and_control(python)
+
+    def download_and_control(self, python):
+        dest = tempfile.mkdtemp(prefix="pip-trust-", dir=self.lab.home)
+        os.chmod(dest, 0o777)
+        self.addCleanup(shutil.rmtree, dest, True)
+        before = len(self.fetched())
+        r = self.pip_download(python, dest)
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        self.assertEqual(os.listdir(dest), ["lab_log-1.1.0-py3-none-any.whl"])
+        self.assertEqual([h for (h, _) in self.fetched()[before:]], ["files.pypi.example"])
+        default = pip_default_bundle(python)
+        if default in (None, "/etc/ssl/certs/ca-certificates.crt"):
+            return  # Debian's pip: no store of its own to fall back on
+        os.unlink(os.path.join(dest, "lab_log-1.1.0-py3-none-any.whl"))
+        r = self.pip_download(python, dest, unset=("PIP_CERT", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"))
+        self.assertNotEqual(r.rc, 0, r.out + r.err)
+        self.assertIn("CERTIFICATE_VERIFY_FAILED", r.out + r.err)
+        self.assertEqual(os.listdir(dest), [])
+        self.assertEqual(len(self.fetched()), before + 1, "the control fetched a wheel")
 
 
 NPM_REGISTRY = "203.0.113.47"
