@@ -561,7 +561,7 @@ def aws_cli():
     start it with, or a reason it cannot run for the current user."""
     aws = shutil.which("aws") or shutil.which("aws", path=netlab.SYSTEM_PATH)
     if not aws:
-        return "the AWS CLI is not installed (CI's Debian 12 has none)"
+        return "no AWS CLI on PATH that this user can reach (CI's Debian 12 has none)"
     # pyenv's shim is a shell script that execs the version's own script
     r = subprocess.run(["sh", "-c", "command -v pyenv >/dev/null && pyenv which aws || echo " +
                         shlex.quote(aws)], capture_output=True, text=True)
@@ -740,6 +740,73 @@ class PipTrust(netlab.LabCase):
         self.assertIn("CERTIFICATE_VERIFY_FAILED", r.out + r.err)
         self.assertEqual(os.listdir(dest), [])
         self.assertEqual(len(self.fetched()), before + 1, "the control fetched a wheel")
+
+
+CRATES_INDEX, CRATES_STATIC = "203.0.113.50", "203.0.113.51"
+
+
+@unittest.skipUnless(PORTA and os.access(PORTA, os.X_OK), "PORTA_BIN names no porta binary")
+class CargoTrust(netlab.LabCase):
+    """cargo fetch from a sparse registry on two terminated hosts (the lab's
+    crates_registry.py), with a CARGO_HOME whose config names no cainfo:
+    cargo takes CARGO_HTTP_CAINFO, which porta sets.  cargo's libcurl
+    otherwise verifies with the system store, which porta's mount gives
+    the run CA too, so unsetting the variable is no control here: the
+    fetch shows porta's value for it is a bundle cargo accepts."""
+
+    @classmethod
+    def lab_setup(cls, lab):
+        cls.log = os.path.join(lab.workdir, "crates-trust.jsonl")
+        index_cert, index_key = lab.make_cert(["index.crates.example"])
+        static_cert, static_key = lab.make_cert(["static.crates.example"])
+        server = lab.popen([sys.executable, "-B", os.path.join(HERE, "crates_registry.py"),
+                            "--index-addr", CRATES_INDEX, "--static-addr", CRATES_STATIC,
+                            "--index-name", "index.crates.example",
+                            "--static-name", "static.crates.example", "--log", cls.log,
+                            "--index-cert", index_cert, "--index-key", index_key,
+                            "--static-cert", static_cert, "--static-key", static_key],
+                           side="internet", cwd="/", stdout=subprocess.PIPE)
+        if server.stdout.readline() != b"listening\n":
+            raise netlab.LabError("the lab's cargo registry did not start")
+        lab.dns({"index.crates.example": CRATES_INDEX, "static.crates.example": CRATES_STATIC})
+        return {}
+
+    def test_cargo_fetch(self):
+        import cargo_build
+        import crates_registry
+        try:
+            cargo, rustc, _ = cargo_build.find_toolchain(None)
+        except SystemExit:
+            self.skipTest("no cargo %d.%d or later this user can run (CI installs none)"
+                          % cargo_build.MIN_CARGO)
+        work = tempfile.mkdtemp(prefix="cargo-trust-", dir=self.lab.home)
+        os.chmod(work, 0o777)
+        self.addCleanup(shutil.rmtree, work, True)
+        project, home = os.path.join(work, "project"), os.path.join(work, "cargo-home")
+        for rel, text in crates_registry.project_files().items():
+            os.makedirs(os.path.dirname(os.path.join(project, rel)), exist_ok=True)
+            with open(os.path.join(project, rel), "w") as f:
+                f.write(text)
+        os.makedirs(home)
+        with open(os.path.join(home, "config.toml"), "w") as f:
+            f.write('[source.crates-io]\nreplace-with = "lab"\n\n'
+                    '[source.lab]\nregistry = "sparse+https://index.crates.example/"\n')
+        path = os.pathsep.join(dict.fromkeys([os.path.dirname(cargo), os.path.dirname(rustc),
+                                              netlab.SYSTEM_PATH]))
+        env = self.lab.env(PATH=path, CARGO_HOME=home, SSL_CERT_FILE=self.lab.ca_file)
+        argv = [PORTA, "run", "--env", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
+                "--env-pass", "CARGO_HOME,PATH", "-v", work,
+                "--allow-http", "GET https://index.crates.example/*",
+                "--allow-http", "GET https://static.crates.example/*"]
+        if os.geteuid() == 0:
+            argv.append("--allow-root")
+        script = 'cd "%s" && echo "cainfo=$CARGO_HTTP_CAINFO" && cargo fetch' % project
+        r = self.lab.run(argv + ["--", "sh", "-c", script], env=env, timeout=300, cwd="/")
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        self.assertIn("cainfo=/", r.out)
+        with open(self.log) as f:
+            hosts = {json.loads(l).get("host") for l in f if l.strip()}
+        self.assertEqual(hosts, {"index.crates.example", "static.crates.example"})
 
 
 NPM_REGISTRY = "203.0.113.47"
