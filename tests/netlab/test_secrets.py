@@ -6,15 +6,21 @@ sees only the placeholder (its environment and /proc/self/environ), a
 response header echoing the value comes back as the placeholder, another
 host's placeholder is refused with nothing reaching that host (in a
 header, a query string, a Basic header), and --allow-http refuses what no
-rule allows, on every request of a connection (AllowHttp).
+rule allows, on every request of a connection (AllowHttp), and each trust
+variable sandbox/trust.c sets works with its client: requests, the AWS CLI
+(TrustVariables), pip (PipTrust), cargo (CargoTrust), each skipped with the
+reason where the client is missing for the user running the tests.
 
 porta is found in PORTA_BIN (ctest sets it); porta verifies the lab's
 servers with SSL_CERT_FILE (the lab CA) in its own environment, and the
 command is given the system bundle back with --env (porta keeps a user's
 own SSL_CERT_FILE inside, which would not hold porta's CA)."""
 import base64
+import contextlib
+import io
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -530,6 +536,285 @@ class Upstream(netlab.LabCase):
                 # the handshake porta abandoned is logged; no request followed it
                 self.assertEqual([q for q in self.lab.requests(self.servers[flaw])
                                   if q.get("method")], [])
+
+
+def pythons_with(module):
+    """Each python3 the current user can run that imports module, found on
+    the lab's PATH (netlab.SYSTEM_PATH: Debian's /usr/bin/python3) or this
+    process's PATH (a pyenv build), resolved to the interpreter itself
+    (pyenv's shims need pyenv's environment)."""
+    found = []
+    for path in (netlab.SYSTEM_PATH, os.environ.get("PATH", "")):
+        python = shutil.which("python3", path=path)
+        if not python:
+            continue
+        r = subprocess.run([python, "-c", "import sys, %s; print(sys.executable)" % module],
+                           capture_output=True, text=True)
+        exe = r.stdout.strip()
+        if r.returncode == 0 and os.access(exe, os.X_OK) and exe not in found:
+            found.append(exe)
+    return found
+
+
+def python_with(module):
+    """The first of pythons_with(module), or None."""
+    return (pythons_with(module) or [None])[0]
+
+
+def aws_cli():
+    """The AWS CLI's script and the python3 that runs it, as a list to
+    start it with, or a reason it cannot run for the current user."""
+    aws = shutil.which("aws") or shutil.which("aws", path=netlab.SYSTEM_PATH)
+    if not aws:
+        return "no AWS CLI on PATH that this user can reach (CI's Debian 12 has none)"
+    # pyenv's shim is a shell script that execs the version's own script
+    r = subprocess.run(["sh", "-c", "command -v pyenv >/dev/null && pyenv which aws || echo " +
+                        shlex.quote(aws)], capture_output=True, text=True)
+    script = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else aws
+    if not os.access(script, os.R_OK | os.X_OK):
+        return "the AWS CLI at %s cannot be run by this user" % script
+    r = subprocess.run([script, "--version"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return "the AWS CLI at %s does not run for this user: %s" % (script, r.stderr.strip())
+    return [script]
+
+
+# A trust variable's control: the same command run with the variable(s)
+# removed inside the sandbox, so the client falls back to its own default
+# store, which lacks porta's run CA; verification must then fail.
+TRUST_FAILS = ("CERTIFICATE_VERIFY_FAILED", "SSL validation failed", "certificate verify failed")
+
+
+@unittest.skipUnless(PORTA and os.access(PORTA, os.X_OK), "PORTA_BIN names no porta binary")
+class TrustVariables(netlab.LabCase):
+    """Each variable sandbox/trust.c sets for a runtime whose default store
+    is not the system one, tested with that runtime's client against a
+    host porta terminates: the client verifies porta's leaf and completes
+    its request only because of the variable, which the control (the
+    same command with the variable unset inside) shows.  Deno reads
+    DENO_CERT; it is not installed here, so it has no test."""
+    shared_lab = SHARED
+
+    def porta(self, options, argv, extra_env=None, passed=()):
+        env = self.lab.env(GH_TOKEN=REAL, SSL_CERT_FILE=self.lab.ca_file, **(extra_env or {}))
+        cmd = [PORTA, "run", "--env", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt"]
+        if passed:
+            cmd += ["--env-pass", ",".join(passed)]
+        if os.geteuid() == 0:
+            cmd.append("--allow-root")
+        return self.lab.run(cmd + options + ["--"] + argv, env=env, timeout=180, cwd="/")
+
+    def api_requests(self):
+        return [(q.get("method"), q.get("path")) for q in self.lab.requests(self.servers["api"])
+                if q.get("method")]
+
+    def assert_verify_fails(self, r, path):
+        self.assertNotEqual(r.rc, 0, r.out + r.err)
+        self.assertTrue(any(w in r.out + r.err for w in TRUST_FAILS), r.out + r.err)
+        self.assertNotIn(path, [p for (_, p) in self.api_requests()])
+
+    def test_python_requests(self):
+        """requests verifies with REQUESTS_CA_BUNDLE, else CURL_CA_BUNDLE,
+        else certifi's own cacert.pem, never the system store: without
+        both variables it refuses porta's leaf."""
+        python = python_with("requests")
+        if not python:
+            self.skipTest("no python3 with requests for this user (CI's Debian 12 has none)")
+        code = ("import os,requests;t=os.environ['GH_TOKEN'];"
+                "r=requests.get('https://api.example/requests',headers={'Authorization':'token '+t});"
+                "print(r.status_code, r.headers['X-Echo']=='token '+t)")
+        r = self.porta(["--secret", "GH_TOKEN@api.example"], [python, "-c", code])
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        self.assertEqual(r.out.strip(), "200 True")
+        self.assertEqual(self.api_requests(), [("GET", "/requests")])
+        self.assertEqual(self.auth_seen(), ["token " + REAL])
+        r = self.porta(["--secret", "GH_TOKEN@api.example"],
+                       ["env", "-u", "REQUESTS_CA_BUNDLE", "-u", "CURL_CA_BUNDLE", python, "-c",
+                        code.replace("/requests", "/control")])
+        self.assert_verify_fails(r, "/control")
+
+    def auth_seen(self):
+        return [v for q in self.lab.requests(self.servers["api"])
+                for (h, v) in q.get("headers", []) if h.lower() == "authorization"]
+
+    def test_aws_cli(self):
+        """The AWS CLI (botocore) verifies with AWS_CA_BUNDLE, else
+        REQUESTS_CA_BUNDLE, else certifi's cacert.pem, never the system
+        store.  s3api get-object from an endpoint on a terminated host,
+        allowed by an --allow-http rule."""
+        aws = aws_cli()
+        if isinstance(aws, str):
+            self.skipTest(aws)
+        keys = dict(AWS_ACCESS_KEY_ID="AKIAEXAMPLE0123456789", AWS_SECRET_ACCESS_KEY="lab-secret",
+                    AWS_CONFIG_FILE="/dev/null", AWS_SHARED_CREDENTIALS_FILE="/dev/null",
+                    AWS_EC2_METADATA_DISABLED="true")
+        # s3api get-object, one GET: s3 cp would HEAD first, and the lab's
+        # server answers HEAD with a body, which porta's relay refuses
+        def get(key):
+            return aws + ["s3api", "get-object", "--bucket", "bucket", "--key", key, "/dev/stdout",
+                          "--region", "us-east-1", "--endpoint-url", "https://api.example"]
+        options = ["--allow-http", "GET https://api.example/bucket/*"]
+        r = self.porta(options, get("object"), extra_env=keys, passed=sorted(keys))
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        self.assertEqual(self.api_requests(), [("GET", "/bucket/object")])
+        # botocore parsed the answer (the body went to /dev/stdout, then this)
+        self.assertIn('"ContentType": "text/plain"', r.out)
+        r = self.porta(options, ["env", "-u", "AWS_CA_BUNDLE", "-u", "REQUESTS_CA_BUNDLE"] +
+                       get("control"), extra_env=keys, passed=sorted(keys))
+        self.assert_verify_fails(r, "/bucket/control")
+
+
+PYPI, PYPI_FILES = "203.0.113.48", "203.0.113.49"
+
+
+def pip_default_bundle(python):
+    """The bundle pip verifies with when given no --cert / PIP_CERT: its
+    vendored certifi's where() (Debian patches it to the system bundle)."""
+    r = subprocess.run([python, "-c", "from pip._vendor import certifi; print(certifi.where())"],
+                       capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+@unittest.skipUnless(PORTA and os.access(PORTA, os.X_OK), "PORTA_BIN names no porta binary")
+class PipTrust(netlab.LabCase):
+    """pip reads PIP_CERT as its --cert.  Without it, pip verifies with its
+    vendored certifi's cacert.pem (a pyenv or venv pip from PyPI), except
+    Debian's pip, whose certifi is patched to the system bundle (which
+    porta's mount gives the run CA too).  pip's vendored requests also
+    reads REQUESTS_CA_BUNDLE and CURL_CA_BUNDLE, so the control unsets all
+    three inside; it must fail only for a pip whose default bundle is not
+    the system one, and runs only for such a pip (each python3 found is
+    tried: as root here, Debian's and pyenv's)."""
+
+    @classmethod
+    def lab_setup(cls, lab):
+        cls.log = os.path.join(lab.workdir, "pypi-trust.jsonl")
+        cert, key = lab.make_cert(["pypi.example", "files.pypi.example"])
+        server = lab.popen([sys.executable, "-B", os.path.join(HERE, "pypi_registry.py"),
+                            "--index-addr", PYPI, "--files-addr", PYPI_FILES,
+                            "--files-host", "files.pypi.example", "--port", "443",
+                            "--cert", cert, "--key", key, "--log", cls.log],
+                           side="internet", cwd="/", stdout=subprocess.PIPE)
+        if server.stdout.readline() != b"listening\n":
+            raise netlab.LabError("the lab's package index did not start")
+        lab.dns({"pypi.example": PYPI, "files.pypi.example": PYPI_FILES})
+        return {}
+
+    def fetched(self):
+        with open(self.log) as f:
+            return [(e.get("host"), e.get("path")) for e in map(json.loads, f) if e.get("kind") == "wheel"]
+
+    def pip_download(self, python, dest, unset=()):
+        env = self.lab.env(SSL_CERT_FILE=self.lab.ca_file)
+        argv = [PORTA, "run", "--env", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
+                "-v", dest, "--allow-http", "GET https://pypi.example/*",
+                "--allow-http", "GET https://files.pypi.example/*"]
+        if os.geteuid() == 0:
+            argv.append("--allow-root")
+        pip = [python, "-m", "pip", "download", "--no-deps", "--no-cache-dir", "--no-input",
+               "--disable-pip-version-check", "--retries", "0", "-d", dest,
+               "--index-url", "https://pypi.example/simple/", "lab-log"]
+        # PIP_CONFIG_FILE=/dev/null: no pip.conf (a host's /etc/pip.conf
+        # may name a cert= of its own, which would decide the control)
+        cmd = ["env"] + [a for v in unset for a in ("-u", v)] + ["PIP_CONFIG_FILE=/dev/null"] + pip
+        return self.lab.run(argv + ["--"] + cmd, env=env, timeout=180, cwd="/")
+
+    def test_pip_download(self):
+        pythons = pythons_with("pip")
+        if not pythons:
+            self.skipTest("no python3 with pip for this user")
+        for python in pythons:
+            with self.subTest(python=python):
+                self.download_and_control(python)
+
+    def download_and_control(self, python):
+        dest = tempfile.mkdtemp(prefix="pip-trust-", dir=self.lab.home)
+        os.chmod(dest, 0o777)
+        self.addCleanup(shutil.rmtree, dest, True)
+        before = len(self.fetched())
+        r = self.pip_download(python, dest)
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        self.assertEqual(os.listdir(dest), ["lab_log-1.1.0-py3-none-any.whl"])
+        self.assertEqual([h for (h, _) in self.fetched()[before:]], ["files.pypi.example"])
+        default = pip_default_bundle(python)
+        if default in (None, "/etc/ssl/certs/ca-certificates.crt"):
+            return  # Debian's pip: no store of its own to fall back on
+        os.unlink(os.path.join(dest, "lab_log-1.1.0-py3-none-any.whl"))
+        r = self.pip_download(python, dest, unset=("PIP_CERT", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"))
+        self.assertNotEqual(r.rc, 0, r.out + r.err)
+        self.assertIn("CERTIFICATE_VERIFY_FAILED", r.out + r.err)
+        self.assertEqual(os.listdir(dest), [])
+        self.assertEqual(len(self.fetched()), before + 1, "the control fetched a wheel")
+
+
+CRATES_INDEX, CRATES_STATIC = "203.0.113.50", "203.0.113.51"
+
+
+@unittest.skipUnless(PORTA and os.access(PORTA, os.X_OK), "PORTA_BIN names no porta binary")
+class CargoTrust(netlab.LabCase):
+    """cargo fetch from a sparse registry on two terminated hosts (the lab's
+    crates_registry.py), with a CARGO_HOME whose config names no cainfo:
+    cargo takes CARGO_HTTP_CAINFO, which porta sets.  cargo's libcurl
+    otherwise verifies with the system store, which porta's mount gives
+    the run CA too, so unsetting the variable is no control here: the
+    fetch shows porta's value for it is a bundle cargo accepts."""
+
+    @classmethod
+    def lab_setup(cls, lab):
+        cls.log = os.path.join(lab.workdir, "crates-trust.jsonl")
+        index_cert, index_key = lab.make_cert(["index.crates.example"])
+        static_cert, static_key = lab.make_cert(["static.crates.example"])
+        server = lab.popen([sys.executable, "-B", os.path.join(HERE, "crates_registry.py"),
+                            "--index-addr", CRATES_INDEX, "--static-addr", CRATES_STATIC,
+                            "--index-name", "index.crates.example",
+                            "--static-name", "static.crates.example", "--log", cls.log,
+                            "--index-cert", index_cert, "--index-key", index_key,
+                            "--static-cert", static_cert, "--static-key", static_key],
+                           side="internet", cwd="/", stdout=subprocess.PIPE)
+        if server.stdout.readline() != b"listening\n":
+            raise netlab.LabError("the lab's cargo registry did not start")
+        lab.dns({"index.crates.example": CRATES_INDEX, "static.crates.example": CRATES_STATIC})
+        return {}
+
+    def test_cargo_fetch(self):
+        import cargo_build
+        import crates_registry
+        said = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(said):
+                cargo, rustc, _ = cargo_build.find_toolchain(None)
+        except SystemExit:
+            # find_toolchain's skip() printed the reason and exits 77
+            self.skipTest(said.getvalue().strip().replace("netlab/cargo-build: skipped: ", "") +
+                          " (CI installs none)")
+        work = tempfile.mkdtemp(prefix="cargo-trust-", dir=self.lab.home)
+        os.chmod(work, 0o777)
+        self.addCleanup(shutil.rmtree, work, True)
+        project, home = os.path.join(work, "project"), os.path.join(work, "cargo-home")
+        for rel, text in crates_registry.project_files().items():
+            os.makedirs(os.path.dirname(os.path.join(project, rel)), exist_ok=True)
+            with open(os.path.join(project, rel), "w") as f:
+                f.write(text)
+        os.makedirs(home)
+        with open(os.path.join(home, "config.toml"), "w") as f:
+            f.write('[source.crates-io]\nreplace-with = "lab"\n\n'
+                    '[source.lab]\nregistry = "sparse+https://index.crates.example/"\n')
+        path = os.pathsep.join(dict.fromkeys([os.path.dirname(cargo), os.path.dirname(rustc),
+                                              netlab.SYSTEM_PATH]))
+        env = self.lab.env(PATH=path, CARGO_HOME=home, SSL_CERT_FILE=self.lab.ca_file)
+        argv = [PORTA, "run", "--env", "SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt",
+                "--env-pass", "CARGO_HOME,PATH", "-v", work,
+                "--allow-http", "GET https://index.crates.example/*",
+                "--allow-http", "GET https://static.crates.example/*"]
+        if os.geteuid() == 0:
+            argv.append("--allow-root")
+        script = 'cd "%s" && echo "cainfo=$CARGO_HTTP_CAINFO" && cargo fetch' % project
+        r = self.lab.run(argv + ["--", "sh", "-c", script], env=env, timeout=300, cwd="/")
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        self.assertIn("cainfo=/", r.out)
+        with open(self.log) as f:
+            hosts = {json.loads(l).get("host") for l in f if l.strip()}
+        self.assertEqual(hosts, {"index.crates.example", "static.crates.example"})
 
 
 NPM_REGISTRY = "203.0.113.47"
