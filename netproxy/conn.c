@@ -818,9 +818,11 @@ static void on_term_event(const struct proxy_term_event *ev, void *arg)
 	case PROXY_TERM_SECRET_ELSEWHERE:
 		break; /* the refusal that follows records it */
 	case PROXY_TERM_CLIENT_TLS:
-		log_msg(LOG_LEVEL_WARN, "%s: the program refused porta's certificate (%s); it may pin "
-			"its certificates or use its own trust store: drop --secret and --allow-http "
-			"for this host to splice it", host, ev->why ? ev->why : "");
+		/* why names the client's refusal and its likely cause already
+		 * (tls/verify.h) */
+		log_msg(LOG_LEVEL_WARN, "%s: the program's TLS handshake with porta failed: %s; drop "
+			"--secret and --allow-http for this host to splice it", host,
+			ev->why ? ev->why : "");
 		break;
 	case PROXY_TERM_UPSTREAM_TLS:
 		log_msg(LOG_LEVEL_WARN, "%s: the server could not be verified: %s", host,
