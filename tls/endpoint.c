@@ -18,6 +18,7 @@
 #include <mbedtls/error.h>
 #include <mbedtls/net_sockets.h>
 #include <mbedtls/ssl.h>
+#include <mbedtls/ssl_ticket.h>
 
 #include "tls/verify.h"
 
@@ -65,6 +66,19 @@ struct tls_server_conf {
 	const char *alpn[2]; /* mbedtls keeps the pointer: it lives here */
 	tls_cert_lookup_fn lookup;
 	void *arg;
+	/* Session tickets (RFC 5077) for clients that resume: sealed with
+	 * AES-256-GCM under a key drawn from drbg, in memory only, rotated by
+	 * mbedtls every TLS_TICKET_LIFETIME seconds. */
+	mbedtls_ssl_ticket_context ticket;
+	bool ticket_opened; /* set by on_ticket_parse() inside one handshake call */
+};
+
+/* One upstream session kept for resumption: the last one porta completed
+ * with HOST:PORT (endpoint.h, "Resumption"). */
+struct upstream_slot {
+	char key[TLS_SESSION_KEY_MAX];
+	mbedtls_ssl_session session;
+	uint64_t used; /* the client conf's clock at the last store or take */
 };
 
 struct tls_client_conf {
@@ -74,6 +88,8 @@ struct tls_client_conf {
 	const char *alpn[2];
 	char bundle[4096];
 	int skipped;
+	struct upstream_slot cache[TLS_UPSTREAM_CACHE_SLOTS];
+	uint64_t clock;
 };
 
 struct tls_session {
@@ -82,6 +98,11 @@ struct tls_session {
 	int sock_errno;          /* of the last send/recv that failed */
 	bool handshake_done;
 	bool failed;
+	bool resumed;            /* the handshake resumed an earlier session */
+	bool cert_seen;          /* client: the server sent a chain to verify */
+	struct tls_server_conf *sconf; /* the one of these that made it */
+	struct tls_client_conf *cconf;
+	char cache_key[TLS_SESSION_KEY_MAX]; /* client: HOST:PORT */
 	struct tls_failure failure; /* host: the SNI or the upstream name */
 	char reason[TLS_REASON_MAX];
 };
@@ -179,9 +200,31 @@ static int on_sni(void *arg, mbedtls_ssl_context *ssl, const unsigned char *name
 static int on_verify(void *arg, mbedtls_x509_crt *crt, int depth, uint32_t *flags)
 {
 	struct tls_session *s = arg;
+	s->cert_seen = true; /* a full handshake: a resumed one sends no chain */
 	if (depth == 0 && (*flags & MBEDTLS_X509_BADCERT_CN_MISMATCH))
 		tls_leaf_names(crt, s->failure.names, sizeof(s->failure.names));
 	return 0; /* the flags decide, not this callback */
+}
+
+/* The ticket callbacks mbedtls calls with the configuration's p_ticket: the
+ * server conf, whose ticket context does the work.  A ticket that opens
+ * is noted, so that the session whose handshake call this is can tell it
+ * resumed (mbedtls 2.28 has no public way to ask). */
+static int on_ticket_write(void *arg, const mbedtls_ssl_session *session, unsigned char *start,
+			   const unsigned char *end, size_t *tlen, uint32_t *lifetime)
+{
+	struct tls_server_conf *c = arg;
+	return mbedtls_ssl_ticket_write(&c->ticket, session, start, end, tlen, lifetime);
+}
+
+static int on_ticket_parse(void *arg, mbedtls_ssl_session *session, unsigned char *buf,
+			   size_t len)
+{
+	struct tls_server_conf *c = arg;
+	int ret = mbedtls_ssl_ticket_parse(&c->ticket, session, buf, len);
+	if (ret == 0)
+		c->ticket_opened = true;
+	return ret;
 }
 
 int tls_server_conf_create(tls_cert_lookup_fn lookup, void *arg, struct tls_server_conf **out,
@@ -192,11 +235,19 @@ int tls_server_conf_create(tls_cert_lookup_fn lookup, void *arg, struct tls_serv
 		return porta_fail(e, "create the TLS server configuration", "", ENOMEM, "%s", "");
 	mbedtls_ssl_config_init(&c->ssl);
 	mbedtls_ctr_drbg_init(&c->drbg);
+	mbedtls_ssl_ticket_init(&c->ticket);
 	c->lookup = lookup;
 	c->arg = arg;
 	int ret = drbg_seed(&c->drbg, "porta tls server", e);
 	if (ret == 0)
 		ret = conf_common(&c->ssl, MBEDTLS_SSL_IS_SERVER, &c->drbg, c->alpn, e);
+	if (ret == 0) {
+		int t = mbedtls_ssl_ticket_setup(&c->ticket, mbedtls_ctr_drbg_random, &c->drbg,
+						 MBEDTLS_CIPHER_AES_256_GCM, TLS_TICKET_LIFETIME);
+		if (t != 0)
+			ret = porta_fail(e, "set up TLS session tickets", "", EIO,
+					 "mbedtls -0x%04x", (unsigned)-t);
+	}
 	if (ret != 0) {
 		tls_server_conf_destroy(c);
 		return ret;
@@ -204,6 +255,7 @@ int tls_server_conf_create(tls_cert_lookup_fn lookup, void *arg, struct tls_serv
 	/* The client presents no certificate; its server_name chooses ours. */
 	mbedtls_ssl_conf_authmode(&c->ssl, MBEDTLS_SSL_VERIFY_NONE);
 	mbedtls_ssl_conf_sni(&c->ssl, on_sni, c);
+	mbedtls_ssl_conf_session_tickets_cb(&c->ssl, on_ticket_write, on_ticket_parse, c);
 	*out = c;
 	return 0;
 }
@@ -213,6 +265,7 @@ void tls_server_conf_destroy(struct tls_server_conf *c)
 	if (c == NULL)
 		return;
 	mbedtls_ssl_config_free(&c->ssl);
+	mbedtls_ssl_ticket_free(&c->ticket);
 	mbedtls_ctr_drbg_free(&c->drbg);
 	free(c);
 }
@@ -227,6 +280,8 @@ int tls_client_conf_create(const char *ssl_cert_file, struct tls_client_conf **o
 	mbedtls_ssl_config_init(&c->ssl);
 	mbedtls_ctr_drbg_init(&c->drbg);
 	mbedtls_x509_crt_init(&c->trust);
+	for (size_t i = 0; i < TLS_UPSTREAM_CACHE_SLOTS; i++)
+		mbedtls_ssl_session_init(&c->cache[i].session);
 	snprintf(c->bundle, sizeof(c->bundle), "%s", path);
 
 	int ret = 0;
@@ -254,8 +309,8 @@ int tls_client_conf_create(const char *ssl_cert_file, struct tls_client_conf **o
 	mbedtls_ssl_conf_authmode(&c->ssl, MBEDTLS_SSL_VERIFY_REQUIRED);
 	mbedtls_ssl_conf_ca_chain(&c->ssl, &c->trust, NULL);
 	mbedtls_ssl_conf_cert_profile(&c->ssl, &UPSTREAM_PROFILE);
-	/* No session is ever resumed: a ticket would only cost memory. */
-	mbedtls_ssl_conf_session_tickets(&c->ssl, MBEDTLS_SSL_SESSION_TICKETS_DISABLED);
+	/* Session tickets stay offered (mbedtls' default for a client): a
+	 * server that issues one lets the next connection resume. */
 	*out = c;
 	return 0;
 }
@@ -264,6 +319,8 @@ void tls_client_conf_destroy(struct tls_client_conf *c)
 {
 	if (c == NULL)
 		return;
+	for (size_t i = 0; i < TLS_UPSTREAM_CACHE_SLOTS; i++)
+		mbedtls_ssl_session_free(&c->cache[i].session);
 	mbedtls_ssl_config_free(&c->ssl);
 	mbedtls_x509_crt_free(&c->trust);
 	mbedtls_ctr_drbg_free(&c->drbg);
@@ -278,6 +335,60 @@ const char *tls_client_conf_bundle(const struct tls_client_conf *c)
 int tls_client_conf_skipped(const struct tls_client_conf *c)
 {
 	return c->skipped;
+}
+
+/* ---- the upstream session cache (endpoint.h, "Resumption") ---- */
+
+static struct upstream_slot *slot_find(struct tls_client_conf *c, const char *key)
+{
+	for (size_t i = 0; i < TLS_UPSTREAM_CACHE_SLOTS; i++)
+		if (c->cache[i].key[0] != '\0' && strcmp(c->cache[i].key, key) == 0)
+			return &c->cache[i];
+	return NULL;
+}
+
+static void slot_clear(struct upstream_slot *slot)
+{
+	mbedtls_ssl_session_free(&slot->session); /* frees, then zeroes */
+	mbedtls_ssl_session_init(&slot->session);
+	slot->key[0] = '\0';
+	slot->used = 0;
+}
+
+/* Keeps the session s just completed as its key's slot: the key's own
+ * slot, else the one used longest ago (an empty slot's use is 0). */
+static void slot_store(struct tls_client_conf *c, struct tls_session *s)
+{
+	struct upstream_slot *slot = slot_find(c, s->cache_key);
+	if (slot == NULL) {
+		slot = &c->cache[0];
+		for (size_t i = 1; i < TLS_UPSTREAM_CACHE_SLOTS; i++)
+			if (c->cache[i].used < slot->used)
+				slot = &c->cache[i];
+	}
+	slot_clear(slot);
+	if (mbedtls_ssl_get_session(&s->ssl, &slot->session) != 0) {
+		slot_clear(slot); /* out of memory: nothing kept, nothing lost */
+		return;
+	}
+	snprintf(slot->key, sizeof(slot->key), "%s", s->cache_key);
+	slot->used = ++c->clock;
+}
+
+/* HOST:PORT, the port the fd is connected to (0 when it has none: a
+ * socketpair in the tests). */
+static void cache_key(char *out, size_t cap, const char *host, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	unsigned port = 0;
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0) {
+		if (ss.ss_family == AF_INET)
+			port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+		else if (ss.ss_family == AF_INET6)
+			port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	}
+	snprintf(out, cap, "%s:%u", host, port);
 }
 
 /* mbedtls' send callback: one send(2), never blocking, never raising
@@ -341,6 +452,7 @@ int tls_session_server(struct tls_server_conf *conf, int fd, struct tls_session 
 {
 	int ret = session_new(&conf->ssl, fd, out);
 	if (ret == 0) {
+		(*out)->sconf = conf;
 		(*out)->failure.facing_client = true;
 		(*out)->failure.no_sni = true; /* until on_sni() sees one */
 	}
@@ -392,6 +504,13 @@ int tls_session_client(struct tls_client_conf *conf, int fd, const char *host,
 		return -ENOMEM;
 	}
 	mbedtls_ssl_set_verify(&s->ssl, on_verify, s);
+	s->cconf = conf;
+	cache_key(s->cache_key, sizeof(s->cache_key), host, fd);
+	struct upstream_slot *slot = slot_find(conf, s->cache_key);
+	/* mbedtls_ssl_set_session() copies the session; if it fails (out of
+	 * memory) the handshake is simply a full one. */
+	if (slot != NULL && mbedtls_ssl_set_session(&s->ssl, &slot->session) == 0)
+		slot->used = ++conf->clock;
 	*out = s;
 	return 0;
 }
@@ -435,15 +554,31 @@ enum tls_status tls_session_handshake(struct tls_session *s)
 		return TLS_FAILED;
 	if (s->handshake_done)
 		return TLS_OK;
+	if (s->sconf != NULL)
+		s->sconf->ticket_opened = false;
 	int ret = mbedtls_ssl_handshake(&s->ssl);
+	/* The loop is single-threaded: a ticket opened during this call was
+	 * this session's. */
+	if (s->sconf != NULL && s->sconf->ticket_opened)
+		s->resumed = true;
 	if (ret == 0) {
 		s->handshake_done = true;
+		if (s->cconf != NULL) {
+			s->resumed = !s->cert_seen;
+			slot_store(s->cconf, s);
+		}
 		return TLS_OK;
 	}
 	if (ret == MBEDTLS_ERR_SSL_WANT_READ)
 		return TLS_WANT_READ;
 	if (ret == MBEDTLS_ERR_SSL_WANT_WRITE)
 		return TLS_WANT_WRITE;
+	if (s->cconf != NULL) {
+		/* Never offer again a session that ended in a failure. */
+		struct upstream_slot *slot = slot_find(s->cconf, s->cache_key);
+		if (slot != NULL)
+			slot_clear(slot);
+	}
 	return fail(s, ret);
 }
 
@@ -524,6 +659,11 @@ const char *tls_session_cipher(const struct tls_session *s)
 	if (!s->handshake_done)
 		return NULL;
 	return mbedtls_ssl_get_ciphersuite(&s->ssl);
+}
+
+bool tls_session_resumed(const struct tls_session *s)
+{
+	return s->handshake_done && s->resumed;
 }
 
 const char *tls_session_reason(const struct tls_session *s)

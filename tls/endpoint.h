@@ -63,6 +63,28 @@
  *   - Randomness: each configuration owns a CTR_DRBG seeded from
  *     getrandom(2) when it is created (and reseeded from it as CTR_DRBG
  *     requires, every 10000 requests).
+ *   - Resumption (TLS 1.2 abbreviated handshakes: no key exchange, no
+ *     signature, no chain to verify; what keeps a repeated connection
+ *     cheap, docs/benchmarks/tls-relay.md):
+ *       towards the client, session tickets (RFC 5077): the server
+ *       configuration seals each session's state with AES-256-GCM under a
+ *       key drawn at start-up, held in memory only and rotated every
+ *       TLS_TICKET_LIFETIME seconds (mbedtls_ssl_ticket_setup); nothing
+ *       is kept per session.  A resuming client still sends its SNI, which
+ *       is looked up as in a full handshake and is the name the relay
+ *       holds the connection to; only the certificate is not sent again.
+ *       There is no session-ID cache: clients that resume use tickets.
+ *       upstream, a cache of the last session completed with each
+ *       HOST:PORT (TLS_UPSTREAM_CACHE_SLOTS of them, the least recently
+ *       used replaced), offered on the next connection to the same
+ *       HOST:PORT, by ticket or session ID, whichever the server gave.  A
+ *       resumed session carries the verification of the full handshake it
+ *       came from: the server proves it holds that session's master
+ *       secret, which only the server porta verified for that name and
+ *       port holds (or servers sharing its session keys, as a cluster
+ *       behind one name does).  A session is never offered to another name; one
+ *       whose handshake fails is dropped; the server may always refuse
+ *       and run a full handshake, verified as ever.
  *
  * The contract for a libevent caller (one session, one fd):
  *   1. The fd is non-blocking and stays the caller's: the session reads and
@@ -105,6 +127,13 @@
 /* The system trust bundle porta verifies upstream servers against when
  * SSL_CERT_FILE is unset or empty in its own environment. */
 #define TLS_SYSTEM_BUNDLE "/etc/ssl/certs/ca-certificates.crt"
+
+/* Resumption (above): how long a ticket porta issues opens, in seconds;
+ * how many upstream HOST:PORTs keep a session; the longest HOST:PORT key
+ * (a 253-byte name, ':', five digits, NUL). */
+#define TLS_TICKET_LIFETIME 3600
+#define TLS_UPSTREAM_CACHE_SLOTS 64
+#define TLS_SESSION_KEY_MAX 264
 
 /* The answer of every session call. */
 enum tls_status {
@@ -214,6 +243,11 @@ const char *tls_session_alpn(const struct tls_session *s);
  * ("TLS-ECDHE-ECDSA-WITH-CHACHA20-POLY1305-SHA256"), or NULL before the
  * handshake is complete.  Static storage. */
 const char *tls_session_cipher(const struct tls_session *s);
+
+/* Whether the completed handshake resumed an earlier session (a ticket
+ * porta issued, for a server session; a cached upstream session, for a
+ * client session); false before the handshake is complete. */
+bool tls_session_resumed(const struct tls_session *s);
 
 /* Why the session failed, in words (tls/verify.h), after TLS_FAILED; ""
  * before.  Owned by s, valid until it is destroyed. */

@@ -169,6 +169,120 @@ Test(endpoint, handshake_with_alpn_and_sni)
 	pair_close(&p);
 }
 
+/* A new connection between the same two configurations: the sessions and
+ * sockets of the last one go, new ones come (the proxy's next connection
+ * to the same host). */
+static void pair_reconnect(struct pair *p, const char *host)
+{
+	tls_session_destroy(p->server);
+	tls_session_destroy(p->client);
+	close(p->fd[0]);
+	close(p->fd[1]);
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, p->fd), 0);
+	cr_assert_eq(tls_session_server(p->sconf, p->fd[0], &p->server), 0);
+	cr_assert_eq(tls_session_client(p->cconf, p->fd[1], host, &p->client, NULL), 0);
+}
+
+static void ping(struct pair *p)
+{
+	size_t n;
+	char got[8];
+	cr_assert_eq(tls_session_write(p->client, "ping", 4, &n), TLS_OK);
+	cr_assert_eq(tls_session_read(p->server, got, sizeof(got), &n), TLS_OK);
+	cr_assert(n == 4 && memcmp(got, "ping", 4) == 0);
+}
+
+/* The second and third connections resume: the server opens its own
+ * ticket, the client gets no chain to verify; the SNI is still looked up
+ * and reported as in a full handshake. */
+Test(endpoint, resumption_both_ways)
+{
+	struct pair p;
+	pair_open(&p, "api", "ca.crt", "api.example");
+	pair_handshake(&p);
+	cr_assert(p.st_server == TLS_OK && p.st_client == TLS_OK, "%s",
+		  tls_session_reason(p.client));
+	cr_assert_not(tls_session_resumed(p.server));
+	cr_assert_not(tls_session_resumed(p.client));
+	for (int round = 2; round <= 3; round++) {
+		pair_reconnect(&p, "api.example");
+		cr_assert_not(tls_session_resumed(p.client), "not before the handshake");
+		pair_handshake(&p);
+		cr_assert(p.st_server == TLS_OK && p.st_client == TLS_OK, "%s / %s",
+			  tls_session_reason(p.server), tls_session_reason(p.client));
+		cr_assert(tls_session_resumed(p.server), "round %d: server did not resume", round);
+		cr_assert(tls_session_resumed(p.client), "round %d: client did not resume", round);
+		cr_assert_eq(p.store.calls, round, "the SNI is looked up on every handshake");
+		cr_assert_str_eq(tls_session_sni(p.server), "api.example");
+		cr_assert_str_eq(tls_session_alpn(p.server), "http/1.1");
+		ping(&p);
+	}
+	pair_close(&p);
+}
+
+/* A ticket is sealed under the run's key: a server configuration of
+ * another run cannot open it, and the handshake is a full one. */
+Test(endpoint, ticket_of_another_run_does_not_open)
+{
+	struct pair p;
+	struct porta_error e;
+	pair_open(&p, "api", "ca.crt", "api.example");
+	pair_handshake(&p);
+	cr_assert(p.st_server == TLS_OK && p.st_client == TLS_OK);
+	tls_session_destroy(p.server);
+	p.server = NULL;
+	tls_server_conf_destroy(p.sconf);
+	cr_assert_eq(tls_server_conf_create(lookup, &p.store, &p.sconf, &e), 0, "%s", e.msg);
+	pair_reconnect(&p, "api.example");
+	pair_handshake(&p);
+	cr_assert(p.st_server == TLS_OK && p.st_client == TLS_OK, "%s / %s",
+		  tls_session_reason(p.server), tls_session_reason(p.client));
+	cr_assert_not(tls_session_resumed(p.server));
+	cr_assert_not(tls_session_resumed(p.client), "the chain was verified again");
+	pair_close(&p);
+}
+
+/* A session is offered only to the HOST:PORT it was made with.  Were
+ * api.example's session offered for b.example, the server (whose ticket
+ * names no host) would resume it and the client would accept a server it
+ * never verified for b.example; instead the full handshake runs and the
+ * leaf's name is checked, and fails. */
+Test(endpoint, session_never_offered_to_another_name)
+{
+	struct pair p;
+	pair_open(&p, "api", "ca.crt", "api.example");
+	pair_handshake(&p);
+	cr_assert(p.st_server == TLS_OK && p.st_client == TLS_OK);
+	p.store.name = "b.example"; /* the server answers b.example with api's leaf */
+	pair_reconnect(&p, "b.example");
+	pair_handshake(&p);
+	cr_assert_eq(p.st_client, TLS_FAILED, "resumed a session made with api.example");
+	cr_assert(strstr(tls_session_reason(p.client), "not b.example") != NULL, "%s",
+		  tls_session_reason(p.client));
+	pair_close(&p);
+}
+
+/* A failed handshake drops the HOST:PORT's session: the next connection
+ * makes a full, verified handshake. */
+Test(endpoint, failed_handshake_drops_the_session)
+{
+	struct pair p;
+	pair_open(&p, "api", "ca.crt", "api.example");
+	pair_handshake(&p);
+	cr_assert(p.st_server == TLS_OK && p.st_client == TLS_OK);
+	p.store.name = "nothing.example"; /* the server refuses api.example */
+	pair_reconnect(&p, "api.example");
+	pair_handshake(&p);
+	cr_assert_eq(p.st_client, TLS_FAILED);
+	p.store.name = "api.example";
+	pair_reconnect(&p, "api.example");
+	pair_handshake(&p);
+	cr_assert(p.st_server == TLS_OK && p.st_client == TLS_OK, "%s / %s",
+		  tls_session_reason(p.server), tls_session_reason(p.client));
+	cr_assert_not(tls_session_resumed(p.client), "the failed session was offered again");
+	pair_close(&p);
+}
+
 /* Writes all of src through `from`, reading it at `to` into dst, with the
  * contract of endpoint.h: a write that wants more is retried with the same
  * bytes; a read continues while the session holds buffered bytes. */
