@@ -3,8 +3,14 @@
  * Usage: tls_endpoint CERTDIR [MIB]  (CERTDIR made by tests/unit/tls/make-certs.sh)
  *
  * Over loopback TCP, in one thread, with porta's own sessions on both ends:
- *   1. handshake: a server+client pair (P-256 leaf, ECDHE), 200 times:
- *      median and p90 (both sides' CPU: one process does both);
+ *   1. handshake: a server+client pair (P-256 leaf, ECDHE), 200 times
+ *      full (a new server configuration each time, whose ticket key opens
+ *      no earlier session) and 200 times resumed (the same configurations:
+ *      the client offers its cached session, tls/endpoint.h
+ *      "Resumption"): median and p90 of the pair's CPU (one process does
+ *      both sides), and each side's own CPU, timed around its calls: the
+ *      server side is what porta pays facing the client, the client side
+ *      what it pays upstream;
  *   2. relay: MIB MiB (default 128) from a client through porta's server
  *      session, decrypted, re-encrypted by porta's client session, to an
  *      upstream server session: the whole pipeline's rate, and the rate of
@@ -22,6 +28,7 @@
 #include <mbedtls/x509_crt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,15 +114,22 @@ static void pair_open(struct bench *b, struct pair *p)
 		die("session");
 }
 
-/* Both handshakes in one thread: each side steps while the other waits. */
+/* Both handshakes in one thread: each side steps while the other waits;
+ * each side's CPU is added to cpu_side[0] (server) and [1] (client). */
+static double cpu_side[2];
+
 static void pair_handshake(struct pair *p)
 {
 	enum tls_status s = TLS_WANT_READ, c = TLS_WANT_READ;
 	while (s != TLS_OK || c != TLS_OK) {
+		double c0 = cpu();
 		if (c != TLS_OK)
 			c = tls_session_handshake(p->client);
+		double c1 = cpu();
 		if (s != TLS_OK)
 			s = tls_session_handshake(p->server);
+		cpu_side[1] += c1 - c0;
+		cpu_side[0] += cpu() - c1;
 		if (s == TLS_FAILED || c == TLS_FAILED) {
 			fprintf(stderr, "server: %s\nclient: %s\n", tls_session_reason(p->server),
 				tls_session_reason(p->client));
@@ -138,24 +152,43 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void bench_handshake(struct bench *b)
+static void bench_handshake(struct bench *b, bool resumed)
 {
-	static double t[HANDSHAKES], c[HANDSHAKES];
+	static double t[HANDSHAKES], c[HANDSHAKES], side[2][HANDSHAKES];
+	struct porta_error e;
+	int wrong = 0;
 	for (int i = 0; i < HANDSHAKES; i++) {
 		struct pair p;
+		if (!resumed) {
+			tls_server_conf_destroy(b->sconf);
+			if (tls_server_conf_create(lookup, b, &b->sconf, &e) != 0)
+				die(e.msg);
+		}
 		pair_open(b, &p);
+		cpu_side[0] = cpu_side[1] = 0;
 		double t0 = now(), c0 = cpu();
 		pair_handshake(&p);
 		c[i] = cpu() - c0;
 		t[i] = now() - t0;
+		side[0][i] = cpu_side[0];
+		side[1][i] = cpu_side[1];
+		wrong += tls_session_resumed(p.server) != resumed ||
+			 tls_session_resumed(p.client) != resumed;
 		pair_free(&p);
 	}
+	if (wrong)
+		die(resumed ? "a handshake did not resume" : "a handshake resumed");
 	qsort(t, HANDSHAKES, sizeof(t[0]), cmp_double);
 	qsort(c, HANDSHAKES, sizeof(c[0]), cmp_double);
-	printf("handshake (server+client, P-256 leaf, %d runs): CPU median %.3f ms, p90 %.3f ms; "
-	       "wall median %.3f ms, p90 %.3f ms, min %.3f ms\n",
-	       HANDSHAKES, c[HANDSHAKES / 2] * 1e3, c[HANDSHAKES * 9 / 10] * 1e3,
-	       t[HANDSHAKES / 2] * 1e3, t[HANDSHAKES * 9 / 10] * 1e3, t[0] * 1e3);
+	qsort(side[0], HANDSHAKES, sizeof(side[0][0]), cmp_double);
+	qsort(side[1], HANDSHAKES, sizeof(side[1][0]), cmp_double);
+	printf("handshake %s (server+client, P-256 leaf, %d runs): CPU median %.3f ms, p90 %.3f ms; "
+	       "wall median %.3f ms, p90 %.3f ms, min %.3f ms; server side CPU median %.3f ms, "
+	       "client side %.3f ms\n",
+	       resumed ? "resumed" : "full", HANDSHAKES, c[HANDSHAKES / 2] * 1e3,
+	       c[HANDSHAKES * 9 / 10] * 1e3, t[HANDSHAKES / 2] * 1e3,
+	       t[HANDSHAKES * 9 / 10] * 1e3, t[0] * 1e3, side[0][HANDSHAKES / 2] * 1e3,
+	       side[1][HANDSHAKES / 2] * 1e3);
 }
 
 /* Moves up to the bytes at buf[*off..len) through s, with endpoint.h's rule:
@@ -299,7 +332,8 @@ int main(int argc, char **argv)
 		die("listen");
 
 	bench_memory(&b);
-	bench_handshake(&b);
+	bench_handshake(&b, false);
+	bench_handshake(&b, true);
 	bench_relay(&b, mib);
 
 	close(b.lfd);
