@@ -40,8 +40,8 @@
 #define TERM_DRAIN_S 2
 
 enum term_state {
-	TERM_HS_CLIENT,  /* porta's server handshake with the client */
-	TERM_HS_UP,      /* porta's client handshake with the upstream */
+	TERM_HANDSHAKE,  /* porta's server handshake with the client and its
+			  * client handshake with the upstream, side by side */
 	TERM_RELAY,
 	TERM_REFUSING,   /* a refusal waits for the earlier responses, then closes */
 	TERM_DRAIN,      /* refused and said so: reading the client to its end, so
@@ -76,6 +76,8 @@ struct proxy_term {
 	void *arg;
 	enum term_state state;
 	struct side cl, up;
+	bool cl_ready, up_ready; /* TERM_HANDSHAKE: that side's handshake is done */
+	const char *up_why;      /* the upstream's handshake failed: why (its session's) */
 	struct event *ev_idle, *ev_again;
 	uint32_t idle_ms;
 	struct timespec started;
@@ -612,11 +614,24 @@ static void upstream_failed(struct proxy_term *t, const char *why)
 	       "porta: the server could not be verified: %s\n", why);
 }
 
-/* Handshakes: the client's first (porta must know the client speaks to it
- * before it speaks to the server), then the upstream's. */
+/* Both handshakes at once: the upstream's round trips (the TCP connection
+ * is already up) pass while the client's handshake runs, instead of after
+ * it (docs/benchmarks/tls-relay.md).  The relay starts once both are done.
+ * An upstream that fails is answered 502 only once the client's handshake
+ * is done, since porta can answer only over it; a client that fails ends
+ * both. */
 static bool handshake(struct proxy_term *t)
 {
-	if (t->state == TERM_HS_CLIENT) {
+	if (!t->up_ready && t->up_why == NULL) {
+		enum io st = from_tls(tls_session_handshake(t->up.tls));
+		if (st == IO_FAILED || st == IO_EOF)
+			t->up_why = tls_session_reason(t->up.tls);
+		else if (st == IO_OK)
+			t->up_ready = true;
+		else
+			want(&t->up, st);
+	}
+	if (!t->cl_ready) {
 		enum io st = from_tls(tls_session_handshake(t->cl.tls));
 		if (st == IO_FAILED || st == IO_EOF) {
 			struct proxy_term_event ev = { .kind = PROXY_TERM_CLIENT_TLS,
@@ -629,20 +644,15 @@ static bool handshake(struct proxy_term *t)
 			want(&t->cl, st);
 			return false;
 		}
-		t->state = TERM_HS_UP;
+		t->cl_ready = true;
 	}
-	if (t->state == TERM_HS_UP) {
-		enum io st = from_tls(tls_session_handshake(t->up.tls));
-		if (st == IO_FAILED || st == IO_EOF) {
-			upstream_failed(t, tls_session_reason(t->up.tls));
-			return false;
-		}
-		if (st != IO_OK) {
-			want(&t->up, st);
-			return false;
-		}
-		t->state = TERM_RELAY;
+	if (t->up_why != NULL) {
+		upstream_failed(t, t->up_why);
+		return false;
 	}
+	if (!t->up_ready)
+		return false;
+	t->state = TERM_RELAY;
 	return true;
 }
 
@@ -748,7 +758,7 @@ static void arm(struct proxy_term *t)
 static void pump(struct proxy_term *t)
 {
 	t->cl.want_r = t->cl.want_w = t->up.want_r = t->up.want_w = false;
-	if (t->state == TERM_HS_CLIENT || t->state == TERM_HS_UP) {
+	if (t->state == TERM_HANDSHAKE) {
 		if (!handshake(t)) {
 			if (t->state != TERM_DONE)
 				arm(t);
@@ -926,7 +936,7 @@ struct proxy_term *proxy_term_start(struct event_base *base, int client, int ups
 		if ((r = tls_session_server(params->server, client, &t->cl.tls)) < 0 ||
 		    (r = tls_session_client(params->client, upstream, host, &t->up.tls, &reason)) < 0)
 			goto fail;
-		t->state = TERM_HS_CLIENT;
+		t->state = TERM_HANDSHAKE;
 	} else {
 		t->state = TERM_RELAY;
 	}

@@ -480,3 +480,52 @@ Test(terminate, both_sides_nodelay)
 	close(s);
 	event_base_free(r.base);
 }
+
+/* The upstream's handshake runs beside the client's, not after it: with a
+ * client that has sent nothing yet, the upstream already has porta's
+ * ClientHello (a TLS handshake record, RFC 5246 §6.2.1: type 22), so its
+ * round trips pass while the client's handshake does. */
+Test(terminate, upstream_handshake_starts_with_the_clients)
+{
+	struct run r = { 0 };
+	struct porta_error e;
+	static uint8_t scratch[PROXY_SECRET_OUT_MAX];
+	struct tls_server_conf *server;
+	struct tls_client_conf *client;
+	char bundle[128];
+	int c, c_in, u_out, s;
+
+	snprintf(bundle, sizeof(bundle), "%s/ca.crt", dir);
+	cr_assert_eq(tls_server_conf_create(lookup, ca, &server, &e), 0, "%s", e.msg);
+	cr_assert_eq(tls_client_conf_create(bundle, &client, &e), 0, "%s", e.msg);
+	tcp_pair(&c, &c_in);
+	tcp_pair(&u_out, &s);
+	fcntl(u_out, F_SETFL, O_NONBLOCK);
+	cr_assert_eq(policy_net_target_parse((const uint8_t *)"api.example", 11, &r.host),
+		     POLICY_NET_TARGET_OK);
+	r.prm.scratch = scratch;
+	r.prm.server = server;
+	r.prm.client = client;
+	r.prm.host = &r.host;
+	r.base = event_base_new();
+	struct proxy_term *t = proxy_term_start(r.base, c_in, u_out, &r.prm, 0, on_term_event,
+						on_done, &r);
+	cr_assert_not_null(t);
+	uint8_t got[5] = { 0 };
+	ssize_t n = -1;
+	for (int i = 0; i < 100 && n <= 0; i++) {
+		event_base_loop(r.base, EVLOOP_NONBLOCK);
+		n = recv(s, got, sizeof(got), MSG_DONTWAIT);
+		if (n <= 0)
+			usleep(10000);
+	}
+	cr_assert_gt(n, 0, "the upstream heard nothing while the client was silent");
+	cr_assert_eq(got[0], 22, "not a TLS handshake record: %u", got[0]);
+	proxy_term_abort(t);
+	event_base_loop(r.base, EVLOOP_NONBLOCK);
+	close(c);
+	close(s);
+	event_base_free(r.base);
+	tls_server_conf_destroy(server);
+	tls_client_conf_destroy(client);
+}
