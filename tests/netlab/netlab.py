@@ -475,10 +475,12 @@ class _Pushback:
         self.stream.sendall(data)
 
 
-def _http_response(status, headers, body, close=True):
+def _http_response(status, headers, body, close=True, head=False):
+    """The response bytes; head (the answer to HEAD): the head alone, with
+    the Content-Length the body would have had (RFC 9110, 9.3.2)."""
     out = ["HTTP/1.1 %s" % status] + ["%s: %s" % kv for kv in headers]
     out += ["Content-Length: %d" % len(body)] + (["Connection: close"] if close else []) + ["", ""]
-    return "\r\n".join(out).encode("latin-1") + body
+    return "\r\n".join(out).encode("latin-1") + (b"" if head else body)
 
 
 def _request_record(req):
@@ -985,7 +987,8 @@ class Controller:
                     return 401, _http_response(
                         "401 Unauthorized", [("Content-Type", "text/plain"),
                                              ("WWW-Authenticate", 'Basic realm="lab"')],
-                        b"401: this repository needs a token\n", close=not keepalive)
+                        b"401: this repository needs a token\n", close=not keepalive,
+                        head=req.method == "HEAD")
             return self.git_cgi(git_root, req, path, query, user, close=not keepalive)
         if keepalive:
             body = "%s %s\n" % (svc.label, ",".join(req.header("Host")))
@@ -997,7 +1000,8 @@ class Controller:
             values = req.header(echo)
             headers += [("X-Echo", v) for v in values]
             body += "".join("%s: %s\n" % (echo, v) for v in values)
-        return 200, _http_response("200 OK", headers, body.encode("latin-1"), close=not keepalive)
+        return 200, _http_response("200 OK", headers, body.encode("latin-1"), close=not keepalive,
+                                   head=req.method == "HEAD")
 
     def git_cgi(self, root, req, path, query, user=None, close=True):
         env = {"PATH": SYSTEM_PATH, "HOME": self.cfg["home"], "GIT_CONFIG_NOSYSTEM": "1",
@@ -1027,7 +1031,8 @@ class Controller:
                 headers.append((name, value.strip()))
         if r.returncode != 0 and not r.stdout:
             status, body = "500 Internal Server Error", r.stderr
-        return int(status.split()[0]), _http_response(status, headers, body, close=close)
+        return int(status.split()[0]), _http_response(status, headers, body, close=close,
+                                                      head=req.method == "HEAD")
 
     # --- snapshot ---
 

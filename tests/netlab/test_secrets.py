@@ -415,6 +415,35 @@ class AllowHttp(netlab.LabCase):
                          [("GET", "/v1/first", "allow", "allow"),
                           ("GET", "/v2/second", "deny", "http-no-rule")])
 
+    def test_head_then_get_on_a_keepalive_connection(self):
+        """A HEAD's answer has no body, whatever its Content-Length says
+        (RFC 9110, 9.3.2): porta frames it so, and the GET after it on the
+        same connection gets its own answer, whole."""
+        code = ("import http.client, json, os\n"
+                "c = http.client.HTTPSConnection('api.example', timeout=20)\n"
+                "h = {'Authorization': 'Bearer ' + os.environ['GH_TOKEN']}\n"
+                "c.request('HEAD', '/v1/head', headers=h)\n"
+                "r1 = c.getresponse(); b1 = r1.read()\n"
+                "sock = c.sock\n"
+                "c.request('GET', '/v1/get', headers=h)\n"
+                "r2 = c.getresponse()\n"
+                "print(json.dumps({'statuses': [r1.status, r2.status], 'same': c.sock is sock,\n"
+                "                  'length': r1.getheader('Content-Length'),\n"
+                "                  'bodies': [b1.decode(), r2.read().decode()]}))\n")
+        r, audit = self.run_in_porta(["--allow-http", "HEAD https://api.example/v1/*"],
+                                     ["python3", "-c", code])
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        out = json.loads(r.out)
+        self.assertEqual((out["statuses"], out["same"]), ([200, 200], True), out)
+        self.assertEqual(out["bodies"][0], "")
+        self.assertEqual(int(out["length"]), len(out["bodies"][1].encode()), out)
+        self.assertIn(" api.example\n", out["bodies"][1], out)  # the lab echoes the Host
+        self.assertEqual(self.api_seen(), [(0, "HEAD", "/v1/head", None),
+                                           (1, "GET", "/v1/get", None)])
+        self.assertEqual([(a["method"], a["path"], a["verdict"])
+                          for a in audit if a["kind"] == "http"],
+                         [("HEAD", "/v1/head", "allow"), ("GET", "/v1/get", "allow")])
+
     def test_pipelined_pair_allowed_then_refused(self):
         """Both heads in one write: the allowed one's answer first, then
         porta's 403 (terminate.c: a refusal waits for the earlier
@@ -648,8 +677,8 @@ class TrustVariables(netlab.LabCase):
         keys = dict(AWS_ACCESS_KEY_ID="AKIAEXAMPLE0123456789", AWS_SECRET_ACCESS_KEY="lab-secret",
                     AWS_CONFIG_FILE="/dev/null", AWS_SHARED_CREDENTIALS_FILE="/dev/null",
                     AWS_EC2_METADATA_DISABLED="true")
-        # s3api get-object, one GET: s3 cp would HEAD first, and the lab's
-        # server answers HEAD with a body, which porta's relay refuses
+        # s3api get-object, one GET (s3 cp would HEAD first, which the rule
+        # below does not allow)
         def get(key):
             return aws + ["s3api", "get-object", "--bucket", "bucket", "--key", key, "/dev/stdout",
                           "--region", "us-east-1", "--endpoint-url", "https://api.example"]
