@@ -1,6 +1,8 @@
 /* bench/tls_endpoint.c: what tls/endpoint costs (docs/benchmarks/tls-endpoint.md).
  *
  * Usage: tls_endpoint CERTDIR [MIB]  (CERTDIR made by tests/unit/tls/make-certs.sh)
+ *        tls_endpoint --primitives RUNS  (3. alone, RUNS times each, at most 200:
+ *                                         bench/tls-relay runs it in every round)
  *
  * Over loopback TCP, in one thread, with porta's own sessions on both ends:
  *   1. handshake: a server+client pair (P-256 leaf, ECDHE), 200 times
@@ -323,14 +325,14 @@ static double median_of(double *v, int n)
 	return v[n / 2];
 }
 
-static void bench_primitives(void)
+static void bench_primitives(int runs)
 {
 	static double gen[HANDSHAKES], shared[HANDSHAKES], sign[HANDSHAKES];
 	mbedtls_ctr_drbg_context drbg;
 	mbedtls_ctr_drbg_init(&drbg);
 	if (mbedtls_ctr_drbg_seed(&drbg, bench_random, NULL, NULL, 0) != 0)
 		die("drbg");
-	for (int i = 0; i < HANDSHAKES; i++) {
+	for (int i = 0; i < runs; i++) {
 		mbedtls_ecp_group grp;
 		mbedtls_mpi da, db, z;
 		mbedtls_ecp_point qa, qb;
@@ -364,7 +366,7 @@ static void bench_primitives(void)
 	if (mbedtls_ecdsa_genkey(&key, MBEDTLS_ECP_DP_SECP256R1, mbedtls_ctr_drbg_random, &drbg) != 0)
 		die("P-256 key");
 	unsigned char hash[32] = { 1 }, sig[MBEDTLS_ECDSA_MAX_LEN];
-	for (int i = 0; i < HANDSHAKES; i++) {
+	for (int i = 0; i < runs; i++) {
 		size_t len;
 		double c0 = cpu();
 		if (mbedtls_ecdsa_write_signature(&key, MBEDTLS_MD_SHA256, hash, sizeof(hash), sig,
@@ -375,11 +377,10 @@ static void bench_primitives(void)
 	}
 	mbedtls_ecdsa_free(&key);
 	mbedtls_ctr_drbg_free(&drbg);
-	double g = median_of(gen, HANDSHAKES), x = median_of(shared, HANDSHAKES),
-	       s = median_of(sign, HANDSHAKES);
+	double g = median_of(gen, runs), x = median_of(shared, runs), s = median_of(sign, runs);
 	printf("primitives (%d runs, CPU medians): x25519 keygen %.3f ms, x25519 shared %.3f ms, "
 	       "P-256 ECDSA sign %.3f ms; sum %.3f ms (the least a full server handshake "
-	       "computes)\n", HANDSHAKES, g * 1e3, x * 1e3, s * 1e3, (g + x + s) * 1e3);
+	       "computes)\n", runs, g * 1e3, x * 1e3, s * 1e3, (g + x + s) * 1e3);
 }
 
 int main(int argc, char **argv)
@@ -390,7 +391,12 @@ int main(int argc, char **argv)
 	socklen_t al = sizeof(b.addr);
 
 	if (argc < 2)
-		die("usage: tls_endpoint CERTDIR [MIB]");
+		die("usage: tls_endpoint CERTDIR [MIB] | tls_endpoint --primitives RUNS");
+	if (strcmp(argv[1], "--primitives") == 0) {
+		int runs = argc > 2 ? atoi(argv[2]) : HANDSHAKES;
+		bench_primitives(runs < 1 ? 1 : runs > HANDSHAKES ? HANDSHAKES : runs);
+		return 0;
+	}
 	size_t mib = argc > 2 ? strtoul(argv[2], NULL, 10) : 128;
 	mbedtls_x509_crt_init(&b.chain);
 	mbedtls_pk_init(&b.key);
@@ -415,7 +421,7 @@ int main(int argc, char **argv)
 	bench_memory(&b);
 	bench_handshake(&b, false);
 	bench_handshake(&b, true);
-	bench_primitives();
+	bench_primitives(HANDSHAKES);
 	bench_relay(&b, mib);
 
 	close(b.lfd);
