@@ -41,6 +41,7 @@ enum opt_id {
 	OPT_WHY,
 	OPT_QUIET,
 	OPT_JSON,
+	OPT_PROFILE,
 };
 
 struct opt_spec {
@@ -83,6 +84,7 @@ static const struct opt_spec opt_table[] = {
 	{ "why", 0, false, OPT_WHY, NULL },
 	{ "quiet", 'q', false, OPT_QUIET, NULL },
 	{ "json", 0, false, OPT_JSON, NULL },
+	{ "profile", 0, true, OPT_PROFILE, "a profile's NAME or PATH (porta profiles lists them)" },
 };
 
 static enum policy_parse_status fail(char err[POLICY_ERR_MAX], const char *fmt, ...)
@@ -416,6 +418,11 @@ static enum policy_parse_status apply(struct policy_options *o, const struct opt
 		return POLICY_PARSE_OK;
 	case OPT_JSON:
 		o->json = true;
+		return POLICY_PARSE_OK;
+	case OPT_PROFILE:
+		/* read and merged by the caller (policy/profile.h) */
+		if (!list_push(&o->profiles, value))
+			return fail(err, "--profile: given more than %d times", POLICY_MAX_LIST);
 		return POLICY_PARSE_OK;
 	}
 	return fail(err, "--%s: internal error: unhandled option", name);

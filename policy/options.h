@@ -92,6 +92,9 @@ struct policy_options {
 	bool why;
 	bool quiet;
 	bool json; /* explain --json, check --json */
+	/* --profile NAME|PATH, as given: the caller reads them and parses the
+	 * merged command line again (policy/profile.h) */
+	struct policy_strlist profiles;
 
 	/* the command: argv[cmd_index .. argc-1]; cmd_argc == 0 when absent */
 	int cmd_index;
