@@ -34,6 +34,7 @@
 #include "policy/preset.h"
 #include "policy/textparse.h"
 #include "host/host.h"
+#include "host/profiles.h"
 #include "sandbox/netinit.h"
 #include "sandbox/sandbox.h"
 
@@ -49,6 +50,7 @@ struct resolver {
 	size_t n_git_modules; /* submodule git directories protected so far */
 	struct dirlist *lists; /* directories read once (may_exist()) */
 	size_t n_lists;
+	char config_dir[PATH_MAX]; /* porta's configuration, its real path; "" if none */
 };
 
 /* What a directory held when resolve first asked: one getdents(2) where a
@@ -234,6 +236,23 @@ static char *real_path(const char *cwd, const char *path, size_t len)
 	return realpath(norm, NULL);
 }
 
+/* porta's configuration directory (host/profiles.h), its real path when
+ * it exists: closed to the sandbox (add_closed_paths()). */
+static int resolve_config_dir(struct resolver *r, char *const envp[])
+{
+	char dir[PATH_MAX];
+	if (host_config_dir(envp, dir, sizeof(dir)) < 0) {
+		if (!r->plan->home ||
+		    (size_t)snprintf(dir, sizeof(dir), "%s/.config/porta", r->plan->home) >=
+			    sizeof(dir))
+			return 0;
+	}
+	char *real = realpath(dir, NULL);
+	snprintf(r->config_dir, sizeof(r->config_dir), "%s", real ? real : dir);
+	free(real);
+	return 0;
+}
+
 static int add_mount_grants(struct resolver *r)
 {
 	const struct policy_options *o = r->o;
@@ -246,6 +265,12 @@ static int add_mount_grants(struct resolver *r)
 		if (!real)
 			return porta_fail(r->e, "--mount", shown, errno,
 					    "give a directory or file that exists");
+		if (r->config_dir[0] && policy_path_is_under(r->config_dir, real))
+			return porta_fail(r->e, "--mount", shown, 0,
+					  "that is porta's own configuration (%s: profiles, trusted "
+					  "project files), closed to every sandbox so that no command "
+					  "can widen its own next run",
+					  r->config_dir);
 		struct stat st;
 		if (stat(real, &st) < 0)
 			return porta_fail(r->e, "--mount", shown, errno, NULL);
@@ -975,6 +1000,12 @@ static int add_closed_paths(struct resolver *r)
 				rc = close_path(r, p, POLICY_PATH_CREDENTIAL);
 		}
 	}
+	/* porta's own configuration (profiles, trusted project files): closed
+	 * to every sandbox, whatever the preset, so that no command reads
+	 * what the user keeps there or widens its own next run; a -v inside
+	 * it was refused before (add_mount_grants()). */
+	if (r->config_dir[0] && rc == 0)
+		rc = close_path(r, r->config_dir, POLICY_PATH_PORTA_CONFIG);
 	for (size_t i = 0; i < o->deny_read.n && rc == 0; i++) {
 		if (!policy_path_normalize(r->plan->cwd, o->deny_read.v[i],
 					   strlen(o->deny_read.v[i]), p, sizeof(p)))
@@ -1397,7 +1428,8 @@ int host_resolve(const struct policy_options *opts, char *const argv[],
 	r.plan->cwd = getcwd(NULL, 0);
 	if (!r.plan->cwd)
 		r.plan->cwd = strdup("/");
-	if ((rc = resolve_home(&r, envp)) || (rc = add_mount_grants(&r)) ||
+	if ((rc = resolve_home(&r, envp)) || (rc = resolve_config_dir(&r, envp)) ||
+	    (rc = add_mount_grants(&r)) ||
 	    (rc = add_caches(&r, envp)) || (rc = add_base_grants(&r)))
 		goto out;
 	trace_mark("resolve: grants");

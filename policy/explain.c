@@ -63,6 +63,36 @@ static json_t *jstr(const char *s)
 	return j;
 }
 
+/* The options of the merged command line (index 2 up to the command),
+ * each as its words and where it came from (policy/profile.h). */
+static json_t *sources_json(const struct policy_plan *plan)
+{
+	const struct policy_sources *src = plan->sources;
+	json_t *all = json_array();
+	int end = plan->opts->cmd_index;
+	for (int i = 2; i < end && i < src->argc; i++) {
+		if (strcmp(src->argv[i], "--") == 0)
+			break;
+		int words = policy_option_words(src->argv[i]);
+		json_t *o = json_object(), *w = json_array();
+		for (int k = 0; k < words && i + k < end; k++)
+			json_array_append_new(w, jstr(src->argv[i + k]));
+		json_object_set_new(o, "words", w);
+		const struct policy_origin *from = &src->origin[i];
+		if (from->profile < 0) {
+			json_object_set_new(o, "from", json_string("command line"));
+		} else {
+			json_object_set_new(o, "from", json_string("profile"));
+			json_object_set_new(o, "profile", jstr(src->names[from->profile]));
+			json_object_set_new(o, "file", jstr(src->files[from->profile]));
+			json_object_set_new(o, "line", json_integer(from->line));
+		}
+		json_array_append_new(all, o);
+		i += words - 1;
+	}
+	return all;
+}
+
 static json_t *limits_json(const struct policy_options *o)
 {
 	json_t *l = json_object();
@@ -244,6 +274,8 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 	json_object_set_new(root, "limits", limits_json(o));
 	json_object_set_new(root, "env", env);
 	json_object_set_new(root, "command", cmd);
+	if (plan->sources)
+		json_object_set_new(root, "options", sources_json(plan));
 	json_object_set_new(root, "notes", notes);
 	json_object_set_new(root, "landlock_abi", json_integer(abi));
 	int rc = json_dumpf(root, out, JSON_INDENT(2)) == 0 ? 0 : -ENOMEM;
@@ -256,6 +288,69 @@ static void esc_print(FILE *out, const char *prefix, const char *s, const char *
 {
 	char buf[8192];
 	fprintf(out, "%s%s%s", prefix, log_escape(s, strlen(s), buf, sizeof(buf)), suffix);
+}
+
+/* A word as a shell (and a profile) would take it back: bare when it
+ * holds only bytes no shell treats specially, else in '...' (a ' inside as
+ * '\''); bytes a terminal would act on escaped (log_escape()). */
+static void quoted_print(FILE *out, const char *w)
+{
+	bool bare = w[0] != '\0';
+	for (const char *p = w; *p && bare; p++)
+		bare = strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+			      "@%+=:,./_-",
+			      *p) != NULL;
+	if (bare) {
+		esc_print(out, " ", w, "");
+		return;
+	}
+	fputs(" '", out);
+	for (const char *p = w; *p;) {
+		const char *q = strchr(p, '\'');
+		size_t n = q ? (size_t)(q - p) : strlen(p);
+		char part[4096];
+		snprintf(part, sizeof(part), "%.*s", (int)(n < sizeof(part) - 1 ? n : sizeof(part) - 1),
+			 p);
+		esc_print(out, "", part, "");
+		if (!q)
+			break;
+		fputs("'\\''", out);
+		p = q + 1;
+	}
+	fputs("'", out);
+}
+
+/* The options of the merged command line and where each came from: a
+ * profile's file and line, or the command line. */
+static void sources_text(FILE *out, const struct policy_plan *plan)
+{
+	const struct policy_sources *src = plan->sources;
+	int end = plan->opts->cmd_index;
+	char line[64];
+	fprintf(out, "\noptions, and where each came from:\n");
+	for (int i = 2; i < end && i < src->argc; i++) {
+		if (strcmp(src->argv[i], "--") == 0)
+			break;
+		int words = policy_option_words(src->argv[i]);
+		fputs(" ", out);
+		for (int k = 0; k < words && i + k < end; k++)
+			quoted_print(out, src->argv[i + k]);
+		const struct policy_origin *from = &src->origin[i];
+		if (from->profile < 0) {
+			fprintf(out, "    (command line)\n");
+		} else {
+			const char *name = src->names[from->profile];
+			if (strchr(name, '/')) {
+				esc_print(out, "    (profile ", src->files[from->profile], "");
+			} else {
+				esc_print(out, "    (profile ", name, "");
+				esc_print(out, ": ", src->files[from->profile], "");
+			}
+			snprintf(line, sizeof(line), ", line %u)\n", from->line);
+			fputs(line, out);
+		}
+		i += words - 1;
+	}
 }
 
 /* The deepest writable -v mount holding path, or NULL. */
@@ -547,5 +642,7 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 		for (size_t i = 0; i < plan->n_notes; i++)
 			esc_print(out, "  - ", plan->notes[i], "\n");
 	}
+	if (plan->sources)
+		sources_text(out, plan);
 	return 0;
 }

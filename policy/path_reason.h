@@ -20,6 +20,7 @@ enum policy_path_reason {
 	/* closed to reads (covers) */
 	POLICY_PATH_CREDENTIAL,        /* the preset's credential paths */
 	POLICY_PATH_DENY_READ,         /* --deny-read */
+	POLICY_PATH_PORTA_CONFIG,      /* porta's configuration directory (host/profiles.h) */
 	POLICY_PATH_HOME_STRICT,       /* the home, emptied for strict reads */
 	/* Unix sockets */
 	POLICY_PATH_CREDENTIAL_SOCKET, /* a named host socket: --deny-unix, the preset, $SSH_AUTH_SOCK */

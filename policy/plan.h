@@ -17,6 +17,7 @@
 #include "policy/netrule.h"
 #include "policy/caches.h"
 #include "policy/options.h"
+#include "policy/profile.h"
 #include "policy/path_reason.h"
 
 /* Path grants, in words; policy/landlock.h turns them into access masks. */
@@ -76,6 +77,7 @@ struct policy_link {
 
 struct policy_plan {
 	const struct policy_options *opts; /* not owned */
+	const struct policy_sources *sources; /* not owned; NULL: no profile was used */
 	int argc;                          /* porta's own command line (--why repeats it); */
 	char *const *argv;                 /* not owned, outlives the plan */
 	char *home;                        /* the user's home, absolute, or NULL */

@@ -14,6 +14,7 @@
 #include "common/trace.h"
 #include "policy/explain.h"
 #include "host/host.h"
+#include "host/profiles.h"
 #include "policy/options.h"
 #include "policy/path_reason.h"
 #include "sandbox/sandbox.h"
@@ -28,6 +29,7 @@ static const char help_text[] =
 	"usage: porta run     [OPTIONS] [--] COMMAND [ARGS...]   run COMMAND confined\n"
 	"       porta explain [OPTIONS] [--json] [--] COMMAND    print the policy run would apply\n"
 	"       porta check   [--json]                            what this host can enforce\n"
+	"       porta profiles                                    list the profiles --profile loads\n"
 	"       porta help | --help | --version\n"
 	"\n"
 	"Options stop at the first word that is not an option: everything from COMMAND on\n"
@@ -67,6 +69,12 @@ static const char help_text[] =
 	"  --allow-http 'METHODS URL' only these requests to URL's host, e.g.\n"
 	"                             'GET,HEAD https://api.example/v1/*' (* any run of chars;\n"
 	"                             http:// URLs for plain HTTP)\n"
+	"\n"
+	"Profiles:\n"
+	"  --profile NAME|PATH        load options from a profile: one option per line, the\n"
+	"                             command line's grammar, # comments; repeatable; the\n"
+	"                             command line's own options apply after it ('porta\n"
+	"                             profiles' lists them; explain shows where each came from)\n"
 	"\n"
 	"Process and environment:\n"
 	"  -e, --env KEY=VALUE        set a variable (the environment starts with only PATH HOME\n"
@@ -223,6 +231,51 @@ static void say_before_run(const struct policy_plan *plan)
 	}
 }
 
+/* The profiles the command line names, read and merged into the words
+ * policy_parse_args() reads again (policy/profile.h).  On success *opts is
+ * the merged command line's, and *argv_out (with src) what it points into,
+ * kept for the life of the process. */
+static int apply_profiles(int argc, char *argv[], struct policy_options *opts,
+			  char ***argv_out, struct policy_sources *src)
+{
+	static struct policy_profile *loaded[POLICY_PROFILES_MAX];
+	static char files[POLICY_PROFILES_MAX][4096];
+	static const char *names[POLICY_PROFILES_MAX], *file_ptrs[POLICY_PROFILES_MAX];
+	size_t n = 0;
+	struct porta_error e;
+	char msg[1600], err[POLICY_ERR_MAX];
+
+	if (!policy_profile_names(argc, argv, opts->cmd_index, names, POLICY_PROFILES_MAX, &n))
+		return fail("--profile: at most %d profiles", POLICY_PROFILES_MAX);
+	for (size_t k = 0; k < n; k++) {
+		loaded[k] = malloc(sizeof(*loaded[k]));
+		if (!loaded[k])
+			return fail("--profile: out of memory");
+		if (host_profile_load(names[k], environ, loaded[k], files[k], sizeof(files[k]), &e) <
+		    0) {
+			porta_error_format(&e, msg, sizeof(msg));
+			return fail("%s", msg);
+		}
+		file_ptrs[k] = files[k];
+	}
+	size_t cap = (size_t)argc + 1;
+	for (size_t k = 0; k < n; k++)
+		cap += loaded[k]->n;
+	char **merged = calloc(cap, sizeof(*merged));
+	struct policy_origin *origin = calloc(cap, sizeof(*origin));
+	int merged_argc;
+	if (!merged || !origin ||
+	    !policy_profile_merge(argc, argv, opts->cmd_index,
+				  (const struct policy_profile *const *)loaded, n, merged, origin, cap,
+				  &merged_argc))
+		return fail("--profile: out of memory");
+	if (policy_parse_args(merged_argc, merged, opts, err) != POLICY_PARSE_OK)
+		return fail("with the profiles: %s", err);
+	*src = (struct policy_sources){ merged_argc, merged, origin, names, file_ptrs, n };
+	*argv_out = merged;
+	return 0;
+}
+
 int main(int argc, char *argv[])
 {
 	struct policy_options opts;
@@ -232,8 +285,22 @@ int main(int argc, char *argv[])
 
 	const char *trace = getenv("PORTA_TRACE_SETUP");
 	trace_start(trace && trace[0] && strcmp(trace, "0") != 0);
+	if (argc == 2 && strcmp(argv[1], "profiles") == 0)
+		return host_profiles_list(stdout, environ);
+	if (argc > 2 && strcmp(argv[1], "profiles") == 0)
+		return fail("'profiles' takes no arguments (got '%.64s')", argv[2]);
 	if (policy_parse_args(argc, argv, &opts, err) != POLICY_PARSE_OK)
 		return fail("%s", err);
+	static struct policy_sources sources;
+	bool sourced = false;
+	if (opts.profiles.n > 0) {
+		char **merged = NULL;
+		int rc = apply_profiles(argc, argv, &opts, &merged, &sources);
+		if (rc != 0)
+			return rc;
+		argv = merged;
+		sourced = true;
+	}
 	if (opts.quiet)
 		log_set_level(LOG_LEVEL_ERROR);
 	else if (getenv("PORTA_DEBUG"))
@@ -263,6 +330,8 @@ int main(int argc, char *argv[])
 		porta_error_format(&e, msg, sizeof(msg));
 		return fail("%s", msg);
 	}
+	if (sourced)
+		plan->sources = &sources;
 	const char *refusal = unavailable(&opts);
 	if (refusal && opts.command == POLICY_CMD_RUN) {
 		policy_plan_destroy(plan);

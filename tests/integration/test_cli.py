@@ -17,9 +17,9 @@ CLI_OPTIONS = [
     "--proxy-allow", "--proxy-deny", "--audit", "--dns-upstream", "--env", "-e",
     "--env-pass", "--env-file", "--timeout", "--max-cpu", "--max-procs",
     "--max-file-size", "--max-memory-mb", "--allow-root", "--why", "--quiet", "-q",
-    "--json",
+    "--json", "--profile",
 ]
-SUBCOMMANDS = ["run", "explain", "check", "help"]
+SUBCOMMANDS = ["run", "explain", "check", "profiles", "help"]
 
 
 class ExitCodes(PortaTestCase):

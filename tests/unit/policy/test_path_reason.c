@@ -54,6 +54,7 @@ Test(path_reason, words_are_the_ones_printed_before_the_table)
 	} v[] = {
 		{ POLICY_PATH_CREDENTIAL, "credential" },
 		{ POLICY_PATH_DENY_READ, "--deny-read" },
+		{ POLICY_PATH_PORTA_CONFIG, "porta's configuration" },
 		{ POLICY_PATH_HOME_STRICT, "home (strict reads)" },
 		{ POLICY_PATH_CREDENTIAL_SOCKET, "credential socket" },
 		{ POLICY_PATH_HOST_SOCKET, "host socket" },
@@ -108,9 +109,9 @@ Test(path_reason, only_the_socket_rules_close_sockets)
 Test(path_reason, guarded_exactly_where_the_guard_must_watch)
 {
 	static const enum policy_path_reason guarded[] = {
-		POLICY_PATH_CREDENTIAL,       POLICY_PATH_DENY_READ, POLICY_PATH_PROTECTED,
-		POLICY_PATH_PROTECTED_PARENT, POLICY_PATH_GIT_DIR,   POLICY_PATH_READONLY_MOUNT,
-		POLICY_PATH_SHARED_TMP,
+		POLICY_PATH_CREDENTIAL,       POLICY_PATH_DENY_READ, POLICY_PATH_PORTA_CONFIG,
+		POLICY_PATH_PROTECTED,        POLICY_PATH_PROTECTED_PARENT, POLICY_PATH_GIT_DIR,
+		POLICY_PATH_READONLY_MOUNT,   POLICY_PATH_SHARED_TMP,
 	};
 
 	for (int r = 0; r < POLICY_PATH_COUNT_; r++) {

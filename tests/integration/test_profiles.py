@@ -1,0 +1,215 @@
+"""integration/profiles: --profile NAME|PATH and `porta profiles`
+(docs/porta.1, PROFILES): a profile means what its options typed mean, the
+command line overrides it, a malformed line is refused with its file and
+line, user profiles come from porta's configuration directory, which no
+sandbox can read or write, and explain says where each option came from."""
+
+import json
+import os
+import re
+import unittest
+
+from harness import DEGRADED, IS_ROOT, SH, PortaTestCase, clean_env, run
+
+# Options that mean the same typed or in a profile, across the kinds of
+# value: a name rule, a path (relative, absolute and ~/), a quoted value
+# with blanks, a single-valued option, flags.
+PROFILE = """\
+# a test profile: every kind of option
+--allow-net registry.example
+--allow-net '*.cdn.example:8443'
+--allow-http 'GET,HEAD https://api.example/v1/*'
+--deny-read ~/porta-it-profile-closed
+-v {ws}
+--timeout 30
+--env "GREETING=hello world"
+--caches
+--why
+"""
+
+TYPED = ["--allow-net", "registry.example", "--allow-net", "*.cdn.example:8443",
+         "--allow-http", "GET,HEAD https://api.example/v1/*",
+         "--deny-read", "{home}/porta-it-profile-closed", "-v", "{ws}", "--timeout", "30",
+         "--env", "GREETING=hello world", "--caches", "--why"]
+
+
+class Profiles(PortaTestCase):
+
+    def setUp(self):
+        self.cfg = self.mkdtemp(prefix="porta-it-xdg-")
+        self.env = clean_env({"XDG_CONFIG_HOME": self.cfg})
+        self.ws = self.mkdtemp()
+        self.home = os.path.realpath(os.environ["HOME"])
+
+    def profile(self, name, text):
+        return self.write(os.path.join(self.cfg, "porta", "profiles", name), text)
+
+    def explain(self, args, json_out=True):
+        res = run(["explain"] + (["--json"] if json_out else []) + args + ["--", SH, "-c", "true"],
+                  env=self.env)
+        self.assertOk(res)
+        return json.loads(res.out) if json_out else res.out
+
+    def test_a_profile_means_its_options_typed(self):
+        path = self.write(os.path.join(self.ws, "p"), PROFILE.format(ws=self.ws))
+        typed = [w.format(ws=self.ws, home=self.home) for w in TYPED]
+        for given in (["--profile", path], ["--profile=" + path]):
+            a = self.explain(given)
+            b = self.explain(typed)
+            self.assertIn("options", a)
+            self.assertNotIn("options", b, "no profile, no sources")
+            a.pop("options")
+            self.assertEqual(a, b)
+        # the text too, but for the sources the profile's adds at its end
+        a = self.explain(["--profile", path], json_out=False)
+        b = self.explain(typed, json_out=False)
+        head, sep, _ = a.partition("\noptions, and where each came from:\n")
+        self.assertTrue(sep, a)
+        self.assertEqual(head.rstrip("\n"), b.rstrip("\n"))
+
+    def test_a_user_profile_by_name_and_where_each_option_came_from(self):
+        path = self.profile("mine", "# mine\n--allow-net registry.example\n\n--timeout 30\n")
+        out = self.explain(["--profile", "mine", "--allow-net", "other.example"])
+        got = [(o["words"], o["from"], o.get("profile"), o.get("file"), o.get("line"))
+               for o in out["options"] if o["words"][0] not in ("--allow-root", "--json")]
+        self.assertEqual(got, [
+            (["--allow-net", "registry.example"], "profile", "mine", path, 2),
+            (["--timeout", "30"], "profile", "mine", path, 4),
+            (["--allow-net", "other.example"], "command line", None, None, None)])
+        text = self.explain(["--profile", "mine", "-e", "A=b c"], json_out=False)
+        self.assertIn("  --allow-net registry.example    (profile mine: %s, line 2)" % path,
+                      text)
+        self.assertIn("  -e 'A=b c'    (command line)", text)
+
+    def test_the_command_line_overrides(self):
+        path = self.profile("base", "--timeout 30\n--read-policy strict\n--preset none\n"
+                                    "--max-procs 50\n--allow-net registry.example\n")
+        out = self.explain(["--profile", "base", "--timeout", "5", "--read-policy=open",
+                            "--allow-net", "other.example"])
+        self.assertEqual(out["limits"]["timeout_ms"], 5000, out["limits"])
+        self.assertEqual(out["read_policy"], "open")
+        # what the command line does not give stays the profile's; lists add up
+        self.assertEqual(out["limits"]["max_procs"], 50)
+        words = [o["words"] for o in out["options"]]
+        self.assertIn(["--preset", "none"], words)
+        self.assertNotIn(["--timeout", "30"], words)
+        self.assertEqual(sorted(r["rule"] for r in out["network"]["rules"]
+                                if r["rule"] in ("registry.example", "other.example")),
+                         ["other.example", "registry.example"], path)
+        # and the later of two profiles overrides the earlier
+        self.profile("later", "--timeout 60\n")
+        out = self.explain(["--profile", "base", "--profile", "later"])
+        self.assertEqual(out["limits"]["timeout_ms"], 60000)
+
+    def test_a_malformed_line_is_refused_with_file_and_line(self):
+        cases = [("--allow-net registry.example\n\n--allow-net a.example; curl x\n",
+                  "line 3: ';' outside quotes"),
+                 ("# ok\n--timeout soon\n", "line 2: --timeout 'soon'"),
+                 ("--allow-net a.example b.example\n", "line 1: 3 words"),
+                 ("--allow-net 'open\n", "line 1: a ' that is never closed"),
+                 ("-v $HOME\n", "line 1: '$' outside single quotes"),
+                 ("--allow-root\n", "line 1: --allow-root inside a profile"),
+                 ("--profile other\n", "line 1: --profile inside a profile"),
+                 ("echo hi\n", "line 1: 'echo' is not an option")]
+        for text, want in cases:
+            path = self.profile("bad", text)
+            res = run(["run", "--profile", "bad", "--", SH, "-c", "echo ran"], env=self.env)
+            self.assertRc(res, 125)
+            self.assertNotIn("ran", res.out)
+            self.assertIn(path, res.err)
+            self.assertIn(want, res.err)
+
+    def test_unknown_and_invalid_names(self):
+        res = run(["run", "--profile", "no-such-profile", "--", "true"], env=self.env)
+        self.assertRc(res, 125)
+        self.assertIn("no such profile", res.err)
+        self.assertIn(os.path.join(self.cfg, "porta", "profiles"), res.err)
+        self.assertIn("porta profiles", res.err)
+        res = run(["run", "--profile", "..", "--", "true"], env=self.env)
+        self.assertRc(res, 125)
+        self.assertIn("not a profile name", res.err)
+        res = run(["run", "--profile", os.path.join(self.ws, "absent"), "--", "true"],
+                  env=self.env)
+        self.assertRc(res, 125)
+        self.assertIn("No such file", res.err)
+
+    def test_porta_profiles_lists_built_in_and_user_profiles(self):
+        self.profile("mine", "# my own registry\n--allow-net registry.example\n")
+        self.profile("npm", "# my npm\n--allow-net registry.example\n")
+        res = run(["profiles"], env=self.env)
+        self.assertOk(res)
+        builtin, _, user = res.out.partition("user profiles")
+        for name in ("npm", "pip", "cargo", "go", "git-github", "claude-code", "codex"):
+            self.assertRegex(builtin, r"\n  %s +\S" % re.escape(name))
+        self.assertRegex(builtin, r"\n  npm +.*a user profile of this name is used instead")
+        self.assertIn("mine           my own registry", user)
+        # the user's npm is the one used
+        out = self.explain(["--profile", "npm"])
+        self.assertEqual(out["options"][0]["file"],
+                         os.path.join(self.cfg, "porta", "profiles", "npm"))
+        res = run(["profiles", "extra"], env=self.env)
+        self.assertRc(res, 125)
+
+    def test_every_built_in_profile_is_accepted(self):
+        home = self.mkdtemp(prefix="porta-it-home-")
+        for d in (".claude", ".codex"):
+            os.mkdir(os.path.join(home, d))
+        self.write(os.path.join(home, ".claude.json"), "{}")
+        env = clean_env({"HOME": home, "XDG_CONFIG_HOME": self.cfg})
+        for name in ("npm", "pip", "cargo", "go", "git-github", "claude-code", "codex"):
+            res = run(["explain", "--json", "--profile", name, "--", "true"], env=env)
+            self.assertOk(res, name)
+            out = json.loads(res.out)
+            self.assertTrue(out["options"], name)
+            for o in out["options"]:
+                if o["from"] == "profile":
+                    self.assertTrue(o["file"].endswith("/share/porta/profiles/" + name), o)
+
+    def test_the_configuration_directory_is_closed_to_the_command(self):
+        self.profile("mine", "--timeout 30\n")
+        parent = os.path.dirname(self.cfg)
+        script = ("ls %s/porta 2>&1; cat %s/porta/profiles/mine 2>&1; "
+                  "echo '--allow-net evil.example' > %s/porta/profiles/mine 2>&1; "
+                  "mkdir %s/porta/profiles/new 2>&1; echo done" % ((self.cfg,) * 4))
+        # even inside a writable mount that holds it, and with --preset none
+        for extra in ([], ["--preset", "none"]):
+            res = run(["run", "-v", parent] + extra + ["--", SH, "-c", script], env=self.env)
+            if DEGRADED:
+                # without user namespaces nothing can be closed inside a
+                # writable mount: the run is refused, never run open
+                self.assertRc(res, 125)
+                self.assertIn("porta's configuration", res.err)
+                continue
+            self.assertOk(res)
+            self.assertIn("done", res.out)
+            self.assertNotIn("--timeout", res.out, "the profile was read")
+            self.assertEqual(self.read(os.path.join(self.cfg, "porta", "profiles", "mine")),
+                             "--timeout 30\n")
+            self.assertFalse(os.path.exists(os.path.join(self.cfg, "porta", "profiles", "new")))
+        # and no -v opens it
+        for target in (os.path.join(self.cfg, "porta"),
+                       os.path.join(self.cfg, "porta", "profiles")):
+            res = run(["run", "-v", target, "--", "true"], env=self.env)
+            self.assertRc(res, 125)
+            self.assertIn("porta's own configuration", res.err)
+        out = self.explain(["-v", parent])
+        self.assertIn({"path": os.path.join(self.cfg, "porta"), "kind": "dir",
+                       "reason": "porta's configuration"},
+                      [{k: c[k] for k in ("path", "kind", "reason")}
+                       for c in out["closed_paths"]])
+
+    @unittest.skipUnless(IS_ROOT or os.environ.get("HOME"), "needs a home")
+    def test_home_config_by_default(self):
+        """Without XDG_CONFIG_HOME the directory is HOME/.config/porta."""
+        home = self.mkdtemp(prefix="porta-it-home-")
+        self.write(os.path.join(home, ".config", "porta", "profiles", "mine"),
+                   "--allow-net registry.example\n")
+        env = clean_env({"HOME": home}, drop=("XDG_CONFIG_HOME",))
+        res = run(["explain", "--json", "--profile", "mine", "--", "true"], env=env)
+        self.assertOk(res)
+        self.assertEqual(json.loads(res.out)["options"][0]["file"],
+                         os.path.join(home, ".config", "porta", "profiles", "mine"))
+
+
+if __name__ == "__main__":
+    unittest.main()
