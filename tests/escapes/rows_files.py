@@ -37,7 +37,7 @@ CREDENTIAL_FILES = {".git-credentials", ".netrc", ".npmrc", ".yarnrc.yml", ".pyp
 
 # docs/defaults.md, "Protected inside every writable mount" (.git is row 52's).
 PROTECTED = [".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile", ".envrc",
-             ".gitconfig", ".mcp.json", ".npmrc", "porta.toml", ".porta.toml",
+             ".gitconfig", ".mcp.json", ".npmrc", "porta.toml", ".porta.toml", ".porta",
              ".claude/commands", ".claude/agents", ".claude/settings.json", ".vscode", ".idea"]
 PROTECTED_DIRS = {".claude/commands", ".claude/agents", ".vscode", ".idea"}
 

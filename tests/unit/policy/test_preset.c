@@ -57,7 +57,7 @@ Test(preset, credentials_are_defaults_md)
 static const char *const protected_names[] = {
 	".git/hooks", ".git/config", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
 	".profile", ".envrc", ".gitconfig", ".mcp.json", ".npmrc", "porta.toml", ".porta.toml",
-	".claude/commands", ".claude/agents", ".claude/settings.json", ".vscode", ".idea",
+	".porta", ".claude/commands", ".claude/agents", ".claude/settings.json", ".vscode", ".idea",
 };
 
 Test(preset, protected_names_are_defaults_md)
