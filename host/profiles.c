@@ -12,9 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <mbedtls/sha256.h>
+
 #include "common/cleanup.h"
 
-static const char *env_get(char *const envp[], const char *name)
+const char *host_env_get(char *const envp[], const char *name)
 {
 	size_t n = strlen(name);
 	for (size_t i = 0; envp && envp[i]; i++)
@@ -25,8 +27,8 @@ static const char *env_get(char *const envp[], const char *name)
 
 int host_config_dir(char *const envp[], char *out, size_t cap)
 {
-	const char *xdg = env_get(envp, "XDG_CONFIG_HOME");
-	const char *home = env_get(envp, "HOME");
+	const char *xdg = host_env_get(envp, "XDG_CONFIG_HOME");
+	const char *home = host_env_get(envp, "HOME");
 	int n;
 	if (xdg && xdg[0] == '/')
 		n = snprintf(out, cap, "%s/porta", xdg);
@@ -153,23 +155,31 @@ int host_profile_load(const char *name, char *const envp[], struct policy_profil
 					  searched[0] ? searched : "no directory: neither HOME nor "
 								  "XDG_CONFIG_HOME is set");
 	}
+	return host_profile_read(file, envp, out, NULL, e);
+}
+
+int host_profile_read(const char *file, char *const envp[], struct policy_profile *out,
+		      uint8_t sha256[32], struct porta_error *e)
+{
 	_cleanup_free_ uint8_t *buf = malloc(POLICY_PROFILE_BYTES_MAX);
 	size_t len = 0;
 	if (!buf)
-		return porta_fail(e, "--profile", file, ENOMEM, NULL);
+		return porta_fail(e, "profile", file, ENOMEM, NULL);
 	int rc = read_small(file, buf, POLICY_PROFILE_BYTES_MAX, &len);
 	if (rc == -EFBIG)
-		return porta_fail(e, "--profile", file, 0, "longer than %d bytes",
+		return porta_fail(e, "profile", file, 0, "longer than %d bytes",
 				  POLICY_PROFILE_BYTES_MAX);
 	if (rc == -EINVAL)
-		return porta_fail(e, "--profile", file, 0, "not a regular file");
+		return porta_fail(e, "profile", file, 0, "not a regular file");
 	if (rc < 0)
-		return porta_fail(e, "--profile", file, -rc, NULL);
+		return porta_fail(e, "profile", file, -rc, NULL);
+	/* the bytes hashed are the bytes parsed: nothing can change between */
+	if (sha256 && mbedtls_sha256_ret(buf, len, sha256, 0) != 0)
+		return porta_fail(e, "profile", file, EIO, "SHA-256 failed");
 	char why[POLICY_ERR_MAX];
-	if (policy_profile_parse(buf, len, env_get(envp, "HOME"), out, why) != POLICY_PROFILE_OK) {
-		/* "FILE line N: what" */
-		return porta_fail(e, "--profile", file, 0, "%s", why);
-	}
+	if (policy_profile_parse(buf, len, host_env_get(envp, "HOME"), out, why) !=
+	    POLICY_PROFILE_OK)
+		return porta_fail(e, "profile", file, 0, "%s", why); /* "FILE: line N: what" */
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #define PORTA_HOST_PROFILES_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "common/error.h"
@@ -33,6 +34,16 @@ int host_config_dir(char *const envp[], char *out, size_t cap);
  * line). */
 int host_profile_load(const char *name, char *const envp[], struct policy_profile *out,
 		      char *file, size_t cap, struct porta_error *e);
+
+/* Reads the profile file and parses it into *out; with sha256 not NULL,
+ * also the SHA-256 of the very bytes parsed.  Returns 0, or -errno with e
+ * filled (not readable, not a regular file, too long, a malformed line:
+ * e names the file and the line). */
+int host_profile_read(const char *file, char *const envp[], struct policy_profile *out,
+		      uint8_t sha256[32], struct porta_error *e);
+
+/* The value of NAME in envp, or NULL. */
+const char *host_env_get(char *const envp[], const char *name);
 
 /* `porta profiles`: every built-in and user profile, one per line: its
  * name, where it comes from, and its first comment line.  Returns 0. */

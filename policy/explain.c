@@ -81,6 +81,10 @@ static json_t *sources_json(const struct policy_plan *plan)
 		const struct policy_origin *from = &src->origin[i];
 		if (from->profile < 0) {
 			json_object_set_new(o, "from", json_string("command line"));
+		} else if (!src->names[from->profile]) {
+			json_object_set_new(o, "from", json_string("project file"));
+			json_object_set_new(o, "file", jstr(src->files[from->profile]));
+			json_object_set_new(o, "line", json_integer(from->line));
 		} else {
 			json_object_set_new(o, "from", json_string("profile"));
 			json_object_set_new(o, "profile", jstr(src->names[from->profile]));
@@ -340,7 +344,9 @@ static void sources_text(FILE *out, const struct policy_plan *plan)
 			fprintf(out, "    (command line)\n");
 		} else {
 			const char *name = src->names[from->profile];
-			if (strchr(name, '/')) {
+			if (!name) {
+				esc_print(out, "    (project file ", src->files[from->profile], "");
+			} else if (strchr(name, '/')) {
 				esc_print(out, "    (profile ", src->files[from->profile], "");
 			} else {
 				esc_print(out, "    (profile ", name, "");

@@ -236,7 +236,72 @@ enum policy_profile_status policy_profile_parse(const uint8_t *buf, size_t len,
 			return POLICY_PROFILE_ERROR;
 		pos = end + 1;
 	}
+	out->used = s.used;
 	return POLICY_PROFILE_OK;
+}
+
+/* The option names whose value is a path taken from the working directory. */
+static bool path_option(const char *name, size_t n)
+{
+	static const char *const paths[] = { "mount", "deny-read", "allow-unix", "env-file",
+					     "audit", "proxy-audit" };
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (strlen(paths[i]) == n && memcmp(paths[i], name, n) == 0)
+			return true;
+	return false;
+}
+
+/* Replaces word i of p by prefix (the option part, may be "") + dir + "/"
+ * + value, appended to p's text. */
+static bool rewrite(struct policy_profile *p, size_t i, const char *prefix, size_t plen,
+		    const char *dir, const char *value)
+{
+	size_t need = plen + strlen(dir) + 1 + strlen(value) + 1;
+	if (p->used + need > sizeof(p->text))
+		return false;
+	char *w = p->text + p->used;
+	int n = snprintf(w, need, "%.*s%s/%s", (int)plen, prefix, dir, value);
+	if (n < 0 || (size_t)n + 1 != need)
+		return false;
+	p->word[i] = p->used;
+	p->used += need;
+	return true;
+}
+
+bool policy_profile_anchor(struct policy_profile *p, const char *dir)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const char *w = p->text + p->word[i];
+		int words = policy_option_words(w);
+		if (w[0] == '-' && w[1] == '-') {
+			const char *name = w + 2;
+			const char *eq = strchr(name, '=');
+			size_t n = eq ? (size_t)(eq - name) : strlen(name);
+			if (path_option(name, n)) {
+				if (eq && eq[1] != '/' && eq[1] != '\0') {
+					/* the value's copy first: rewrite() may move nothing,
+					 * but w's bytes stay where they are */
+					if (!rewrite(p, i, w, (size_t)(eq + 1 - w), dir, eq + 1))
+						return false;
+				} else if (!eq && words == 2 && i + 1 < p->n) {
+					const char *v = p->text + p->word[i + 1];
+					if (v[0] != '/' && v[0] != '\0' && !rewrite(p, i + 1, "", 0, dir, v))
+						return false;
+				}
+			}
+		} else if (w[0] == '-' && w[1] == 'v') {
+			if (w[2] != '\0' && w[2] != '/') {
+				if (!rewrite(p, i, "-v", 2, dir, w + 2))
+					return false;
+			} else if (w[2] == '\0' && i + 1 < p->n) {
+				const char *v = p->text + p->word[i + 1];
+				if (v[0] != '/' && v[0] != '\0' && !rewrite(p, i + 1, "", 0, dir, v))
+					return false;
+			}
+		}
+		i += (size_t)words - 1;
+	}
+	return true;
 }
 
 /* ---- merging ---------------------------------------------------------------- */

@@ -50,6 +50,7 @@ struct policy_profile {
 	size_t word[POLICY_PROFILE_WORDS_MAX];
 	unsigned line[POLICY_PROFILE_WORDS_MAX];
 	size_t n;
+	size_t used; /* bytes of text in use */
 };
 
 enum policy_profile_status {
@@ -65,6 +66,13 @@ enum policy_profile_status {
 enum policy_profile_status policy_profile_parse(const uint8_t *buf, size_t len,
 						const char *home, struct policy_profile *out,
 						char err[POLICY_ERR_MAX]);
+
+/* Makes the relative paths of p's path options (-v/--mount, --deny-read,
+ * --allow-unix, --env-file, --audit) relative to dir (absolute) instead of
+ * the working directory: a project file's `-v .` is its project, from
+ * wherever porta runs below it.  --protect's names are the mounts' own and
+ * stay.  Returns false when the text has no room left.  Pure. */
+bool policy_profile_anchor(struct policy_profile *p, const char *dir);
 
 /* Where a word of the merged command line came from. */
 struct policy_origin {
@@ -97,7 +105,8 @@ struct policy_sources {
 	int argc;
 	char *const *argv;                   /* the merged words */
 	const struct policy_origin *origin;  /* one per word */
-	const char *const *names;            /* profile k as --profile gave it */
+	const char *const *names;            /* profile k as --profile gave it; NULL: the
+					      * project file (host/project.h) */
 	const char *const *files;            /* profile k's file */
 	size_t n_profiles;
 };

@@ -10,11 +10,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "common/cleanup.h"
 #include "common/log.h"
 #include "common/trace.h"
 #include "policy/explain.h"
 #include "host/host.h"
 #include "host/profiles.h"
+#include "host/project.h"
 #include "policy/options.h"
 #include "policy/path_reason.h"
 #include "sandbox/sandbox.h"
@@ -30,6 +32,7 @@ static const char help_text[] =
 	"       porta explain [OPTIONS] [--json] [--] COMMAND    print the policy run would apply\n"
 	"       porta check   [--json]                            what this host can enforce\n"
 	"       porta profiles                                    list the profiles --profile loads\n"
+	"       porta trust   [FILE]                              let run use this project's .porta\n"
 	"       porta help | --help | --version\n"
 	"\n"
 	"Options stop at the first word that is not an option: everything from COMMAND on\n"
@@ -231,23 +234,49 @@ static void say_before_run(const struct policy_plan *plan)
 	}
 }
 
-/* The profiles the command line names, read and merged into the words
- * policy_parse_args() reads again (policy/profile.h).  On success *opts is
- * the merged command line's, and *argv_out (with src) what it points into,
- * kept for the life of the process. */
+/* The project file (host/project.h) when trusted, then the profiles the
+ * command line names, read and merged into the words policy_parse_args()
+ * reads again (policy/profile.h).  On success *opts is the merged command
+ * line's, and *argv_out and *src what it points into, kept for the life of
+ * the process; *argv_out is NULL when nothing was merged. */
 static int apply_profiles(int argc, char *argv[], struct policy_options *opts,
 			  char ***argv_out, struct policy_sources *src)
 {
-	static struct policy_profile *loaded[POLICY_PROFILES_MAX];
-	static char files[POLICY_PROFILES_MAX][4096];
-	static const char *names[POLICY_PROFILES_MAX], *file_ptrs[POLICY_PROFILES_MAX];
-	size_t n = 0;
+	static struct policy_profile *loaded[POLICY_PROFILES_MAX + 1];
+	static char files[POLICY_PROFILES_MAX + 1][4096];
+	static const char *names[POLICY_PROFILES_MAX + 1], *file_ptrs[POLICY_PROFILES_MAX + 1];
+	size_t n = 0, n_named = 0;
 	struct porta_error e;
 	char msg[1600], err[POLICY_ERR_MAX];
 
-	if (!policy_profile_names(argc, argv, opts->cmd_index, names, POLICY_PROFILES_MAX, &n))
+	*argv_out = NULL;
+	loaded[0] = malloc(sizeof(*loaded[0]));
+	_cleanup_free_ char *cwd = getcwd(NULL, 0);
+	if (!loaded[0] || !cwd)
+		return fail("reading the project file: %s", strerror(errno));
+	int st = host_project_load(cwd, environ, loaded[0], files[0], sizeof(files[0]), &e);
+	if (st < 0) {
+		porta_error_format(&e, msg, sizeof(msg));
+		return fail("%s", msg);
+	}
+	if (st == HOST_PROJECT_TRUSTED) {
+		names[0] = NULL; /* the project file */
+		file_ptrs[0] = files[0];
+		n = 1;
+	} else if (st != HOST_PROJECT_NONE) {
+		char shown[4200];
+		log_escape(files[0], strlen(files[0]), shown, sizeof(shown));
+		log_msg(LOG_LEVEL_WARN,
+			"%s is ignored: %s; review it, then run 'porta trust %s' to use it",
+			shown,
+			st == HOST_PROJECT_CHANGED ? "it changed since it was trusted"
+						   : "it is not trusted",
+			shown);
+	}
+	if (!policy_profile_names(argc, argv, opts->cmd_index, names + n, POLICY_PROFILES_MAX,
+				  &n_named))
 		return fail("--profile: at most %d profiles", POLICY_PROFILES_MAX);
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = n; k < n + n_named; k++) {
 		loaded[k] = malloc(sizeof(*loaded[k]));
 		if (!loaded[k])
 			return fail("--profile: out of memory");
@@ -258,6 +287,9 @@ static int apply_profiles(int argc, char *argv[], struct policy_options *opts,
 		}
 		file_ptrs[k] = files[k];
 	}
+	n += n_named;
+	if (n == 0)
+		return 0; /* nothing to merge: the command line stands as parsed */
 	size_t cap = (size_t)argc + 1;
 	for (size_t k = 0; k < n; k++)
 		cap += loaded[k]->n;
@@ -270,7 +302,7 @@ static int apply_profiles(int argc, char *argv[], struct policy_options *opts,
 				  &merged_argc))
 		return fail("--profile: out of memory");
 	if (policy_parse_args(merged_argc, merged, opts, err) != POLICY_PARSE_OK)
-		return fail("with the profiles: %s", err);
+		return fail("with the %s: %s", n_named ? "profiles" : "project file", err);
 	*src = (struct policy_sources){ merged_argc, merged, origin, names, file_ptrs, n };
 	*argv_out = merged;
 	return 0;
@@ -289,17 +321,30 @@ int main(int argc, char *argv[])
 		return host_profiles_list(stdout, environ);
 	if (argc > 2 && strcmp(argv[1], "profiles") == 0)
 		return fail("'profiles' takes no arguments (got '%.64s')", argv[2]);
+	if (argc >= 2 && strcmp(argv[1], "trust") == 0) {
+		if (argc > 3)
+			return fail("'trust' takes at most one FILE (got '%.64s')", argv[3]);
+		if (host_project_trust(argc == 3 ? argv[2] : NULL, environ, stdout, &e) < 0) {
+			porta_error_format(&e, msg, sizeof(msg));
+			return fail("%s", msg);
+		}
+		return 0;
+	}
 	if (policy_parse_args(argc, argv, &opts, err) != POLICY_PARSE_OK)
 		return fail("%s", err);
+	if (opts.quiet)
+		log_set_level(LOG_LEVEL_ERROR);
 	static struct policy_sources sources;
 	bool sourced = false;
-	if (opts.profiles.n > 0) {
+	if (opts.command == POLICY_CMD_RUN || opts.command == POLICY_CMD_EXPLAIN) {
 		char **merged = NULL;
 		int rc = apply_profiles(argc, argv, &opts, &merged, &sources);
 		if (rc != 0)
 			return rc;
-		argv = merged;
-		sourced = true;
+		if (merged) {
+			argv = merged;
+			sourced = true;
+		}
 	}
 	if (opts.quiet)
 		log_set_level(LOG_LEVEL_ERROR);

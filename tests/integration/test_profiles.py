@@ -213,3 +213,106 @@ class Profiles(PortaTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ProjectFile(PortaTestCase):
+    """.porta, used by run and explain in its directory and below only once
+    `porta trust` recorded its hash; its relative paths are the project's;
+    the command can change neither it nor the record."""
+
+    def setUp(self):
+        self.cfg = self.mkdtemp(prefix="porta-it-xdg-")
+        self.env = clean_env({"XDG_CONFIG_HOME": self.cfg})
+        self.project = self.mkdtemp(prefix="porta-it-project-")
+        self.sub = os.path.join(self.project, "src", "deep")
+        os.makedirs(self.sub)
+        self.file = self.write(os.path.join(self.project, ".porta"),
+                               "# the project\n-v .\n--env PROJECT=1\n")
+
+    def porta(self, args, cwd=None):
+        return run(args, env=self.env, cwd=cwd or self.sub)
+
+    def sources(self, cwd=None):
+        res = self.porta(["explain", "--json", "--", "true"], cwd=cwd)
+        self.assertOk(res)
+        return res, [(o["words"], o["from"], o.get("file"), o.get("line"))
+                     for o in json.loads(res.out).get("options", [])
+                     if o["words"][0] != "--allow-root" and o["words"] != ["--json"]]
+
+    def test_untrusted_then_trusted_then_changed(self):
+        res, got = self.sources()
+        self.assertEqual(got, [], "an untrusted project file was used")
+        self.assertIn("%s is ignored: it is not trusted" % self.file, res.err)
+        self.assertIn("porta trust %s" % self.file, res.err)
+        self.assertEqual(res.err.count("\n"), 1, "one line")
+
+        res = self.porta(["trust"])  # from a subdirectory: the nearest .porta above
+        self.assertOk(res)
+        self.assertIn("trusted %s" % self.file, res.out)
+        res, got = self.sources()
+        self.assertEqual(res.err, "")
+        self.assertEqual(got, [(["-v", self.project + "/."], "project file", self.file, 2),
+                               (["--env", "PROJECT=1"], "project file", self.file, 3)])
+        # the project's -v . is the project, from wherever porta runs below it
+        res = self.porta(["run", "--", SH, "-c",
+                          "echo made $PROJECT > %s/made" % self.project])
+        self.assertOk(res)
+        self.assertEqual(self.read(os.path.join(self.project, "made")), "made 1\n")
+
+        with open(self.file, "a") as f:
+            f.write("-v /\n")
+        res, got = self.sources()
+        self.assertEqual(got, [], "a changed project file was used")
+        self.assertIn("%s is ignored: it changed since it was trusted" % self.file, res.err)
+        # -q: no line, still ignored
+        res = self.porta(["explain", "-q", "--json", "--", "true"])
+        self.assertOk(res)
+        self.assertEqual(res.err, "")
+        self.assertNotIn("options", json.loads(res.out))
+
+    def test_the_command_cannot_change_the_file_or_the_record(self):
+        self.assertOk(self.porta(["trust", self.file]))
+        store = os.path.join(self.cfg, "porta", "trusted")
+        before = self.read(store)
+        script = ("echo '-v /' >> %s 2>/dev/null; mv %s %s.x 2>/dev/null; "
+                  "echo forged >> %s 2>/dev/null; cat %s 2>/dev/null; echo done"
+                  % (self.file, self.file, self.file, store, store))
+        res = self.porta(["run", "-v", os.path.dirname(self.cfg), "--", SH, "-c", script])
+        if DEGRADED:
+            self.assertRc(res, 125)  # the closed store inside a writable mount
+        else:
+            self.assertOk(res)
+            self.assertIn("done", res.out)
+            self.assertNotIn(before.split()[0], res.out, "the record was read")
+        self.assertEqual(self.read(self.file), "# the project\n-v .\n--env PROJECT=1\n")
+        self.assertEqual(self.read(store), before)
+        _, got = self.sources()
+        self.assertEqual(len(got), 2, "still trusted, still used")
+
+    def test_trust_refuses_what_it_should(self):
+        bad = self.write(os.path.join(self.project, "other", ".porta"),
+                         "-v .\n--allow-net a.example; true\n")
+        res = self.porta(["trust", bad])
+        self.assertRc(res, 125)
+        self.assertIn("line 2: ';' outside quotes", res.err)
+        self.assertFalse(os.path.exists(os.path.join(self.cfg, "porta", "trusted")))
+        other = self.write(os.path.join(self.project, "policy.txt"), "--why\n")
+        res = self.porta(["trust", other])
+        self.assertRc(res, 125)
+        self.assertIn("porta uses files named .porta only", res.err)
+        empty = self.mkdtemp()
+        res = self.porta(["trust"], cwd=empty)
+        self.assertRc(res, 125)
+        self.assertIn("no .porta here or in a parent directory", res.err)
+        res = self.porta(["trust", "a", "b"])
+        self.assertRc(res, 125)
+
+    def test_trusting_one_keeps_the_others(self):
+        second = self.write(os.path.join(self.mkdtemp(), ".porta"), "--why\n")
+        self.assertOk(self.porta(["trust", self.file]))
+        self.assertOk(self.porta(["trust", second]))
+        self.assertOk(self.porta(["trust", self.file]))  # again: replaced, not added
+        lines = self.read(os.path.join(self.cfg, "porta", "trusted")).splitlines()
+        self.assertEqual(sorted(l.split(" ", 1)[1] for l in lines),
+                         sorted([self.file, second]))
+        self.assertEqual(os.stat(os.path.join(self.cfg, "porta")).st_mode & 0o777, 0o700)

@@ -221,3 +221,39 @@ Test(profile, names_in_order)
 	cr_assert_str_eq(names[1], "./b");
 	cr_assert_not(policy_profile_names(10, argv, 8, names, 1, &n));
 }
+
+/* A project file's relative paths are its directory's. */
+Test(profile, anchor_makes_relative_paths_the_projects)
+{
+	cr_assert_eq(parse(&prof, "-v .\n-vsrc:ro\n--mount=build\n--deny-read secrets\n"
+				  "--allow-unix run/s.sock\n--env-file .env\n--audit=audit.jsonl\n"
+				  "--proxy-audit a2\n-v /abs\n--protect .local\n--allow-net a.example\n"
+				  "-e X=rel\n"),
+		     POLICY_PROFILE_OK, "%s", err);
+	cr_assert(policy_profile_anchor(&prof, "/p/q"));
+	const char *want[] = { "-v", "/p/q/.", "-v/p/q/src:ro", "--mount=/p/q/build",
+			       "--deny-read", "/p/q/secrets", "--allow-unix", "/p/q/run/s.sock",
+			       "--env-file", "/p/q/.env", "--audit=/p/q/audit.jsonl",
+			       "--proxy-audit", "/p/q/a2", "-v", "/abs", "--protect", ".local",
+			       "--allow-net", "a.example", "-e", "X=rel" };
+	cr_assert_eq(prof.n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < prof.n; i++)
+		cr_assert_str_eq(word(&prof, i), want[i], "word %zu", i);
+	/* a project in / */
+	cr_assert_eq(parse(&prof, "-v x\n"), POLICY_PROFILE_OK, "%s", err);
+	cr_assert(policy_profile_anchor(&prof, ""));
+	cr_assert_str_eq(word(&prof, 1), "/x");
+}
+
+Test(profile, anchor_refuses_when_full)
+{
+	static char text[POLICY_PROFILE_BYTES_MAX];
+	size_t o = 0;
+	for (int i = 0; i < POLICY_PROFILE_WORDS_MAX / 2; i++)
+		o += (size_t)snprintf(text + o, sizeof(text) - o, "-v %054d\n", i);
+	cr_assert_eq(parse(&prof, text), POLICY_PROFILE_OK, "%s", err);
+	static char dir[4000];
+	memset(dir, 'd', sizeof(dir) - 1);
+	dir[0] = '/';
+	cr_assert_not(policy_profile_anchor(&prof, dir));
+}
