@@ -17,6 +17,7 @@
 #include "host/host.h"
 #include "host/profiles.h"
 #include "host/project.h"
+#include "src/audit_cmd.h"
 #include "policy/options.h"
 #include "policy/path_reason.h"
 #include "sandbox/sandbox.h"
@@ -33,6 +34,9 @@ static const char help_text[] =
 	"       porta check   [--json]                            what this host can enforce\n"
 	"       porta profiles                                    list the profiles --profile loads\n"
 	"       porta trust   [FILE]                              let run use this project's .porta\n"
+	"       porta audit   [--json] [--lock | --against LOCK] FILE...\n"
+	"                                                         sum up --audit files; a lock of the\n"
+	"                                                         destinations used; those outside it\n"
 	"       porta help | --help | --version\n"
 	"\n"
 	"Options stop at the first word that is not an option: everything from COMMAND on\n"
@@ -321,6 +325,8 @@ int main(int argc, char *argv[])
 		return host_profiles_list(stdout, environ);
 	if (argc > 2 && strcmp(argv[1], "profiles") == 0)
 		return fail("'profiles' takes no arguments (got '%.64s')", argv[2]);
+	if (argc >= 2 && strcmp(argv[1], "audit") == 0)
+		return porta_audit_command(argc, argv, environ);
 	if (argc >= 2 && strcmp(argv[1], "trust") == 0) {
 		if (argc > 3)
 			return fail("'trust' takes at most one FILE (got '%.64s')", argv[3]);
