@@ -281,7 +281,8 @@ static int apply_profiles(int argc, char *argv[], struct policy_options *opts,
 				  &n_named))
 		return fail("--profile: at most %d profiles", POLICY_PROFILES_MAX);
 	for (size_t k = n; k < n + n_named; k++) {
-		loaded[k] = malloc(sizeof(*loaded[k]));
+		if (!loaded[k]) /* loaded[0] is the project file's, unused when n == 0 */
+			loaded[k] = malloc(sizeof(*loaded[k]));
 		if (!loaded[k])
 			return fail("--profile: out of memory");
 		if (host_profile_load(names[k], environ, loaded[k], files[k], sizeof(files[k]), &e) <
