@@ -787,7 +787,7 @@ def row38(ctx):
         def ev(lab_, mode, run):
             got = reached(lab, f"canary {TLS}:22")
             return bool(got), (f"the refused port was reached: {got}" if got
-                               else "nothing reached :22 in 400 rounds")
+                               else "nothing reached :22 in 400 rounds and a second")
         return [run_check(ctx, lab, NetCheck(n, allow("allowed.test:443"), argv=argv, evidence=ev,
                                              timeout=120))]
     return with_lab(ctx, [n], build)

@@ -6,8 +6,10 @@
  * One thread keeps flipping the port of a sockaddr between GOOD_PORT (a
  * port some rule names, so the supervisor lets the call continue) and
  * BAD_PORT (one no rule names), while the main thread connect()s with that
- * very sockaddr, ROUNDS times, sending a line on each connection that
- * opens.  A notified connect() that is let through re-reads its address
+ * very sockaddr, ROUNDS times and for at least a second (whichever is
+ * longer: on a loaded machine the two threads may share one core, and a
+ * race needs the flipper to have run between the rounds), sending a line
+ * on each connection that opens.  The rounds start once the flipper runs.  A notified connect() that is let through re-reads its address
  * from the caller's memory, so a watch that decided on its own copy can be
  * raced; only the network namespace then stands between the program and
  * HOST:BAD_PORT.  The runner's canary on HOST:BAD_PORT (in the lab's
@@ -19,17 +21,20 @@
 #include <arpa/inet.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <sys/socket.h>
+#include <time.h>
 
 static struct sockaddr_in target;
-static atomic_int stop;
+static atomic_int stop, running;
 static uint16_t good, bad;
 
 static void *flipper(void *arg)
 {
 	(void)arg;
 	volatile uint16_t *port = &target.sin_port;
+	atomic_store(&running, 1);
 	while (!atomic_load(&stop)) {
 		*port = good;
 		*port = bad;
@@ -52,8 +57,16 @@ int main(int argc, char **argv)
 	pthread_t t;
 	if (pthread_create(&t, NULL, flipper, NULL) != 0)
 		return 2;
+	while (!atomic_load(&running))
+		sched_yield();
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	int opened = 0, refused = 0, other = 0;
-	for (int i = 0; i < rounds; i++) {
+	for (int i = 0;; i++) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long ms = (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000;
+		if (i >= rounds && ms >= 1000)
+			break;
 		int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (s < 0)
 			break;
