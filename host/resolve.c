@@ -50,7 +50,8 @@ struct resolver {
 	size_t n_git_modules; /* submodule git directories protected so far */
 	struct dirlist *lists; /* directories read once (may_exist()) */
 	size_t n_lists;
-	char config_dir[PATH_MAX]; /* porta's configuration, its real path; "" if none */
+	char config_dir[PATH_MAX];   /* porta's configuration, its real path; "" if none */
+	char config_named[PATH_MAX]; /* the same as the next run names it; "" if none */
 };
 
 /* What a directory held when resolve first asked: one getdents(2) where a
@@ -236,8 +237,8 @@ static char *real_path(const char *cwd, const char *path, size_t len)
 	return realpath(norm, NULL);
 }
 
-/* porta's configuration directory (host/profiles.h), its real path when
- * it exists: closed to the sandbox (add_closed_paths()). */
+/* porta's configuration directory (host/profiles.h), as named and its real
+ * path when it exists: closed to the sandbox (add_closed_paths()). */
 static int resolve_config_dir(struct resolver *r, char *const envp[])
 {
 	char dir[PATH_MAX];
@@ -247,10 +248,42 @@ static int resolve_config_dir(struct resolver *r, char *const envp[])
 			    sizeof(dir))
 			return 0;
 	}
-	char *real = realpath(dir, NULL);
-	snprintf(r->config_dir, sizeof(r->config_dir), "%s", real ? real : dir);
+	if (!policy_path_normalize("/", dir, strlen(dir), r->config_named,
+				   sizeof(r->config_named)))
+		return 0;
+	char *real = realpath(r->config_named, NULL);
+	snprintf(r->config_dir, sizeof(r->config_dir), "%s", real ? real : r->config_named);
 	free(real);
 	return 0;
+}
+
+/* realpath(3) of the deepest part of path that exists, the rest appended as
+ * named: where a path that does not exist yet would be made.  path is
+ * absolute and normalized.  0 or -errno. */
+static int real_path_as_far(const char *path, char *out, size_t cap)
+{
+	char p[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, path, len + 1);
+	for (;;) {
+		char *real = realpath(p[0] ? p : "/", NULL);
+		if (real) {
+			const char *rest = path + strlen(p);
+			int n = snprintf(out, cap, "%s%s", strcmp(real, "/") == 0 && *rest ? "" : real,
+					 rest);
+			free(real);
+			return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+		}
+		if (errno != ENOENT && errno != ENOTDIR)
+			return -errno;
+		char *slash = strrchr(p, '/');
+		if (!slash)
+			return -ENOENT;
+		*slash = '\0';
+	}
 }
 
 static int add_mount_grants(struct resolver *r)
@@ -361,6 +394,59 @@ static int add_caches(struct resolver *r, char *const envp[])
 }
 
 static int add_rebinds(struct resolver *r, const char *dir, enum policy_path_reason reason);
+
+/* A writable mount that holds porta's configuration directory, or a
+ * directory or link on the way to it, would let the command write what
+ * the next run reads: a profile, a trusted project file (escape corpus row
+ * 90).  So that directory is closed however it is reached: absent, `run`
+ * makes it first (0700, empty, as `porta trust` does), to be covered like
+ * one that exists (add_closed_paths()); the directories on the way are
+ * pinned and their links guarded (protect_config_dir()).  Called once the
+ * writable grants are known. */
+static int reach_config_dir(struct resolver *r)
+{
+	struct policy_plan *plan = r->plan;
+	char far[PATH_MAX];
+	int rc;
+
+	if (!r->config_named[0] || real_path_as_far(r->config_named, far, sizeof(far)) < 0)
+		return 0;
+	if (r->o->share_tmp &&
+	    (policy_path_is_under("/tmp", far) || policy_path_is_under("/tmp", r->config_named)))
+		return porta_fail(r->e, "--share-tmp", NULL, 0,
+				  "porta's configuration directory %s lies in /tmp, which --share-tmp "
+				  "makes writable to the command: it could write what the next run "
+				  "reads (profiles, trusted project files); set XDG_CONFIG_HOME "
+				  "elsewhere, or drop --share-tmp",
+				  r->config_named);
+	if (!under_any(r->writable, r->n_writable, far) &&
+	    !under_any(r->writable, r->n_writable, r->config_named))
+		return 0;
+	plan->config_named = strdup(r->config_named);
+	plan->config_real = strdup(far);
+	if (!plan->config_named || !plan->config_real)
+		return porta_fail(r->e, "porta's configuration", NULL, ENOMEM, NULL);
+	if (access(r->config_named, F_OK) == 0)
+		return 0;
+	if (r->o->command != POLICY_CMD_RUN) {
+		plan->config_absent = true; /* explain says run makes it */
+		return 0;
+	}
+	if ((rc = make_cache(r->config_named, false)))
+		return porta_fail(r->e, "porta's configuration directory", r->config_named, -rc,
+				  "a writable mount holds where it would be, so the command could "
+				  "make it and write what the next run reads; make it yourself "
+				  "(mkdir -p -m 700 %s) or mount a narrower directory",
+				  r->config_named);
+	char *real = realpath(r->config_named, NULL);
+	if (!real)
+		return porta_fail(r->e, "porta's configuration directory", r->config_named, errno,
+				  NULL);
+	snprintf(r->config_dir, sizeof(r->config_dir), "%s", real);
+	free(plan->config_real);
+	plan->config_real = real;
+	return 0;
+}
 
 static int add_base_grants(struct resolver *r)
 {
@@ -712,6 +798,28 @@ static int protect_path(struct resolver *r, const char *path)
 	return 0;
 }
 
+/* porta's configuration directory inside a writable mount
+ * (reach_config_dir()): covered, so not writable itself, but a directory
+ * on the way could be renamed and made again, and a link on the way
+ * repointed, for the next run to find a fresh one.  Every directory on the
+ * way, as named and as found, is pinned; a link (the name itself
+ * included) is guarded. */
+static int protect_config_dir(struct resolver *r)
+{
+	const char *named = r->plan->config_named, *real = r->plan->config_real;
+	struct stat st;
+	int rc;
+
+	if (!named)
+		return 0;
+	if ((rc = pin_parents(r, named)) || (strcmp(named, real) != 0 && (rc = pin_parents(r, real))))
+		return rc;
+	if (strictly_under_any(r->writable, r->n_writable, named) && lstat(named, &st) == 0 &&
+	    S_ISLNK(st.st_mode))
+		return guard_link(r, named, &st);
+	return 0;
+}
+
 /* Submodules keep their git directories under .git/modules/NAME (NAME may
  * hold slashes; a submodule's own submodules under NAME/modules/), and git
  * runs their hooks and obeys their config as it does the top one's.  A
@@ -888,6 +996,8 @@ static int add_protection(struct resolver *r)
 			rc = policy_plan_add_mount(r->plan, POLICY_MOUNT_PIN, r->writable[i],
 						   POLICY_PATH_WRITABLE_ROOT);
 	}
+	if (rc == 0)
+		rc = protect_config_dir(r);
 	for (size_t i = 0; i < r->n_writable && rc == 0; i++) {
 		struct stat st;
 		if (stat(r->writable[i], &st) < 0 || !S_ISDIR(st.st_mode))
@@ -1430,7 +1540,8 @@ int host_resolve(const struct policy_options *opts, char *const argv[],
 		r.plan->cwd = strdup("/");
 	if ((rc = resolve_home(&r, envp)) || (rc = resolve_config_dir(&r, envp)) ||
 	    (rc = add_mount_grants(&r)) ||
-	    (rc = add_caches(&r, envp)) || (rc = add_base_grants(&r)))
+	    (rc = add_caches(&r, envp)) || (rc = add_base_grants(&r)) ||
+	    (rc = reach_config_dir(&r)))
 		goto out;
 	trace_mark("resolve: grants");
 	/* Filesystems that replace a host directory first, so that what is

@@ -83,6 +83,20 @@ bool policy_degrade_refusal(const struct policy_plan *plan, bool procs_in_cgroup
 			   "--max-procs needs a user namespace (here RLIMIT_NPROC would count "
 			   "every process of the user, not only the command's), and user "
 			   "namespaces are refused here");
+	if (plan->config_real) {
+		/* host/resolve.c: reach_config_dir(); escape corpus row 90 */
+		const struct policy_rule *w = writable_over(plan, plan->config_real);
+		if (!w)
+			w = writable_over(plan, plan->config_named);
+		if (w)
+			return say(why, cap,
+				   "porta's configuration %s lies inside the writable mount %s (or is "
+				   "reached through it): only a mount namespace can keep the command "
+				   "from writing what the next run reads (profiles, trusted project "
+				   "files), and user namespaces are refused here; mount a narrower "
+				   "directory",
+				   plan->config_named, w->path);
+	}
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
 		if (is_socket_cover(m))

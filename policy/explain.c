@@ -163,6 +163,15 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 			json_array_append_new(prot, p);
 		}
 	}
+	if (plan->config_absent) {
+		json_t *c = json_object();
+		json_object_set_new(c, "path", jstr(plan->config_named));
+		json_object_set_new(c, "kind", json_string("dir"));
+		json_object_set_new(c, "reason",
+				    json_string(policy_path_reason_words(POLICY_PATH_PORTA_CONFIG)));
+		json_object_set_new(c, "absent", json_true());
+		json_array_append_new(closed, c);
+	}
 	for (size_t i = 0; i < plan->n_absent_protected; i++) {
 		json_t *p = json_object();
 		json_object_set_new(p, "path", jstr(plan->absent_protected[i]));
@@ -458,6 +467,13 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 		esc_print(out, "  ", m->path, "");
 		fprintf(out, "  (%s, %s)\n", m->kind == POLICY_MOUNT_COVER_DIR ? "directory" : "file",
 			policy_path_reason_words(m->reason));
+		shown++;
+	}
+	if (plan->config_absent) {
+		esc_print(out, "  ", plan->config_named, "");
+		fprintf(out, "  (directory, %s; absent now: run makes it, 0700, since a writable "
+			     "mount holds it)\n",
+			policy_path_reason_words(POLICY_PATH_PORTA_CONFIG));
 		shown++;
 	}
 	if (!shown)

@@ -41,6 +41,8 @@ void policy_plan_destroy(struct policy_plan *plan)
 		free(plan->mounts[i].path);
 	free(plan->mounts);
 	free_strv(plan->absent_protected, plan->n_absent_protected);
+	free(plan->config_named);
+	free(plan->config_real);
 	for (size_t i = 0; i < plan->n_links; i++) {
 		free(plan->links[i].path);
 		free(plan->links[i].target);

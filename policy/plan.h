@@ -94,6 +94,15 @@ struct policy_plan {
 	size_t n_links;
 	struct policy_reopen *reopened; /* -v mounts that reopen a closed path */
 	size_t n_reopened;
+	/* porta's configuration directory (host/profiles.h), when a writable
+	 * mount holds it or a directory or link on the way to it (escape corpus
+	 * row 90): as named ($XDG_CONFIG_HOME or ~/.config, then porta) and as
+	 * found, links followed; both NULL when no writable mount reaches it.
+	 * config_absent: it does not exist yet, and `run` makes it (explain
+	 * makes nothing). */
+	char *config_named;
+	char *config_real;
+	bool config_absent;
 	struct policy_cache_dir *caches; /* --caches: granted writable, created if absent */
 	size_t n_caches;
 	char **notes; /* things the user should know, one sentence each */

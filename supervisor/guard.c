@@ -322,6 +322,43 @@ static int check_mounted(struct supervisor_guard *g, struct guarded *e)
  * each step works on the directory it opened), watching every directory on
  * the way before looking into it, so that a name made after the look is an
  * event.  Returns 1 on a violation, 0, or -errno when it cannot watch. */
+/* Is the entry comp of dirfd, lstat'ed as st, the link e guards?  Its
+ * inode and its target: a link removed and made again can get the freed
+ * inode number back at once (ext4 hands it out again), so device and inode
+ * alone take a repointed link for the one porta found (escape corpus rows
+ * 85 and 90). */
+static bool is_guarded_link(int dirfd, const char *comp, const struct stat *st,
+			    const struct guarded *e)
+{
+	char target[PATH_MAX];
+
+	if (!S_ISLNK(st->st_mode) || st->st_dev != e->dev || st->st_ino != e->ino)
+		return false;
+	ssize_t n = readlinkat(dirfd, comp, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, e->target) == 0;
+}
+
+/* The guarded link l, found as comp of dirfd (lstat'ed as st): 0 while it
+ * is the very link porta found; else the entry is moved aside, the link put
+ * back, and 1 (the run is stopped).  Whichever guarded name comes upon it
+ * first, the link's own entry or a name beneath it, the link is put back. */
+static int link_kept(struct supervisor_guard *g, int dirfd, const char *comp, const char *shown,
+		     struct stat *st, struct guarded *l)
+{
+	if (is_guarded_link(dirfd, comp, st, l))
+		return 0;
+	refuse(g, dirfd, comp, shown, l, "(a protected symbolic link) was replaced");
+	/* The link put back is a new inode: the one to keep now. */
+	if (fstatat(dirfd, comp, st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st->st_mode)) {
+		l->dev = st->st_dev;
+		l->ino = st->st_ino;
+	}
+	return 1;
+}
+
 static int check_one(struct supervisor_guard *g, struct guarded *e)
 {
 	char comp[NAME_MAX + 1];
@@ -352,17 +389,8 @@ static int check_one(struct supervisor_guard *g, struct guarded *e)
 		snprintf(shown, sizeof(shown), "%.*s", (int)shown_len, e->path);
 		if (fstatat(dirfd, comp, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			return 0; /* absent, watched */
-		if (last && e->kind == GUARD_LINK) {
-			if (S_ISLNK(st.st_mode) && st.st_dev == e->dev && st.st_ino == e->ino)
-				return 0;
-			refuse(g, dirfd, comp, shown, e, "(a protected symbolic link) was replaced");
-			/* The link put back is a new inode: the one to keep now. */
-			if (fstatat(dirfd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
-				e->dev = st.st_dev;
-				e->ino = st.st_ino;
-			}
-			return 1;
-		}
+		if (last && e->kind == GUARD_LINK)
+			return link_kept(g, dirfd, comp, shown, &st, e);
 		if (last) {
 			refuse(g, dirfd, comp, shown, e,
 			       "(a protected name that did not exist when porta started) appeared");
@@ -373,9 +401,8 @@ static int check_one(struct supervisor_guard *g, struct guarded *e)
 			 * guarded as a link itself; a new one redirects the name. */
 			for (size_t i = 0; i < g->n; i++) {
 				if (g->v[i].kind == GUARD_LINK && strlen(g->v[i].path) == shown_len &&
-				    strncmp(g->v[i].path, e->path, shown_len) == 0 &&
-				    g->v[i].ino == st.st_ino && g->v[i].dev == st.st_dev)
-					return 0;
+				    strncmp(g->v[i].path, e->path, shown_len) == 0)
+					return link_kept(g, dirfd, comp, shown, &st, &g->v[i]);
 			}
 			refuse(g, dirfd, comp, shown, e,
 			       "(a symbolic link on the way to a protected name) appeared");

@@ -193,6 +193,8 @@ class PortaAdapter:
             cmd += ["--read-policy", policy.read_policy]
         if policy.share_tmp:
             cmd.append("--share-tmp")
+        if policy.preset != "default":
+            cmd += ["--preset", policy.preset]
         if policy.no_net:
             cmd.append("--no-net")
         if policy.audit:

@@ -60,6 +60,10 @@ class Policy:
     max_cpu_s: int | None = None
     max_memory_mib: int | None = None
     timeout_s: int | None = None
+    # porta's built-in lists (credential paths, protected names): "none"
+    # drops them; other sandboxes have no such lists, so for them the
+    # policy is the same either way
+    preset: str = "default"
 
     def describe(self) -> str:
         parts = [f"-v {p}{':ro' if ro else ''}" for p, ro in self.mounts]
@@ -67,6 +71,8 @@ class Policy:
             parts.append(f"--read-policy {self.read_policy}")
         if self.share_tmp:
             parts.append("--share-tmp")
+        if self.preset != "default":
+            parts.append(f"--preset {self.preset}")
         for flag, val in (("--no-net", self.no_net or None), ("--audit", self.audit),
                           ("--max-procs", self.max_procs),
                           ("--max-file-size", self.max_file_size_mib),

@@ -283,6 +283,14 @@ def no_claude(ws: str) -> None:
     shutil.rmtree(os.path.join(ws, ".claude"))
 
 
+def claude_link(ws: str) -> None:
+    """.claude a symbolic link (to dotclaude, settings.json inside), as a
+    user who keeps it in a dotfiles directory has it."""
+    bare_repo(ws)
+    os.rename(os.path.join(ws, ".claude"), os.path.join(ws, "dotclaude"))
+    os.symlink("dotclaude", os.path.join(ws, ".claude"))
+
+
 MADE_85 = [
     (".envrc", "a file renamed into place (rename(2) to .envrc)",
      'printf "%s\\n" "$content" > staged && mv staged .envrc', None),
@@ -296,6 +304,11 @@ MADE_85 = [
      'printf "%s\\n" "$content" > staged && ln -s ../staged .claude/settings.local.json', None),
     (".claude/settings.json", "under a parent absent at start (.claude made by the command)",
      'mkdir .claude && printf "%s\\n" "$content" > .claude/settings.json', no_claude),
+    # the link is removed and made again: the new one may reuse the old
+    # one's inode number, so only its target tells them apart
+    (".claude/settings.json", "a symbolic link on the way repointed (.claude -> evil)",
+     'mkdir evil && printf "%s\\n" "$content" > evil/settings.json && rm .claude && ln -s evil .claude',
+     claude_link),
 ]
 
 

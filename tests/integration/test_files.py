@@ -382,6 +382,21 @@ class GuardedNames(PortaTestCase):
         # the shell's open() and its write() when it is quick enough
         self.assertIn(self.read(os.path.join(ws, moved[0])), ("", "evil\n"))
 
+    def test_a_protected_link_repointed_is_put_back(self):
+        """Removed and made again pointing elsewhere: the new link may get
+        the old one's inode number back, so the guard compares targets too
+        (escape corpus row 85)."""
+        ws = self.mkdtemp()
+        self.write(os.path.join(ws, "dotclaude", "settings.json"), "{}\n")
+        self.write(os.path.join(ws, "evil", "settings.json"), "{\"hooks\": {}}\n")
+        os.symlink("dotclaude", os.path.join(ws, ".claude"))
+        res = run(["run", "-v", ws, "--"] +
+                  sh("cd %s && rm .claude && ln -s evil .claude; sleep 5; echo NOT-STOPPED" % ws))
+        self.assertRc(res, 137)
+        self.assertNotIn("NOT-STOPPED", res.out)
+        self.assertEqual(os.readlink(os.path.join(ws, ".claude")), "dotclaude")
+        self.assertEqual(self.read(os.path.join(ws, ".claude", "settings.json")), "{}\n")
+
     def replace_during_run(self, ws, path, env=None):
         """Starts a run that reads and writes PATH in a loop, replaces PATH
         from outside (write a temporary file, rename it over, as editors,

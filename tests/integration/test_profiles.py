@@ -198,6 +198,55 @@ class Profiles(PortaTestCase):
                       [{k: c[k] for k in ("path", "kind", "reason")}
                        for c in out["closed_paths"]])
 
+    def test_an_absent_configuration_directory_inside_a_writable_mount(self):
+        """Absent at start inside a writable mount, the directory could be
+        made by the command for its next run (escape corpus row 90): run
+        makes it first, 0700 and empty, and closes it; explain makes
+        nothing and says so; a parent cannot be renamed aside; without user
+        namespaces the run is refused."""
+        parent = self.mkdtemp()
+        xdg = os.path.join(parent, "xdg")
+        cfg = os.path.join(xdg, "porta")
+        env = clean_env({"XDG_CONFIG_HOME": xdg})
+        res = run(["explain", "--json", "-v", parent, "--", "true"], env=env)
+        self.assertOk(res)
+        self.assertIn({"path": cfg, "kind": "dir", "reason": "porta's configuration",
+                       "absent": True}, json.loads(res.out)["closed_paths"])
+        self.assertFalse(os.path.exists(xdg), "explain makes nothing")
+        res = run(["explain", "-v", parent, "--", "true"], env=env)
+        self.assertIn("%s  (directory, porta's configuration; absent now: run makes it" % cfg,
+                      res.out)
+        script = ("mkdir -p %s/profiles; echo '--allow-net evil.example' > %s/profiles/evil; "
+                  "echo done" % (cfg, cfg))
+        res = run(["run", "-v", parent, "--", SH, "-c", script], env=env)
+        if DEGRADED:
+            self.assertRc(res, 125)
+            self.assertIn("porta's configuration %s lies inside the writable mount %s"
+                          % (cfg, parent), res.err)
+            self.assertFalse(os.path.exists(os.path.join(cfg, "profiles")))
+            return
+        self.assertOk(res)
+        self.assertIn("done", res.out)
+        self.assertEqual(os.listdir(cfg), [], "the command wrote into it")
+        self.assertEqual(os.stat(cfg).st_mode & 0o777, 0o700)
+        for extra in ([], ["--preset", "none"]):
+            res = run(["run", "-v", parent] + extra +
+                      ["--", SH, "-c", "mv %s %s.old && echo MOVED" % (xdg, xdg)], env=env)
+            self.assertNotIn("MOVED", res.out, extra)
+            self.assertIn("Device or resource busy", res.err, extra)
+            self.assertTrue(os.path.isdir(cfg))
+
+    def test_a_configuration_directory_in_a_shared_tmp_is_refused(self):
+        """--share-tmp makes the host's /tmp writable, where no mount can
+        keep a directory from being made or renamed aside."""
+        env = clean_env({"XDG_CONFIG_HOME": "/tmp/porta-it-xdg-%d" % os.getpid()})
+        res = run(["run", "--share-tmp", "--", "true"], env=env)
+        self.assertRc(res, 125)
+        self.assertIn("porta's configuration directory /tmp/porta-it-xdg-%d/porta lies in /tmp"
+                      % os.getpid(), res.err)
+        self.assertFalse(os.path.exists("/tmp/porta-it-xdg-%d" % os.getpid()))
+        self.assertOk(run(["run", "--", "true"], env=env))
+
     @unittest.skipUnless(IS_ROOT or os.environ.get("HOME"), "needs a home")
     def test_home_config_by_default(self):
         """Without XDG_CONFIG_HOME the directory is HOME/.config/porta."""

@@ -494,6 +494,37 @@ Test(degrade_refusal, a_closed_path_inside_a_writable_mount)
 	policy_plan_destroy(p);
 }
 
+/* host/resolve.c: reach_config_dir() records porta's configuration
+ * directory only when a writable mount reaches it, as named or as found
+ * (escape corpus row 90); one under the writable /home/u/src, absent or not,
+ * or reached through a link there, is refused: nothing could close it. */
+Test(degrade_refusal, porta_configuration_inside_a_writable_mount)
+{
+	static const struct {
+		const char *named, *real;
+		bool refused;
+	} cases[] = {
+		{ "/home/u/src/.config/porta", "/home/u/src/.config/porta", true },
+		{ "/home/u/src/cfg/porta", "/home/u/dotfiles/porta", true },
+		{ "/home/u/.config/porta", "/home/u/src/dotfiles/porta", true },
+		{ "/home/u/.config/porta", "/home/u/.config/porta", false },
+	};
+	char why[512];
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct policy_plan *p = open_read_plan();
+		p->config_named = strdup(cases[i].named);
+		p->config_real = strdup(cases[i].real);
+		cr_assert(p->config_named && p->config_real);
+		cr_expect_eq(refused(p, why, sizeof(why)), cases[i].refused, "%s", cases[i].named);
+		if (cases[i].refused) {
+			cr_expect(names(why, cases[i].named), "the directory: %s", why);
+			cr_expect(names(why, "/home/u/src"), "the writable mount: %s", why);
+		}
+		policy_plan_destroy(p);
+	}
+}
+
 Test(degrade_refusal, a_credential_socket_is_a_loss_not_a_refusal)
 {
 	struct policy_plan *p = open_read_plan();
