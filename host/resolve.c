@@ -369,7 +369,7 @@ static int add_caches(struct resolver *r, char *const envp[])
 	for (size_t i = 0; i < n; i++) {
 		struct policy_cache_dir *c = &plan->caches[i];
 		int rc;
-		if (r->o->command != POLICY_CMD_RUN) {
+		if (r->o->command == POLICY_CMD_EXPLAIN) {
 			c->absent = access(c->path, F_OK) < 0;
 			if (c->absent)
 				continue;
@@ -428,7 +428,7 @@ static int reach_config_dir(struct resolver *r)
 		return porta_fail(r->e, "porta's configuration", NULL, ENOMEM, NULL);
 	if (access(r->config_named, F_OK) == 0)
 		return 0;
-	if (r->o->command != POLICY_CMD_RUN) {
+	if (r->o->command == POLICY_CMD_EXPLAIN) {
 		plan->config_absent = true; /* explain says run makes it */
 		return 0;
 	}

@@ -199,6 +199,8 @@ enum policy_audit_status policy_audit_add(struct policy_audit *a, const char *li
 		(*count)++;
 		(*(refused ? &a->refused : &a->allowed))++;
 		add_comm(d, comm);
+		if (refused && hint)
+			d->allowable = true;
 		if (refused && hint && !add_hint(a, hint)) {
 			json_decref(o);
 			return POLICY_AUDIT_NO_MEMORY;
@@ -333,11 +335,8 @@ void policy_audit_lock(FILE *out, const struct policy_audit *a, const char *cons
 	free(s);
 }
 
-/* Whether the rules allow the destination: a connection's NAME:PORT (or
- * address) decided as porta would, a DNS question by whether any rule
- * could allow its name. */
-static bool dest_inside(const struct policy_audit_dest *d, const struct policy_net_rule *rules,
-			size_t n_rules)
+bool policy_audit_dest_inside(const struct policy_audit_dest *d,
+			      const struct policy_net_rule *rules, size_t n_rules)
 {
 	struct policy_net_target t;
 	if (policy_net_target_parse((const uint8_t *)d->name, strlen(d->name), &t) !=
@@ -362,11 +361,11 @@ size_t policy_audit_against(FILE *out, const struct policy_audit *a,
 		return 0;
 	for (size_t i = 0; i < a->n; i++) {
 		const struct policy_audit_dest *d = &s[i];
-		bool inside = dest_inside(d, rules, n_rules);
+		bool inside = policy_audit_dest_inside(d, rules, n_rules);
 		/* a name's questions are drift with its connections: said once */
 		for (size_t k = 0; !inside && !d->port && k < a->n; k++)
-			if (s[k].port && strcmp(s[k].name, d->name) == 0 && !dest_inside(&s[k], rules,
-											    n_rules))
+			if (s[k].port && strcmp(s[k].name, d->name) == 0 &&
+			    !policy_audit_dest_inside(&s[k], rules, n_rules))
 				inside = true;
 		if (inside)
 			continue;

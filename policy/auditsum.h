@@ -41,6 +41,7 @@ struct policy_audit_dest {
 	struct policy_audit_comm comms[POLICY_AUDIT_COMMS_MAX];
 	size_t n_comms;
 	unsigned long other_comms;                /* processes past COMMS_MAX */
+	bool allowable; /* a refusal of it carried a hint: some option would allow it */
 };
 
 struct policy_audit {
@@ -75,6 +76,11 @@ void policy_audit_print(FILE *out, const struct policy_audit *a, bool json);
  * for a name lets its questions through), a comment saying whence. */
 void policy_audit_lock(FILE *out, const struct policy_audit *a, const char *const files[],
 		       size_t n_files);
+
+/* Whether rules allow d: a connection's NAME:PORT (or address) decided as
+ * porta would, a DNS question by whether any rule could allow its name. */
+bool policy_audit_dest_inside(const struct policy_audit_dest *d,
+			      const struct policy_net_rule *rules, size_t n_rules);
 
 /* Writes the destinations the rules do not allow (a connection's NAME:PORT
  * decided as porta would, a DNS question by whether any rule could allow

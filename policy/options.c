@@ -42,6 +42,7 @@ enum opt_id {
 	OPT_QUIET,
 	OPT_JSON,
 	OPT_PROFILE,
+	OPT_OUTPUT,
 };
 
 struct opt_spec {
@@ -85,6 +86,7 @@ static const struct opt_spec opt_table[] = {
 	{ "quiet", 'q', false, OPT_QUIET, NULL },
 	{ "json", 0, false, OPT_JSON, NULL },
 	{ "profile", 0, true, OPT_PROFILE, "a profile's NAME or PATH (porta profiles lists them)" },
+	{ "output", 'o', true, OPT_OUTPUT, "the FILE to write the learned profile to (it must not exist)" },
 };
 
 static enum policy_parse_status fail(char err[POLICY_ERR_MAX], const char *fmt, ...)
@@ -413,6 +415,13 @@ static enum policy_parse_status apply(struct policy_options *o, const struct opt
 	case OPT_WHY:
 		o->why = true;
 		return POLICY_PARSE_OK;
+	case OPT_OUTPUT:
+		if (o->learn_output)
+			return fail(err, "--output given twice; give it once");
+		if (!value[0])
+			return fail(err, "--output: expected %s", spec->value_hint);
+		o->learn_output = value;
+		return POLICY_PARSE_OK;
 	case OPT_QUIET:
 		o->quiet = true;
 		return POLICY_PARSE_OK;
@@ -454,14 +463,17 @@ static bool allowed_for(enum policy_command cmd, enum opt_id id)
 	if (cmd == POLICY_CMD_CHECK)
 		return id == OPT_JSON;
 	if (cmd == POLICY_CMD_RUN)
+		return id != OPT_JSON && id != OPT_OUTPUT;
+	if (cmd == POLICY_CMD_LEARN)
 		return id != OPT_JSON;
-	return true;
+	return id != OPT_OUTPUT;
 }
 
 static const char *command_name(enum policy_command cmd)
 {
 	switch (cmd) {
 	case POLICY_CMD_RUN: return "run";
+	case POLICY_CMD_LEARN: return "learn";
 	case POLICY_CMD_EXPLAIN: return "explain";
 	case POLICY_CMD_CHECK: return "check";
 	default: return "porta";
@@ -470,9 +482,23 @@ static const char *command_name(enum policy_command cmd)
 
 static enum policy_parse_status finish(struct policy_options *o, char err[POLICY_ERR_MAX])
 {
+	/* learn adds catch-all rules of its own (policy/learn.h) */
 	bool policy_rules = o->allow_net.n || o->deny_net.n || o->proxy_allow.n ||
-			    o->proxy_deny.n || o->secrets.n || o->allow_http.n;
+			    o->proxy_deny.n || o->secrets.n || o->allow_http.n ||
+			    o->command == POLICY_CMD_LEARN;
 
+	if (o->command == POLICY_CMD_LEARN) {
+		if (o->cmd_argc == 0)
+			return fail(err, "porta learn: missing COMMAND; usage: porta learn [OPTIONS] "
+					 "-o FILE [--] COMMAND [ARGS...]");
+		if (!o->learn_output)
+			return fail(err, "porta learn: missing -o FILE, where the learned profile is "
+					 "written");
+		if (o->no_net)
+			return fail(err, "porta learn watches the network the command uses: drop "
+					 "--no-net (a profile for an offline command needs no learning "
+					 "of the network; --why shows what else it needs)");
+	}
 	if (o->no_net && policy_rules)
 		return fail(err, "--no-net cannot be combined with --allow-net, --deny-net, "
 				 "--proxy-allow, --proxy-deny, --secret or --allow-http; choose one");
@@ -500,6 +526,8 @@ enum policy_parse_status policy_parse_args(int argc, char *const argv[],
 	const char *cmd = argv[1];
 	if (strcmp(cmd, "run") == 0)
 		out->command = POLICY_CMD_RUN;
+	else if (strcmp(cmd, "learn") == 0)
+		out->command = POLICY_CMD_LEARN;
 	else if (strcmp(cmd, "explain") == 0)
 		out->command = POLICY_CMD_EXPLAIN;
 	else if (strcmp(cmd, "check") == 0)
@@ -510,7 +538,7 @@ enum policy_parse_status policy_parse_args(int argc, char *const argv[],
 	else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0)
 		out->command = POLICY_CMD_VERSION;
 	else
-		return fail(err, "unknown command '%.64s'; expected run, explain, check, help or --version",
+		return fail(err, "unknown command '%.64s'; expected run, learn, explain, check, help or --version",
 			    cmd);
 
 	if (out->command == POLICY_CMD_HELP || out->command == POLICY_CMD_VERSION) {

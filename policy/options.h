@@ -21,6 +21,7 @@
 enum policy_command {
 	POLICY_CMD_NONE,
 	POLICY_CMD_RUN,
+	POLICY_CMD_LEARN, /* a run that learns a profile (policy/learn.h) */
 	POLICY_CMD_EXPLAIN,
 	POLICY_CMD_CHECK,
 	POLICY_CMD_HELP,
@@ -95,6 +96,7 @@ struct policy_options {
 	/* --profile NAME|PATH, as given: the caller reads them and parses the
 	 * merged command line again (policy/profile.h) */
 	struct policy_strlist profiles;
+	const char *learn_output; /* learn: -o FILE, the profile written */
 
 	/* the command: argv[cmd_index .. argc-1]; cmd_argc == 0 when absent */
 	int cmd_index;

@@ -387,8 +387,7 @@ static bool mount_option(const char *opt, char *path, size_t cap, bool *ro)
 	return true;
 }
 
-/* Is add[i] implied by another option of add (or a repeat of an earlier one)? */
-static bool implied(const char *const *add, size_t n_add, size_t i)
+bool policy_why_implied(const char *const *add, size_t n_add, size_t i)
 {
 	char pi[4096], pj[4096];
 	bool roi, roj;
@@ -429,7 +428,7 @@ size_t policy_why_command(int argc, char *const argv[], const struct policy_opti
 	for (int i = 0; i < argc; i++) {
 		if (i == ins) {
 			for (size_t k = 0; k < n_add; k++) {
-				if (implied(add, n_add, k))
+				if (policy_why_implied(add, n_add, k))
 					continue;
 				const char *sp = strchr(add[k], ' ');
 				char opt[64];

@@ -76,6 +76,10 @@ const char *policy_why_op_name(enum policy_why_op op);
  * fit.  Pure. */
 bool policy_why_quote(const char *word, char *out, size_t cap, size_t *len);
 
+/* Is add[i] implied by another option of add, or a repeat of an earlier
+ * one ("-v D:ro" beside "-v D", "-v D/sub" beside "-v D")?  Pure. */
+bool policy_why_implied(const char *const *add, size_t n_add, size_t i);
+
 /* The command line to run again: argv[0..argc) (porta's own, as parsed into
  * o) with each of add[0..n_add) (one option each, "-v /dir" or "--allow-net
  * h:443": the first space separates the option from its value) inserted

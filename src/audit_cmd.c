@@ -63,6 +63,31 @@ static int lock_rules(const char *lock, char *const envp[], struct policy_net_ru
 	return rc;
 }
 
+int porta_audit_read(FILE *in, const char *label, struct policy_audit *a)
+{
+	char *line = NULL, err[POLICY_AUDIT_ERR_MAX];
+	size_t cap = 0;
+	unsigned long no = 0;
+	ssize_t len;
+	int rc = 0;
+
+	while (rc == 0 && (len = getline(&line, &cap, in)) >= 0) {
+		no++;
+		if (len > 0 && line[len - 1] == '\n')
+			len--;
+		enum policy_audit_status st = policy_audit_add(a, line, (size_t)len, err);
+		if (st == POLICY_AUDIT_MALFORMED) {
+			log_msg(LOG_LEVEL_ERROR, "%s:%lu: %s", label, no, err);
+			rc = EXIT_PORTA;
+		} else if (st == POLICY_AUDIT_NO_MEMORY) {
+			log_msg(LOG_LEVEL_ERROR, "audit: out of memory");
+			rc = EXIT_PORTA;
+		}
+	}
+	free(line);
+	return rc;
+}
+
 int porta_audit_command(int argc, char *argv[], char *const envp[])
 {
 	bool json = false, lock = false;
@@ -101,8 +126,6 @@ int porta_audit_command(int argc, char *argv[], char *const envp[])
 	struct policy_audit a;
 	policy_audit_init(&a);
 	int rc = 0;
-	char *line = NULL;
-	size_t cap = 0;
 	for (int f = i; f < argc && rc == 0; f++) {
 		FILE *in = strcmp(argv[f], "-") == 0 ? stdin : fopen(argv[f], "re");
 		if (!in) {
@@ -110,26 +133,10 @@ int porta_audit_command(int argc, char *argv[], char *const envp[])
 			rc = EXIT_PORTA;
 			break;
 		}
-		ssize_t len;
-		unsigned long no = 0;
-		char err[POLICY_AUDIT_ERR_MAX];
-		while (rc == 0 && (len = getline(&line, &cap, in)) >= 0) {
-			no++;
-			if (len > 0 && line[len - 1] == '\n')
-				len--;
-			enum policy_audit_status st = policy_audit_add(&a, line, (size_t)len, err);
-			if (st == POLICY_AUDIT_MALFORMED) {
-				log_msg(LOG_LEVEL_ERROR, "%s:%lu: %s", argv[f], no, err);
-				rc = EXIT_PORTA;
-			} else if (st == POLICY_AUDIT_NO_MEMORY) {
-				log_msg(LOG_LEVEL_ERROR, "audit: out of memory");
-				rc = EXIT_PORTA;
-			}
-		}
+		rc = porta_audit_read(in, argv[f], &a);
 		if (in != stdin)
 			fclose(in);
 	}
-	free(line);
 	if (rc == 0) {
 		if (lock) {
 			policy_audit_lock(stdout, &a, (const char *const *)argv + i, (size_t)(argc - i));

@@ -18,6 +18,7 @@
 #include "host/profiles.h"
 #include "host/project.h"
 #include "src/audit_cmd.h"
+#include "src/learn_cmd.h"
 #include "policy/options.h"
 #include "policy/path_reason.h"
 #include "sandbox/sandbox.h"
@@ -30,6 +31,9 @@ enum { EXIT_TIMEOUT = 124, EXIT_PORTA = 125, EXIT_NOEXEC = 126, EXIT_NOTFOUND = 
 
 static const char help_text[] =
 	"usage: porta run     [OPTIONS] [--] COMMAND [ARGS...]   run COMMAND confined\n"
+	"       porta learn   [OPTIONS] -o FILE [--] COMMAND     run COMMAND letting its network\n"
+	"                                                         through, and write the profile that\n"
+	"                                                         would have allowed what it used\n"
 	"       porta explain [OPTIONS] [--json] [--] COMMAND    print the policy run would apply\n"
 	"       porta check   [--json]                            what this host can enforce\n"
 	"       porta profiles                                    list the profiles --profile loads\n"
@@ -101,6 +105,7 @@ static const char help_text[] =
 	"                             (files, Unix sockets, network) with the option that\n"
 	"                             would have allowed it, and the command line to run again\n"
 	"  -q, --quiet                only errors on stderr\n"
+	"  -o, --output FILE          learn: the profile to write (a new file)\n"
 	"  --json                     explain and check: print JSON\n"
 	"\n"
 	"Exit codes: the command's own; 128+N when signal N ended it (porta ends by the same\n"
@@ -343,7 +348,11 @@ int main(int argc, char *argv[])
 		log_set_level(LOG_LEVEL_ERROR);
 	static struct policy_sources sources;
 	bool sourced = false;
-	if (opts.command == POLICY_CMD_RUN || opts.command == POLICY_CMD_EXPLAIN) {
+	/* learn writes the user's own words, as typed, into its profile */
+	char **typed = argv;
+	int typed_cmd_index = opts.cmd_index;
+	if (opts.command == POLICY_CMD_RUN || opts.command == POLICY_CMD_LEARN ||
+	    opts.command == POLICY_CMD_EXPLAIN) {
 		char **merged = NULL;
 		int rc = apply_profiles(argc, argv, &opts, &merged, &sources);
 		if (rc != 0)
@@ -372,21 +381,32 @@ int main(int argc, char *argv[])
 		break;
 	}
 
-	if (opts.command == POLICY_CMD_RUN && !opts.allow_root && sandbox_euid_is_host_root())
+	bool runs = opts.command == POLICY_CMD_RUN || opts.command == POLICY_CMD_LEARN;
+	if (runs && !opts.allow_root && sandbox_euid_is_host_root())
 		return fail("refusing to run as root: the command would own every root-owned file "
 			    "of the host it can reach; pass --allow-root to accept that");
 
+	struct porta_learn learn = { .audit_fd = -1 };
+	if (opts.command == POLICY_CMD_LEARN) {
+		int rc = porta_learn_prepare(&learn, &opts);
+		if (rc) {
+			porta_learn_release(&learn);
+			return rc;
+		}
+	}
 	struct policy_plan *plan = NULL;
 	trace_mark("options parsed");
 	if (host_resolve(&opts, argv, environ, &plan, &e) < 0) {
+		porta_learn_release(&learn);
 		porta_error_format(&e, msg, sizeof(msg));
 		return fail("%s", msg);
 	}
 	if (sourced)
 		plan->sources = &sources;
 	const char *refusal = unavailable(&opts);
-	if (refusal && opts.command == POLICY_CMD_RUN) {
+	if (refusal && runs) {
 		policy_plan_destroy(plan);
+		porta_learn_release(&learn);
 		return fail("%s", refusal);
 	}
 	if (refusal)
@@ -408,10 +428,16 @@ int main(int argc, char *argv[])
 			code = fail("%s", msg);
 		} else {
 			/* before report(), which may end porta by the command's signal */
+			int learned = opts.command != POLICY_CMD_LEARN ? 0 :
+				porta_learn_finish(&learn, &opts, typed, typed_cmd_index,
+						   sourced && sources.n_profiles && !sources.names[0], &r);
+			supervisor_result_release(&r);
+			porta_learn_release(&learn);
 			point_at_refusals(&opts, &r);
-			code = report(&r);
+			code = learned ? learned : report(&r);
 		}
 	}
+	porta_learn_release(&learn);
 	policy_plan_destroy(plan);
 	return code;
 }

@@ -600,8 +600,14 @@ static void run_teardown(struct run *u, int rc)
 	/* after the proxy: its relays borrow the TLS configurations */
 	supervisor_term_env_free(u->term, u->term_env);
 	supervisor_term_destroy(u->term);
-	if (u->s.why && rc == 0 && u->r->outcome != SUPERVISOR_SETUP_FAILED)
+	if (u->s.why && rc == 0 && u->r->outcome != SUPERVISOR_SETUP_FAILED &&
+	    u->o->command == POLICY_CMD_LEARN) {
+		if (supervisor_why_answers(u->s.why, &u->r->learn_options, &u->r->n_learn_options,
+					   &u->r->learn_closed, &u->r->n_learn_closed) < 0)
+			log_msg(LOG_LEVEL_ERROR, "learn: out of memory collecting the file refusals");
+	} else if (u->s.why && rc == 0 && u->r->outcome != SUPERVISOR_SETUP_FAILED) {
 		supervisor_why_report(u->s.why, u->plan->argc, u->plan->argv, stderr);
+	}
 	supervisor_why_destroy(u->s.why);
 	supervisor_guard_destroy(u->s.guard);
 	supervisor_degraded_cleanup(&u->dg);
@@ -650,4 +656,16 @@ int supervisor_run(const struct policy_plan *plan, char *const argv[], struct su
 out:
 	run_teardown(&u, rc);
 	return rc;
+}
+
+void supervisor_result_release(struct supervisor_result *r)
+{
+	for (size_t i = 0; i < r->n_learn_options; i++)
+		free(r->learn_options[i]);
+	for (size_t i = 0; i < r->n_learn_closed; i++)
+		free(r->learn_closed[i]);
+	free(r->learn_options);
+	free(r->learn_closed);
+	r->learn_options = r->learn_closed = NULL;
+	r->n_learn_options = r->n_learn_closed = 0;
 }

@@ -40,7 +40,14 @@ struct supervisor_result {
 	struct porta_error error;
 	int cpu_ms; /* the command's CPU time when known, else -1 */
 	size_t net_refused; /* distinct destinations refused (network policy mode) */
+	/* porta learn: --why's answers (supervisor_why_answers()), freed by
+	 * supervisor_result_release() */
+	char **learn_options, **learn_closed;
+	size_t n_learn_options, n_learn_closed;
 };
+
+/* Frees what a result owns (the learn answers); the result stays valid. */
+void supervisor_result_release(struct supervisor_result *r);
 
 /* Runs the plan's command confined and waits for it.  Blocks SIGINT,
  * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGCHLD in the caller and

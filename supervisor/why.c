@@ -654,3 +654,41 @@ void supervisor_why_report(const struct supervisor_why *w, int argc, char *const
 	}
 	fflush(err);
 }
+
+int supervisor_why_answers(const struct supervisor_why *w, char ***options, size_t *n_options,
+			   char ***closed, size_t *n_closed)
+{
+	char **opt = calloc(w->n_ref + 1, sizeof(*opt)), **cl = calloc(w->n_ref + 1, sizeof(*cl));
+	size_t no = 0, nc = 0;
+	bool ok = opt && cl;
+
+	for (size_t i = 0; ok && i < w->n_ref; i++) {
+		const struct refusal *r = &w->ref[i];
+		if (strncmp(r->what, "network ", 8) == 0)
+			continue;
+		if (r->verdict == POLICY_WHY_OPTION && r->option) {
+			ok = (opt[no++] = strdup(r->option)) != NULL;
+			continue;
+		}
+		const char *by = r->verdict == POLICY_WHY_PRESET ? "; closed by the preset"
+				 : r->verdict == POLICY_WHY_USER ? "; closed by your own option"
+								 : "";
+		ok = asprintf(&cl[nc], "%s (%s%s)", r->what, r->reason, by) >= 0;
+		if (ok)
+			nc++;
+	}
+	if (!ok) {
+		for (size_t i = 0; opt && i < no; i++)
+			free(opt[i]);
+		for (size_t i = 0; cl && i < nc; i++)
+			free(cl[i]);
+		free(opt);
+		free(cl);
+		return -ENOMEM;
+	}
+	*options = opt;
+	*n_options = no;
+	*closed = cl;
+	*n_closed = nc;
+	return 0;
+}

@@ -61,6 +61,14 @@ void supervisor_why_add_net(struct supervisor_why *w, const char *dst, const cha
  * that nothing was refused.  argc/argv: porta's own. */
 void supervisor_why_report(const struct supervisor_why *w, int argc, char *const argv[], FILE *err);
 
+/* porta learn: the refusals, each once, as answers: the option that allows
+ * each (network refusals left out: the learning run's audit has them) into
+ * *options ("-v /dir"), and each that no option opens into *closed ("read
+ * /x (credential path; closed by the preset)").  Arrays and strings
+ * malloc'd, the caller's.  0 or -ENOMEM (nothing handed over). */
+int supervisor_why_answers(const struct supervisor_why *w, char ***options, size_t *n_options,
+			   char ***closed, size_t *n_closed);
+
 /* Frees w.  destroy(NULL) is a no-op. */
 void supervisor_why_destroy(struct supervisor_why *w);
 

@@ -55,7 +55,7 @@ def needs_userns(reason):
     return unittest.skipIf(DEGRADED, "needs user namespaces: " + reason)
 
 # Subcommands that take the sandbox options (and so --allow-root).
-_RUN_LIKE = ("run", "explain")
+_RUN_LIKE = ("run", "learn", "explain")
 
 
 class Result:

@@ -260,10 +260,6 @@ class Profiles(PortaTestCase):
                          os.path.join(home, ".config", "porta", "profiles", "mine"))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class ProjectFile(PortaTestCase):
     """.porta, used by run and explain in its directory and below only once
     `porta trust` recorded its hash; its relative paths are the project's;
@@ -365,3 +361,70 @@ class ProjectFile(PortaTestCase):
         self.assertEqual(sorted(l.split(" ", 1)[1] for l in lines),
                          sorted([self.file, second]))
         self.assertEqual(os.stat(os.path.join(self.cfg, "porta")).st_mode & 0o777, 0o700)
+
+
+class Learn(PortaTestCase):
+    """porta learn without a network (the lab's test, tests/netlab/
+    test_learn_lab.py, has the destinations): what it refuses before the
+    command runs, the files it learns, what it says it could not learn,
+    and that the profile it writes is one run accepts."""
+
+    def setUp(self):
+        self.ws = self.mkdtemp()
+        self.out = os.path.join(self.ws, "learned")
+
+    def learn(self, args, script, cwd=None):
+        return run(["learn"] + args + ["--", SH, "-c", script], cwd=cwd)
+
+    def test_what_learn_refuses_before_the_command_runs(self):
+        marker = os.path.join(self.ws, "ran")
+        script = "touch %s" % marker
+        for args, words in (([], "missing -o FILE"),
+                            (["-o", self.out, "--no-net"], "drop --no-net"),
+                            (["-o", os.path.join(self.ws, "no", "such", "dir", "p")],
+                             "does not exist")):
+            res = self.learn(args, script)
+            self.assertRc(res, 125, args)
+            self.assertIn(words, res.err, args)
+        self.write(self.out, "mine\n")
+        res = self.learn(["-o", self.out], script)
+        self.assertRc(res, 125)
+        self.assertIn("-o %s exists" % self.out, res.err)
+        self.assertEqual(self.read(self.out), "mine\n", "learn wrote over a file")
+        res = run(["run", "-o", self.out, "--", "true"])
+        self.assertRc(res, 125)
+        self.assertIn("--output is not an option of 'porta run'", res.err)
+        self.assertFalse(os.path.exists(marker), "the command ran")
+
+    def test_files_learned_closed_ones_listed_and_the_profile_runs(self):
+        data = os.path.join(self.ws, "data")
+        os.makedirs(data)
+        home = self.mkdtemp(prefix="porta-it-home-")
+        self.write(os.path.join(home, ".ssh", "id_ed25519"), "MUST-NOT-LEAK\n")
+        env = clean_env({"HOME": home})
+        script = ("cat %s/.ssh/id_ed25519; echo made > %s/made; echo done"
+                  % (home, data))
+        res = run(["learn", "-o", self.out, "-e", "GREETING=hello world", "--",
+                   SH, "-c", script], env=env)
+        self.assertOk(res)
+        self.assertNotIn("MUST-NOT-LEAK", res.out)
+        self.assertIn("done", res.out)
+        self.assertIn("learn: wrote %s: 0 destinations and 1 file option learned" % self.out,
+                      res.err)
+        text = self.read(self.out)
+        lines = [l for l in text.splitlines() if l and not l.startswith("#")]
+        self.assertEqual(lines, ["-e 'GREETING=hello world'", "-v " + data], text)
+        self.assertIn("#   closed, no option opens it: read %s/.ssh/id_ed25519 (credential"
+                      % home, text)
+        self.assertIn("# not learned in this run", text)
+        # one run accepts it, and it allows what the command did
+        res = run(["run", "--profile", self.out, "--why", "--", SH, "-c",
+                   'echo made > %s/made && echo "$GREETING"' % data], env=env)
+        self.assertOk(res)
+        self.assertIn("hello world", res.out)
+        self.assertIn("the sandbox refused nothing", res.err)
+        self.assertEqual(self.read(os.path.join(data, "made")), "made\n")
+
+
+if __name__ == "__main__":
+    unittest.main()
