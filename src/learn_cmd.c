@@ -244,7 +244,7 @@ int porta_learn_finish(struct porta_learn *l, const struct policy_options *opts,
 		.profiles = profiles,
 		.n_profiles = n_profiles,
 		.project_file = project_file,
-		.command = argv + opts->cmd_index,
+		.command = argv + cmd_index, /* the typed words: argv is not the merged one */
 		.n_command = (size_t)opts->cmd_argc,
 		.file_options = (const char *const *)r->learn_options,
 		.n_file_options = r->n_learn_options,

@@ -60,10 +60,14 @@ def lab_setup(lab):
     return servers
 
 
-def options_of(path):
-    """The option lines of a profile, each as its words (comments dropped)."""
+def options_of(path, home):
+    """The option lines of a profile, each as its words (comments dropped),
+    a leading ~/ read as porta reads it: home."""
+    def word(w):
+        return os.path.join(home, w[2:]) if w.startswith("~/") else w
     with open(path) as f:
-        return [tuple(w) for w in (shlex.split(l, comments=True) for l in f) if w]
+        return [tuple(word(x) for x in w) for w in (shlex.split(l, comments=True) for l in f)
+                if w]
 
 
 @unittest.skipUnless(PORTA and os.access(PORTA, os.X_OK), "PORTA_BIN names no porta binary")
@@ -92,10 +96,13 @@ class Learn(netlab.LabCase):
         self.assertIn("learn: wrote %s: 3 destinations and 1 file option learned" % profile, r.err)
         with open(profile) as f:
             text = f.read()
-        self.assertEqual(sorted(options_of(profile)),
+        home = self.lab.env()["HOME"]
+        self.assertEqual(sorted(options_of(profile, home)),
                          sorted([("--allow-net", "%s:80" % h) for h in USED] + [("-v", out_dir)]),
                          text)
         self.assertIn("# learned ", text)
+        if os.path.realpath(out_dir).startswith(os.path.realpath(home) + "/"):
+            self.assertIn("\n-v ~/", text, "a path below the home is written ~/PATH")
         self.assertIn("# not learned in this run", text)
         self.assertFalse(os.path.exists(os.path.join(out_dir, "result")))
 

@@ -15,7 +15,13 @@ profile that let the tool through.
               lab's package index (pypi_registry.py: the index on the
               profile's first name, the wheels on its second), its cache
               in ~/.cache/pip (--caches);
-  git-github  git clone over HTTPS from the lab's git server.
+  git-github  git clone over HTTPS from the lab's git server;
+  cargo, go, claude-code, codex
+              their tools are not run (no go toolchain or agent here):
+              curl reaches each of the profile's hosts (a lab HTTPS
+              server answering all of them) and no other name, and for
+              the agents their state is writable and their settings are
+              not.
 """
 
 import json
@@ -37,6 +43,10 @@ PORTA = os.environ.get("PORTA_BIN", "")
 
 NPM_ADDR, INDEX_ADDR, FILES_ADDR, GIT_ADDR = ("203.0.113.61", "203.0.113.62", "203.0.113.63",
                                               "203.0.113.64")
+API_ADDR = "203.0.113.65"
+# The built-in profiles whose tools are not run here (no go toolchain, no
+# agent in CI): their hosts are exercised with curl, their files by hand.
+API_PROFILES = ("cargo", "go", "claude-code", "codex")
 UNRELATED = "unrelated.example"
 
 
@@ -84,8 +94,12 @@ def lab_setup(lab):
 
     servers["git"] = lab.server_git(GIT_ADDR, names=[git_hosts[0]],
                                     files={"README": "cloned through the profile\n"})
-    lab.dns({npm_host: NPM_ADDR, index_host: INDEX_ADDR, files_host: FILES_ADDR,
-             git_hosts[0]: GIT_ADDR}, ttl=60)
+    api_hosts = sorted({h for p in API_PROFILES for h in profile_hosts(p)} | {UNRELATED})
+    servers["api"] = lab.server_tls(API_ADDR, 443, names=api_hosts, label="api")
+    names = {npm_host: NPM_ADDR, index_host: INDEX_ADDR, files_host: FILES_ADDR,
+             git_hosts[0]: GIT_ADDR}
+    names.update({h: API_ADDR for h in api_hosts})
+    lab.dns(names, ttl=60)
     return servers
 
 
@@ -205,6 +219,81 @@ class BuiltinProfiles(netlab.LabCase):
         r, project = results["control"]
         self.assertNotEqual(r.rc, 0, "git cloned without the profile:\n" + r.out + r.err)
         self.assertFalse(os.path.exists(os.path.join(project, "r", "README")))
+
+    # $1 the lab CA; then each host: "HOST CODE" per host (000: refused);
+    # then the agent's files, when the profile names them ($AGENT_STATE,
+    # $AGENT_SETTINGS: one writable, one protected).
+    CURL = r'''
+ca=$1; shift
+for h in "$@"; do
+    printf '%s %s\n' "$h" "$(curl -sS --max-time 10 --cacert "$ca" -o /dev/null -w '%{http_code}' "https://$h/" 2>/dev/null)"
+done
+if [ -n "$AGENT_STATE" ]; then
+    echo state > "$AGENT_STATE" && echo "wrote state"
+    echo evil >> "$AGENT_SETTINGS" 2>/dev/null && echo "wrote settings"
+fi
+true
+'''
+
+    def api_profile(self, name, state=None, settings=None, made=()):
+        """Under --profile NAME alone: each of its hosts answers 200 (a
+        name outside it does not); with state/settings (relative to HOME),
+        the agent's state is writable and its settings are not.  The
+        control, an unrelated --allow-net, reaches none of its hosts."""
+        hosts = profile_hosts(name)
+        self.assertTrue(hosts, name)
+        results = {}
+        for variant, rules in (("control", ["--allow-net", UNRELATED]),
+                               ("profile", ["--profile", name])):
+            home, project = self.home()
+            for rel in made:  # what the profile's -v and --protect name
+                path = os.path.join(home, rel)
+                if rel.endswith("/"):
+                    os.makedirs(path, exist_ok=True)
+                else:
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    with open(path, "w") as f:
+                        f.write("{}\n")
+            env = {}
+            if state:
+                env = {"AGENT_STATE": os.path.join(home, state),
+                       "AGENT_SETTINGS": os.path.join(home, settings)}
+            extra = [w for k, v in env.items() for w in ("--env", "%s=%s" % (k, v))]
+            r = self.porta(rules, ["sh", "-c", self.CURL, "sh", self.lab.ca_file] + hosts +
+                           [UNRELATED], home, project, extra=extra)
+            results[variant] = (r, home)
+        r, home = results["profile"]
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        codes = dict(l.split() for l in r.out.splitlines() if len(l.split()) == 2
+                     and not l.startswith("wrote"))
+        self.assertEqual(codes, dict({h: "200" for h in hosts}, **{UNRELATED: "000"}), r.out)
+        if state:
+            self.assertIn("wrote state", r.out)
+            self.assertNotIn("wrote settings", r.out)
+            with open(os.path.join(home, state)) as f:
+                self.assertEqual(f.read(), "state\n")
+            with open(os.path.join(home, settings)) as f:
+                self.assertEqual(f.read(), "{}\n", "the agent's settings were written")
+        r, _ = results["control"]
+        codes = dict(l.split() for l in r.out.splitlines() if len(l.split()) == 2
+                     and not l.startswith("wrote"))
+        self.assertEqual({h: codes.get(h) for h in hosts}, {h: "000" for h in hosts}, r.out)
+
+    def test_cargo(self):
+        self.api_profile("cargo")
+
+    def test_go(self):
+        self.api_profile("go")
+
+    def test_claude_code(self):
+        self.api_profile("claude-code", state=".claude/state.json",
+                         settings=".claude/settings.json",
+                         made=(".claude/settings.json", ".claude/commands/", ".claude/agents/",
+                               ".claude.json"))
+
+    def test_codex(self):
+        self.api_profile("codex", state=".codex/state.json", settings=".codex/config.toml",
+                         made=(".codex/config.toml",))
 
 
 if __name__ == "__main__":

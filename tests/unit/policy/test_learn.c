@@ -135,14 +135,14 @@ Test(learn, what_the_users_rules_allow_is_not_learned_again)
 	struct policy_learn_input in = input();
 	in.user_rules = rules;
 	in.n_user_rules = n;
-	char *words[] = { "--allow-net", "registry.example", "-v", "/work/my project" };
+	char *words[] = { "--allow-net", "registry.example", "-v", "/srv/my project" };
 	in.user_words = words;
 	in.n_user_words = 4;
 	struct policy_learn_counts c;
 	write_profile(&in, &c);
 	char got[2048];
 	options(got, sizeof(got));
-	cr_expect_str_eq(got, "--allow-net registry.example|-v '/work/my project'|"
+	cr_expect_str_eq(got, "--allow-net registry.example|-v '/srv/my project'|"
 			      "--allow-net new.example:443", "%s", text);
 }
 
@@ -193,7 +193,7 @@ Test(learn, refusals_an_option_allows_are_learned_the_others_listed)
 	/* a class no rule reaches: refused, no hint */
 	record(NULL, "169.254.169.254:80", "deny", NULL);
 	struct policy_learn_input in = input();
-	const char *files[] = { "-v /work/out", "-v /work/out/sub", "-v /work/out:ro",
+	const char *files[] = { "-v /srv/out", "-v /srv/out/sub", "-v /srv/out:ro",
 				"--allow-unix /run/app.sock" };
 	in.file_options = files;
 	in.n_file_options = 4;
@@ -205,7 +205,7 @@ Test(learn, refusals_an_option_allows_are_learned_the_others_listed)
 	write_profile(&in, &c);
 	char got[2048];
 	options(got, sizeof(got));
-	cr_expect_str_eq(got, "--allow-net svc.example:8443|-v /work/out|"
+	cr_expect_str_eq(got, "--allow-net svc.example:8443|-v /srv/out|"
 			      "--allow-unix /run/app.sock", "%s", text);
 	cr_expect_eq(c.refused, 2);
 	cr_expect_eq(c.files, 2);
@@ -255,26 +255,26 @@ Test(learn, the_catch_all_rules_compile_as_learn_adds_them)
 Test(learn, paths_below_the_directory_and_the_home_are_written_relative)
 {
 	struct policy_learn_input in = input();
-	const char *files[] = { "-v /work/app/out", "-v /home/u/.npm", "-v /work/app",
-				"-v /elsewhere/x", "-v /home/u/a b:ro", "--allow-unix /work/app-other/s" };
+	const char *files[] = { "-v /srv/app/out", "-v /home/u/.npm", "-v /srv/app",
+				"-v /elsewhere/x", "-v /home/u/a b:ro", "--allow-unix /srv/app-other/s" };
 	in.file_options = files;
 	in.n_file_options = 6;
-	in.cwd = "/work/app";
+	in.cwd = "/srv/app";
 	in.home = "/home/u";
 	struct policy_learn_counts c;
 	write_profile(&in, &c);
 	char got[2048];
 	options(got, sizeof(got));
 	cr_expect_str_eq(got, "-v ~/.npm|-v .|-v /elsewhere/x|-v ~/'a b:ro'|"
-			      "--allow-unix /work/app-other/s", "%s", text);
+			      "--allow-unix /srv/app-other/s", "%s", text);
 	static struct policy_profile p;
 	char err[POLICY_ERR_MAX];
 	cr_assert_eq(policy_profile_parse((const uint8_t *)text, strlen(text), "/home/u", &p, err),
 		     POLICY_PROFILE_OK, "%s", err);
-	cr_assert(policy_profile_anchor(&p, "/work/app"));
-	/* "." anchored is "/work/app/.", which resolve normalises */
-	const char *want[] = { "-v", "/home/u/.npm", "-v", "/work/app/.", "-v", "/elsewhere/x",
-			       "-v", "/home/u/a b:ro", "--allow-unix", "/work/app-other/s" };
+	cr_assert(policy_profile_anchor(&p, "/srv/app"));
+	/* "." anchored is "/srv/app/.", which resolve normalises */
+	const char *want[] = { "-v", "/home/u/.npm", "-v", "/srv/app/.", "-v", "/elsewhere/x",
+			       "-v", "/home/u/a b:ro", "--allow-unix", "/srv/app-other/s" };
 	cr_assert_eq(p.n, 10);
 	for (size_t i = 0; i < 10; i++)
 		cr_expect_str_eq(p.text + p.word[i], want[i], "word %zu: %s", i, p.text + p.word[i]);
