@@ -42,7 +42,8 @@ int host_profile_load(const char *name, char *const envp[], struct policy_profil
 int host_profile_read(const char *file, char *const envp[], struct policy_profile *out,
 		      uint8_t sha256[32], struct porta_error *e);
 
-/* The value of NAME in envp, or NULL. */
+/* The value of NAME in envp (the first, as getenv(3) finds it), or NULL.
+ * The one lookup of porta's own environment (host/resolve.c too). */
 const char *host_env_get(char *const envp[], const char *name);
 
 /* `porta profiles`: every built-in and user profile, one per line: its

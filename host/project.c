@@ -71,21 +71,37 @@ static char *store_read(const char *store, size_t *len)
 	return buf;
 }
 
-/* The hash recorded for path ("" when none), from the store's lines
- * "HEX PATH". */
+/* The store's lines "HEX PATH", one at a time: *line and *n the next from
+ * *i on (without its newline); false at the end. */
+static bool next_line(const char *text, size_t len, size_t *i, const char **line, size_t *n)
+{
+	if (!text || *i >= len)
+		return false;
+	*line = text + *i;
+	const char *nl = memchr(*line, '\n', len - *i);
+	*n = nl ? (size_t)(nl - *line) : len - *i;
+	*i += *n + 1;
+	return true;
+}
+
+/* Is line[0..n) the record of path? */
+static bool record_of(const char *line, size_t n, const char *path)
+{
+	size_t plen = strlen(path);
+	return n == 65 + plen && line[64] == ' ' && memcmp(line + 65, path, plen) == 0;
+}
+
+/* The hash recorded for path ("" when none); the last record wins. */
 static void recorded(const char *store_text, size_t len, const char *path, char out[65])
 {
+	const char *line;
+	size_t n;
 	out[0] = '\0';
-	size_t plen = strlen(path), i = 0;
-	while (i < len) {
-		const char *line = store_text + i;
-		const char *nl = memchr(line, '\n', len - i);
-		size_t n = nl ? (size_t)(nl - line) : len - i;
-		if (n == 65 + plen && line[64] == ' ' && memcmp(line + 65, path, plen) == 0) {
+	for (size_t i = 0; next_line(store_text, len, &i, &line, &n);) {
+		if (record_of(line, n, path)) {
 			memcpy(out, line, 64);
 			out[64] = '\0';
 		}
-		i += n + 1;
 	}
 }
 
@@ -174,15 +190,11 @@ int host_project_trust(const char *file, char *const envp[], FILE *out, struct p
 	FILE *f = fopen(tmp, "we");
 	if (!f)
 		return porta_fail(e, "trust", tmp, errno, NULL);
-	size_t plen = strlen(found);
-	for (size_t i = 0; text && i < len;) {
-		const char *line = text + i;
-		const char *nl = memchr(line, '\n', len - i);
-		size_t n = nl ? (size_t)(nl - line) : len - i;
-		bool same = n == 65 + plen && line[64] == ' ' && memcmp(line + 65, found, plen) == 0;
-		if (n > 0 && !same)
+	const char *line;
+	size_t n;
+	for (size_t i = 0; next_line(text, len, &i, &line, &n);) {
+		if (n > 0 && !record_of(line, n, found))
 			fprintf(f, "%.*s\n", (int)n, line);
-		i += n + 1;
 	}
 	fprintf(f, "%s %s\n", h, found);
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {

@@ -207,12 +207,8 @@ static bool readable(const struct resolver *r, const char *path)
 
 static int resolve_home(struct resolver *r, char *const envp[])
 {
-	const char *home = NULL;
+	const char *home = host_env_get(envp, "HOME");
 
-	for (size_t i = 0; envp[i]; i++) {
-		if (strncmp(envp[i], "HOME=", 5) == 0)
-			home = envp[i] + 5;
-	}
 	if (!home || home[0] != '/') {
 		struct passwd *pw = getpwuid(getuid());
 		home = pw ? pw->pw_dir : NULL;
@@ -556,15 +552,11 @@ static bool home_is_covered(const struct resolver *r)
 static bool kept_socket(const struct resolver *r, const char *real);
 static int bind_back_needed(struct resolver *r, const char *dir);
 
+/* A variable's value, as getenv(3) finds it (host_env_get()); NULL when
+ * unset or empty. */
 static const char *env_get(char *const envp[], const char *name)
 {
-	size_t n = strlen(name);
-	const char *v = NULL;
-
-	for (size_t i = 0; envp[i]; i++) {
-		if (strncmp(envp[i], name, n) == 0 && envp[i][n] == '=')
-			v = envp[i] + n + 1;
-	}
+	const char *v = host_env_get(envp, name);
 	return v && v[0] ? v : NULL;
 }
 

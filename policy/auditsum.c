@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "policy/names.h"
+#include "policy/options.h"
 
 void policy_audit_init(struct policy_audit *a)
 {
@@ -34,16 +35,9 @@ static uint16_t port_of(const char *hostport)
 	const char *colon = strrchr(hostport, ':');
 	if (!colon || (strchr(hostport, ':') != colon && hostport[0] != '['))
 		return 0; /* a bare IPv6 address: no port */
-	unsigned long p = 0;
-	const char *c = colon + 1;
-	if (!*c)
-		return 0;
-	for (; *c; c++) {
-		if (*c < '0' || *c > '9' || p > 65535)
-			return 0;
-		p = p * 10 + (unsigned long)(*c - '0');
-	}
-	return p >= 1 && p <= 65535 ? (uint16_t)p : 0;
+	uint64_t p;
+	return policy_parse_u64(colon + 1, strlen(colon + 1), 65535, &p) && p >= 1 ? (uint16_t)p
+										  : 0;
 }
 
 /* The host part of "ADDR:PORT" / "[V6]:PORT" into out[cap]. */
