@@ -446,8 +446,11 @@ class Teardown(unittest.TestCase):
         # a daemon that leaves its session and is re-parented inside the lab
         lab.run(["sh", "-c", "setsid sh -c 'exec sleep %s' </dev/null >/dev/null 2>&1 &" % marker])
         p = lab.popen(["sleep", "301"])
+        # the daemon's shell may not have exec'd its sleep yet when the
+        # count is reached: wait for the marker too
         deadline = time.monotonic() + 5
-        while len(lab.processes()) < 6 and time.monotonic() < deadline:
+        while ((len(lab.processes()) < 6 or not _pids_with(marker))
+               and time.monotonic() < deadline):
             time.sleep(0.02)
         before = lab.processes()
         self.assertGreaterEqual(len(before), 6, before)   # outer, pid 1, controller, holder, 2 sleeps
