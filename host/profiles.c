@@ -39,14 +39,15 @@ int host_config_dir(char *const envp[], char *out, size_t cap)
 	return n > 0 && (size_t)n < cap ? 0 : -ENAMETOOLONG;
 }
 
-/* The directories of the built-in profiles, beside porta's executable. */
-static size_t builtin_dirs(char dirs[2][PATH_MAX])
+size_t host_profile_builtin_dirs(char dirs[2][PATH_MAX], char *exe_out, size_t exe_cap)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0)
 		return 0;
 	exe[n] = '\0';
+	if (exe_out)
+		snprintf(exe_out, exe_cap, "%s", exe);
 	char *slash = strrchr(exe, '/');
 	if (!slash)
 		return 0;
@@ -54,7 +55,10 @@ static size_t builtin_dirs(char dirs[2][PATH_MAX])
 	size_t k = 0;
 	if (snprintf(dirs[k], PATH_MAX, "%s/share/porta/profiles", exe) < PATH_MAX)
 		k++;
-	if (snprintf(dirs[k], PATH_MAX, "%s/../share/porta/profiles", exe) < PATH_MAX)
+	/* BIN is a real path (the kernel's), so BIN/.. is its parent */
+	char *up = strrchr(exe, '/');
+	if (up && snprintf(dirs[k], PATH_MAX, "%.*s/share/porta/profiles", (int)(up - exe), exe) <
+			  PATH_MAX)
 		k++;
 	return k;
 }
@@ -117,7 +121,7 @@ static int find_profile(const char *name, char *const envp[], char *file, size_t
 	    snprintf(dirs[n], PATH_MAX, "%s/profiles", cfg) < PATH_MAX)
 		n++;
 	char b[2][PATH_MAX];
-	size_t nb = builtin_dirs(b);
+	size_t nb = host_profile_builtin_dirs(b, NULL, 0);
 	for (size_t i = 0; i < nb; i++)
 		memcpy(dirs[n++], b[i], PATH_MAX);
 	searched[0] = '\0';
@@ -257,7 +261,7 @@ int host_profiles_list(FILE *out, char *const envp[])
 		nu = list_dir(udir, user, 256);
 	}
 	char b[2][PATH_MAX];
-	size_t ndirs = builtin_dirs(b);
+	size_t ndirs = host_profile_builtin_dirs(b, NULL, 0);
 	for (size_t i = 0; i < ndirs && nb == 0; i++) {
 		nb = list_dir(b[i], built, 256);
 		if (nb) {

@@ -14,6 +14,7 @@
 #ifndef PORTA_HOST_PROFILES_H
 #define PORTA_HOST_PROFILES_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +42,12 @@ int host_profile_load(const char *name, char *const envp[], struct policy_profil
  * e names the file and the line). */
 int host_profile_read(const char *file, char *const envp[], struct policy_profile *out,
 		      uint8_t sha256[32], struct porta_error *e);
+
+/* The directories of the built-in profiles, in the order they are looked
+ * in: BIN/share/porta/profiles, then PREFIX/share/porta/profiles, BIN
+ * being the directory of porta's executable (its real path, written to
+ * exe_out[exe_cap] when not NULL).  Returns how many. */
+size_t host_profile_builtin_dirs(char dirs[2][PATH_MAX], char *exe_out, size_t exe_cap);
 
 /* The value of NAME in envp (the first, as getenv(3) finds it), or NULL.
  * The one lookup of porta's own environment (host/resolve.c too). */

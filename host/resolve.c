@@ -812,6 +812,31 @@ static int protect_config_dir(struct resolver *r)
 	return 0;
 }
 
+/* What the next run executes and reads beside the configuration: porta's
+ * own executable and its built-in profiles (host_profile_builtin_dirs()),
+ * when a writable mount holds them (PREFIX=~/.local with the home mounted,
+ * a build tree inside the project): protected like a protected name, each
+ * place for profiles too when absent, since the first that holds a name
+ * wins (escape corpus row 90). */
+static int protect_installation(struct resolver *r)
+{
+	char dirs[2][PATH_MAX], exe[PATH_MAX];
+	const char *paths[3];
+	size_t n = host_profile_builtin_dirs(dirs, exe, sizeof(exe)), k = 0;
+	int rc = 0;
+
+	if (n == 0)
+		return 0;
+	paths[k++] = exe;
+	for (size_t i = 0; i < n; i++)
+		paths[k++] = dirs[i];
+	for (size_t i = 0; i < k && rc == 0; i++) {
+		if (strictly_under_any(r->writable, r->n_writable, paths[i]))
+			rc = protect_path(r, paths[i]);
+	}
+	return rc;
+}
+
 /* Submodules keep their git directories under .git/modules/NAME (NAME may
  * hold slashes; a submodule's own submodules under NAME/modules/), and git
  * runs their hooks and obeys their config as it does the top one's.  A
@@ -990,6 +1015,8 @@ static int add_protection(struct resolver *r)
 	}
 	if (rc == 0)
 		rc = protect_config_dir(r);
+	if (rc == 0 && r->n_writable)
+		rc = protect_installation(r);
 	for (size_t i = 0; i < r->n_writable && rc == 0; i++) {
 		struct stat st;
 		if (stat(r->writable[i], &st) < 0 || !S_ISDIR(st.st_mode))

@@ -23,10 +23,12 @@ reads holding the command's bytes is.
 """
 
 import os
+import shutil
 import uuid
 
 from corpus import *  # noqa: F401,F403  (the runner's vocabulary)
-from corpus import MARKER, Background, NotOffered, Policy, judge, read, row, sh, wait_for
+from corpus import (MARKER, Background, NotOffered, Policy, could_not_prepare, judge, read, row,
+                    sh, wait_for)
 from rows_files import plant
 
 # The tools this row is about: porta itself, and the runner's self-test.
@@ -132,10 +134,78 @@ def one(ctx, label, preset, xdg, setup, make, judged) -> Check:
                                 else False))
 
 
-@row(90, "porta's configuration written for its next run: made absent, a parent swapped, a link repointed",
+# What else the next run reads, beside the configuration: porta itself and
+# its built-in profiles (host/profiles.c looks in BIN/share/porta/profiles,
+# then BIN/../share/porta/profiles), when porta is installed inside a
+# writable mount (PREFIX=~/.local with the home mounted, a build tree inside
+# the project).  Each check runs a copy of porta installed in the planted
+# home: HOME/app/bin/porta, its profiles in HOME/app/share/porta/profiles
+# (the second place), or none.  (label, set-up of the installation, shell
+# line run in the home, the file judged relative to the home)
+INSTALLED_90 = [
+    ("porta installed in the home: a built-in profile rewritten (share/porta/profiles/npm)",
+     "share", 'printf -- "--allow-net %s\\n" "$content" > app/share/porta/profiles/npm',
+     "app/share/porta/profiles/npm"),
+    ("porta installed in the home: the first place for built-in profiles made "
+     "(bin/share/porta/profiles/npm)",
+     "share", 'mkdir -p app/bin/share/porta/profiles && '
+              'printf -- "--allow-net %s\\n" "$content" > app/bin/share/porta/profiles/npm',
+     "app/bin/share/porta/profiles/npm"),
+    # written in place it is busy (ETXTBSY: the supervisor runs it), so a
+    # copy is changed and renamed over it
+    ("porta installed in the home: its own executable replaced (bin/porta renamed over)",
+     "share", 'cp app/bin/porta staged && printf "\\n%s\\n" "$content" >> staged && '
+              'mv staged app/bin/porta', "app/bin/porta"),
+]
+
+
+def install_porta(home, binary):
+    """A copy of porta in HOME/app/bin, its built-in profiles in
+    HOME/app/share/porta/profiles, as `make install PREFIX=HOME/app` lays
+    them out; returns the copy's path."""
+    bindir = os.path.join(home, "app", "bin")
+    os.makedirs(bindir)
+    shutil.copy2(binary, os.path.join(bindir, "porta"))
+    src = os.path.join(os.path.dirname(binary), "share", "porta", "profiles")
+    shutil.copytree(src, os.path.join(home, "app", "share", "porta", "profiles"))
+    return os.path.join(bindir, "porta")
+
+
+def installed(ctx, label, _layout, make, judged) -> Check:
+    binary = getattr(ctx.adapter, "binary", None)
+    if not binary or not os.path.exists(os.path.join(os.path.dirname(binary), "share")):
+        return could_not_prepare(label, "no porta binary with its built-in profiles to install "
+                                        "(give --porta)")
+    token = f"{MARKER}-r90-{uuid.uuid4().hex[:12]}"
+    out = {}
+    for mode in ("control", "sandbox"):
+        home = os.path.join(ctx.fresh(f"r90i-{mode}"), "home")
+        os.mkdir(home)
+        copy = install_porta(home, os.path.abspath(binary))
+        env = ctx.env(HOME=home)
+        argv = sh('cd "$1"; content=$2; eval "$3"', home, token, make)
+        if mode == "control":
+            run = ctx.control(argv, env=env)
+        else:
+            adapter = ctx.adapter
+            ctx.adapter = type(adapter)(copy)
+            try:
+                run = ctx.sandboxed(Policy(mounts=[(home, False)]), argv, env=env)
+            finally:
+                ctx.adapter = adapter
+        out[mode] = (run, token in (read(os.path.join(home, judged), "") or ""))
+    (sbx, s_esc), (_, c_esc) = out["sandbox"], out["control"]
+    return judge(label, c_esc, s_esc, sbx,
+                 f"{judged} holds the command's bytes after the run" if s_esc
+                 else f"{judged} never held the command's bytes (rc {sbx.rc})",
+                 refusal_is_na=("porta's configuration" if ctx.adapter.name == "porta-degraded"
+                                else False))
+
+
+@row(90, "porta's configuration, profiles and executable written for its next run",
      "-v HOME (HOME=planted home; --preset none where the check says)")
 def row90(ctx):
     if ctx.adapter.name not in CONCERNED:
         raise NotOffered(f"the row writes porta's own configuration; {ctx.adapter.name} does not "
                          "read it, and its own files are not checked here")
-    return [one(ctx, *c) for c in CHECKS_90]
+    return [one(ctx, *c) for c in CHECKS_90] + [installed(ctx, *c) for c in INSTALLED_90]
