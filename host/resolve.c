@@ -52,6 +52,7 @@ struct resolver {
 	size_t n_lists;
 	char config_dir[PATH_MAX];   /* porta's configuration, its real path; "" if none */
 	char config_named[PATH_MAX]; /* the same as the next run names it; "" if none */
+	bool config_exists;          /* config_dir is its real path */
 };
 
 /* What a directory held when resolve first asked: one getdents(2) where a
@@ -248,6 +249,7 @@ static int resolve_config_dir(struct resolver *r, char *const envp[])
 				   sizeof(r->config_named)))
 		return 0;
 	char *real = realpath(r->config_named, NULL);
+	r->config_exists = real != NULL;
 	snprintf(r->config_dir, sizeof(r->config_dir), "%s", real ? real : r->config_named);
 	free(real);
 	return 0;
@@ -405,7 +407,12 @@ static int reach_config_dir(struct resolver *r)
 	char far[PATH_MAX];
 	int rc;
 
-	if (!r->config_named[0] || real_path_as_far(r->config_named, far, sizeof(far)) < 0)
+	/* nothing writable, nothing to reach it: no lookup on start-up's path */
+	if (!r->config_named[0] || (!r->n_writable && !r->o->share_tmp))
+		return 0;
+	if (r->config_exists)
+		snprintf(far, sizeof(far), "%s", r->config_dir);
+	else if (real_path_as_far(r->config_named, far, sizeof(far)) < 0)
 		return 0;
 	if (r->o->share_tmp &&
 	    (policy_path_is_under("/tmp", far) || policy_path_is_under("/tmp", r->config_named)))
@@ -422,7 +429,7 @@ static int reach_config_dir(struct resolver *r)
 	plan->config_real = strdup(far);
 	if (!plan->config_named || !plan->config_real)
 		return porta_fail(r->e, "porta's configuration", NULL, ENOMEM, NULL);
-	if (access(r->config_named, F_OK) == 0)
+	if (r->config_exists)
 		return 0;
 	if (r->o->command == POLICY_CMD_EXPLAIN) {
 		plan->config_absent = true; /* explain says run makes it */

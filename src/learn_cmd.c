@@ -81,8 +81,7 @@ int porta_learn_prepare(struct porta_learn *l, struct policy_options *opts)
 	if ((l->transparent && !list_add(&opts->allow_net, transparent)) ||
 	    !list_add(&opts->proxy_allow, proxied))
 		return refuse("learn: %s", "too many network rules given to add learn's own");
-	opts->net_mode = POLICY_NET_POLICY;
-	opts->why = true;
+	opts->why = true; /* net_mode is policy already: policy/options.c */
 
 	if (opts->audit_path) {
 		/* the user's audit gets the records too; this run's are those
@@ -186,8 +185,8 @@ static size_t own_words(char *const argv[], int cmd_index, char **out, char **pr
 			k = cmd_index - i;
 		bool skip = strcmp(w, "--") == 0 || strcmp(w, "--why") == 0 ||
 			    strcmp(w, "--allow-root") == 0 || strcmp(w, "-q") == 0 ||
-			    strcmp(w, "--quiet") == 0 || strcmp(w, "-o") == 0 ||
-			    strncmp(w, "-o", 2) == 0 || strcmp(w, "--output") == 0 ||
+			    strcmp(w, "--quiet") == 0 || strncmp(w, "-o", 2) == 0 ||
+			    strcmp(w, "--output") == 0 ||
 			    strncmp(w, "--output=", 9) == 0;
 		if (strcmp(w, "--profile") == 0 && k == 2) {
 			profiles[(*n_profiles)++] = argv[i + 1];

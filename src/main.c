@@ -432,7 +432,6 @@ int main(int argc, char *argv[])
 				porta_learn_finish(&learn, &opts, typed, typed_cmd_index,
 						   sourced && sources.n_profiles && !sources.names[0], &r);
 			supervisor_result_release(&r);
-			porta_learn_release(&learn);
 			point_at_refusals(&opts, &r);
 			code = learned ? learned : report(&r);
 		}
