@@ -1,7 +1,8 @@
 /* bench/landlock_floor.c: the price of Landlock itself on file-heavy work,
  * with no namespace, mount or seccomp filter (issue 16).
  *
- *   landlock_floor [--porta-masks] [--optional-granted] [--layers N] [--extra-rules N]
+ *   landlock_floor [--porta-masks] [--no-log] [--optional-granted] [--layers N]
+ *                  [--extra-rules N] [--seccomp] [--watch DIR]...
  *                  READ WRITE -- COMMAND...
  *
  * One ruleset: READ and everything beneath it readable, WRITE and everything
@@ -10,14 +11,28 @@
  * ruleset handles the rights of Landlock's first ABI, the two rules need no
  * more; --porta-masks makes it handle every right porta's ruleset handles on
  * this kernel (policy_landlock_masks(): truncate, ioctl on devices, refer,
- * the scoped signals and abstract sockets), with porta's rights per rule;
+ * the scoped signals and abstract sockets), with porta's rights per rule,
+ * and restricts with porta's flags (ABI 7: denials logged after exec);
+ * --no-log leaves those flags out;
  * --optional-granted also grants, on both rules, the rights open(2) looks
  * up beyond the ones it needs (truncate, ioctl on devices), which a walk
  * up the path otherwise seeks all the way to the root;
  * --extra-rules N adds N more read rules on directories beside READ's
  * children (the covers' and /dev's rules in porta's ruleset are of that
- * kind).  bench/overhead times it beside porta and bench/floor: the part of
- * porta's file cost that is Landlock's own.
+ * kind).
+ *
+ * Two more mechanisms porta keeps, at their least:
+ * --seccomp installs a one-instruction seccomp filter that allows every
+ * syscall.  The kernel's action cache then skips running it, but every
+ * syscall still takes seccomp's entry path (the arguments copied, the cache
+ * consulted): what any filter costs, porta's included.
+ * --watch DIR (repeatable) puts an inotify watch on DIR with the guard's
+ * mask (supervisor/guard.c) and keeps it through the exec (the instance
+ * is inherited, not close-on-exec).  Once a filesystem holds a mark, each
+ * open, read and close on it goes through fsnotify's parent lookup.
+ *
+ * bench/overhead and bench/filecost time it beside porta and bench/floor:
+ * the part of porta's file cost that is the kernel's own.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -25,6 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -45,19 +63,34 @@ static int add(int ruleset, const char *path, uint64_t access)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: landlock_floor [--porta-masks] [--optional-granted] [--layers N] "
-			"[--extra-rules N] READ WRITE -- COMMAND...\n");
+	fprintf(stderr, "usage: landlock_floor [--porta-masks] [--no-log] [--optional-granted] "
+			"[--layers N] [--extra-rules N] [--seccomp] [--watch DIR]... "
+			"READ WRITE -- COMMAND...\n");
 	return 125;
 }
 
 int main(int argc, char *argv[])
 {
-	bool porta_masks = false, optional = false;
+	bool porta_masks = false, optional = false, log = true, seccomp = false;
+	int watch = -1;
 	int layers = 1, extra = 0, i = 1;
 
 	for (; i < argc && strncmp(argv[i], "--", 2) == 0 && argv[i][2]; i++) {
 		if (strcmp(argv[i], "--porta-masks") == 0)
 			porta_masks = true;
+		else if (strcmp(argv[i], "--seccomp") == 0)
+			seccomp = true;
+		else if (strcmp(argv[i], "--watch") == 0 && i + 1 < argc) {
+			if (watch < 0 && (watch = inotify_init1(IN_NONBLOCK)) < 0) {
+				perror("landlock_floor: inotify");
+				return 125;
+			}
+			if (inotify_add_watch(watch, argv[++i], IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) < 0) {
+				perror("landlock_floor: --watch");
+				return 125;
+			}
+		} else if (strcmp(argv[i], "--no-log") == 0)
+			log = false;
 		else if (strcmp(argv[i], "--optional-granted") == 0)
 			optional = true;
 		else if (strcmp(argv[i], "--layers") == 0 && i + 1 < argc)
@@ -107,13 +140,20 @@ int main(int argc, char *argv[])
 		perror("landlock_floor: no_new_privs");
 		return 125;
 	}
+	uint32_t flags = porta_masks && log ? m.restrict_flags : 0;
 	for (int k = 0; k < layers; k++) {
-		if (syscall(SYS_landlock_restrict_self, rs, 0) < 0) {
+		if (syscall(SYS_landlock_restrict_self, rs, flags) < 0) {
 			perror("landlock_floor: restrict_self");
 			return 125;
 		}
 	}
 	close(rs);
+	struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	struct sock_fprog prog = { .len = 1, .filter = &allow };
+	if (seccomp && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0) {
+		perror("landlock_floor: seccomp");
+		return 125;
+	}
 	execvp(cmd[0], cmd);
 	perror("landlock_floor: exec");
 	return 127;
