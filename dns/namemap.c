@@ -1,8 +1,12 @@
 /* dns/namemap.c: see namemap.h.
  *
  * Layout: entries[cap] and a chained hash index by address (heads[nbuckets],
- * entries linked through .next, most recently added at the head).  Unused
- * entries are on a free list threaded through the same .next. */
+ * entries linked through .next, most recently added at the head).  Entries
+ * from .fresh on have never been used: calloc(3) left them zero, and for a
+ * table this size they are pages the kernel has not yet handed out, so a
+ * map costs memory only as it fills (threading all 8,192 onto a free list at
+ * creation faulted in 2.4 MB and was most of policy mode's start-up cost).
+ * Entries dropped since are on a free list threaded through the same .next. */
 #include "dns/namemap.h"
 
 #include <errno.h>
@@ -24,7 +28,8 @@ struct dnsd_namemap {
 	struct entry *entries;
 	uint32_t *heads;
 	size_t cap, nbuckets, used;
-	uint32_t free_head;
+	uint32_t free_head; /* dropped entries, for reuse */
+	uint32_t fresh;     /* entries[fresh..cap) never used */
 	uint64_t seed;
 };
 
@@ -79,9 +84,8 @@ struct dnsd_namemap *dnsd_namemap_create(size_t cap)
 		goto nomem;
 	for (size_t i = 0; i < m->nbuckets; i++)
 		m->heads[i] = NIL;
-	for (size_t i = 0; i < cap; i++)
-		m->entries[i].next = i + 1 < cap ? (uint32_t)(i + 1) : NIL;
-	m->free_head = 0;
+	m->free_head = NIL;
+	m->fresh = 0;
 	m->seed = (uint64_t)(uintptr_t)m;
 	return m;
 nomem:
@@ -133,7 +137,7 @@ size_t dnsd_namemap_expire(struct dnsd_namemap *m, uint64_t now_ms)
 {
 	size_t dropped = 0;
 
-	for (uint32_t i = 0; i < m->cap; i++) {
+	for (uint32_t i = 0; i < m->fresh; i++) {
 		if (m->entries[i].used && m->entries[i].expires_ms <= now_ms) {
 			drop_any(m, i);
 			dropped++;
@@ -142,10 +146,13 @@ size_t dnsd_namemap_expire(struct dnsd_namemap *m, uint64_t now_ms)
 	return dropped;
 }
 
-/* Room for one more pair: a free entry, else drop the expired ones, else
- * replace the pair that expires first (O(cap), only when full). */
+/* Room for one more pair: a dropped entry, else one never used, else drop
+ * the expired ones, else replace the pair that expires first (O(cap), only
+ * when full). */
 static uint32_t take_free(struct dnsd_namemap *m, uint64_t now_ms)
 {
+	if (m->free_head == NIL && m->fresh < m->cap)
+		return m->fresh++;
 	if (m->free_head == NIL && dnsd_namemap_expire(m, now_ms) == 0) {
 		uint32_t victim = 0;
 		for (uint32_t i = 1; i < m->cap; i++) {
