@@ -328,12 +328,14 @@ size_t policy_net_listen_ports(const struct policy_net_rule *rules, size_t n_rul
 			seen[p / 64] |= 1ULL << (p % 64);
 	}
 	seen[53 / 64] &= ~(1ULL << (53 % 64));
-	for (uint32_t p = 1; p < 65536; p++) {
-		if (!(seen[p / 64] & (1ULL << (p % 64))))
-			continue;
-		if (n < cap)
-			out[n] = (uint16_t)p;
-		n++;
+	seen[0] &= ~1ULL; /* port 0 */
+	/* word by word, lowest bit first: every start walks this (twice) */
+	for (size_t w = 0; w < 65536 / 64; w++) {
+		for (uint64_t bits = seen[w]; bits; bits &= bits - 1) {
+			if (n < cap)
+				out[n] = (uint16_t)(w * 64 + (size_t)__builtin_ctzll(bits));
+			n++;
+		}
 	}
 	return n;
 }

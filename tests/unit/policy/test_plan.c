@@ -500,3 +500,48 @@ Test(plan, many_links_reopens_and_warnings)
 	}
 	policy_plan_destroy(p);
 }
+
+static struct policy_net_rule port_rule(enum policy_net_action a, enum policy_net_scope sc,
+					uint16_t lo, uint16_t hi)
+{
+	struct policy_net_rule r;
+	memset(&r, 0, sizeof(r));
+	r.action = a;
+	r.scope = sc;
+	r.port_lo = lo;
+	r.port_hi = hi;
+	return r;
+}
+
+/* One transparent listener per port an --allow-net rule opens: the union of
+ * the allow rules' ports, ascending, without 53 (the DNS responder's) and
+ * without what deny and proxy-only rules name; counted past cap. */
+Test(plan, listen_ports_are_the_ordered_union_of_allow_rules)
+{
+	struct policy_net_rule rules[] = {
+		port_rule(POLICY_NET_ALLOW, POLICY_NET_SCOPE_ALL, 8443, 8443),
+		port_rule(POLICY_NET_ALLOW, POLICY_NET_SCOPE_ALL, 443, 443),
+		port_rule(POLICY_NET_DENY, POLICY_NET_SCOPE_ALL, 22, 22),
+		port_rule(POLICY_NET_ALLOW, POLICY_NET_SCOPE_PROXY, 9000, 9000),
+		port_rule(POLICY_NET_ALLOW, POLICY_NET_SCOPE_ALL, 50, 70),
+		port_rule(POLICY_NET_ALLOW, POLICY_NET_SCOPE_ALL, 63, 65),
+		port_rule(POLICY_NET_ALLOW, POLICY_NET_SCOPE_ALL, 65535, 65535),
+		port_rule(POLICY_NET_ALLOW, POLICY_NET_SCOPE_ALL, 443, 443),
+	};
+	uint16_t want[] = { 50, 51, 52, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64,
+			    65, 66, 67, 68, 69, 70, 443, 8443, 65535 };
+	uint16_t got[64];
+
+	size_t n = policy_net_listen_ports(rules, N_ELEMS(rules), got, N_ELEMS(got));
+	cr_assert_eq(n, N_ELEMS(want));
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(got[i], want[i], "port %zu: %u, not %u", i, got[i], want[i]);
+	/* counted past cap, only cap written */
+	uint16_t few[3] = { 0, 0, 0 };
+	cr_assert_eq(policy_net_listen_ports(rules, N_ELEMS(rules), few, 2), N_ELEMS(want));
+	cr_assert(few[0] == 50 && few[1] == 51 && few[2] == 0);
+	cr_assert_eq(policy_net_listen_ports(rules, N_ELEMS(rules), NULL, 0), N_ELEMS(want));
+	/* every port, as learn's catch-all rules ask */
+	struct policy_net_rule all = port_rule(POLICY_NET_ALLOW, POLICY_NET_SCOPE_ALL, 1, 65535);
+	cr_assert_eq(policy_net_listen_ports(&all, 1, NULL, 0), 65534);
+}
