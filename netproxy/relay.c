@@ -44,8 +44,16 @@ struct proxy_relay {
 	void *arg;
 	proxy_relay_gate_fn gate; /* or NULL: the up direction is spliced unread */
 	void *gate_arg;
-	uint8_t *peek;            /* PROXY_RELAY_GATE_MAX bytes, with a gate */
 };
+
+/* What a gate is shown, and where the bytes it replaced are read out to:
+ * one buffer for every relay.  Its contents live only within one
+ * fill_gated() call (each call peeks the socket afresh), and every relay
+ * runs on the base's one thread, so none needs a view of its own: a
+ * PROXY_RELAY_GATE_MAX buffer per gated connection was most of an idle
+ * connection's memory (docs/benchmarks/relay-idle.md).  Its pages are
+ * faulted in on first use. */
+static uint8_t gate_view[PROXY_RELAY_GATE_MAX];
 
 static uint64_t ms_since(const struct timespec *t0)
 {
@@ -72,7 +80,6 @@ static void relay_free(struct proxy_relay *r)
 	}
 	if (r->ev_idle)
 		event_free(r->ev_idle);
-	free(r->peek);
 	for (int i = 0; i < 2; i++) {
 		if (r->fd[i] >= 0)
 			close(r->fd[i]);
@@ -221,7 +228,7 @@ static void set_lowat(int fd, size_t n)
  * just saw them.  0 or -errno. */
 static int discard(struct relay_dir *dir, size_t n)
 {
-	uint8_t *sink = dir->relay->peek;
+	uint8_t *sink = gate_view;
 	while (n > 0) {
 		ssize_t k = recv(dir->from, sink, n < PROXY_RELAY_GATE_MAX ? n : PROXY_RELAY_GATE_MAX,
 				 MSG_DONTWAIT);
@@ -244,7 +251,7 @@ static int fill_gated(struct relay_dir *dir)
 
 	for (;;) {
 		if (dir->credit == 0) {
-			ssize_t n = recv(dir->from, r->peek, PROXY_RELAY_GATE_MAX,
+			ssize_t n = recv(dir->from, gate_view, PROXY_RELAY_GATE_MAX,
 					 MSG_PEEK | MSG_DONTWAIT);
 			if (n < 0 && errno == EINTR)
 				continue;
@@ -262,7 +269,7 @@ static int fill_gated(struct relay_dir *dir)
 			size_t pass = 0;
 			struct proxy_relay_replacement repl = { NULL, 0 };
 			enum proxy_relay_gate_verdict v =
-				r->gate(r->peek, (size_t)n, &pass, &repl, r->gate_arg);
+				r->gate(gate_view, (size_t)n, &pass, &repl, r->gate_arg);
 			if (v == PROXY_RELAY_GATE_STOP)
 				return 1;
 			if (pass > (size_t)n)
@@ -438,11 +445,6 @@ fail:
 
 int proxy_relay_set_gate(struct proxy_relay *relay, proxy_relay_gate_fn gate, void *arg)
 {
-	uint8_t *peek = malloc(PROXY_RELAY_GATE_MAX);
-	if (!peek)
-		return -ENOMEM;
-	free(relay->peek);
-	relay->peek = peek;
 	relay->gate = gate;
 	relay->gate_arg = arg;
 	return 0;

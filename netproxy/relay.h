@@ -75,8 +75,8 @@ struct proxy_relay_replacement {
  * later) and calls the gate again on what follows.  With *pass 0 it is
  * called again once more bytes than len are queued; when the client's EOF comes instead, the bytes it held back
  * are dropped and the EOF is forwarded.  A gate that cannot decide within
- * PROXY_RELAY_GATE_MAX bytes must answer STOP.  buf is the relay's, valid
- * during the call only.  Called on the base's thread, from the relay's
+ * PROXY_RELAY_GATE_MAX bytes must answer STOP.  buf is one buffer all
+ * relays share, valid during the call only.  Called on the base's thread, from the relay's
  * callbacks: it must not free the relay (answer STOP instead). */
 typedef enum proxy_relay_gate_verdict (*proxy_relay_gate_fn)(
 	const uint8_t *buf, size_t len, size_t *pass, struct proxy_relay_replacement *repl,
@@ -86,7 +86,8 @@ typedef enum proxy_relay_gate_verdict (*proxy_relay_gate_fn)(
 /* Puts gate on the client -> upstream direction (TCP clients only: the wait
  * for more bytes relies on SO_RCVLOWAT, socket(7)).  Call right after
  * proxy_relay_start, before control returns to the loop.  The other
- * direction keeps splice(2).  0 or -ENOMEM (the relay is unchanged). */
+ * direction keeps splice(2).  Returns 0: nothing is allocated (the gate's
+ * view is the module's one buffer); -errno stays possible for callers. */
 int proxy_relay_set_gate(struct proxy_relay *relay, proxy_relay_gate_fn gate, void *arg);
 
 /* Ends the relay now (as PROXY_RELAY_RESET: the command is gone, porta is
