@@ -892,8 +892,19 @@ void proxy_conn_relay(struct proxy_conn *c)
 		event_add(c->ev_down_w, NULL);
 		return;
 	}
-	if (c->ev_down_w)
-		event_del(c->ev_down_w);
+	/* the server's first words are all down: what carried them is done
+	 * with, and held for the connection's life it was most of an idle
+	 * tunnel's memory (docs/benchmarks/relay-idle.md) */
+	if (c->ev_down) {
+		event_free(c->ev_down);
+		c->ev_down = NULL;
+	}
+	if (c->ev_down_w) {
+		event_free(c->ev_down_w);
+		c->ev_down_w = NULL;
+	}
+	free(c->down);
+	c->down = NULL;
 	if (c->ev_write)
 		event_del(c->ev_write);
 	/* the relay's splice(2) reads must not wait for a low-water mark */
