@@ -1,6 +1,7 @@
 /* tests/unit/netproxy/test_relay.c: the splice relay on a real event loop,
  * over TCP on loopback: bulk both ways, half-close, back-pressure, reset,
- * idle timeout.  Peers run in threads so the loop thread only relays. */
+ * idle timeout, and two gated relays interleaved on the one gate view.  Peers
+ * run in threads so the loop thread only relays. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -256,4 +257,133 @@ Test(relay, both_sides_nodelay)
 	close(c);
 	close(s);
 	event_base_free(o.base);
+}
+
+/* ---- gated relays: every relay's gate is shown the one shared view ------ */
+
+/* Passes whole lines, holds a partial one; a line with the other relay's
+ * letter is refused, so bytes shown to the wrong gate would end its relay. */
+struct line_gate {
+	char own;
+	unsigned calls, holds; /* holds: calls that kept half a line back */
+};
+
+static enum proxy_relay_gate_verdict line_gate(const uint8_t *buf, size_t len, size_t *pass,
+					       struct proxy_relay_replacement *repl, void *arg)
+{
+	struct line_gate *g = arg;
+	(void)repl;
+	g->calls++;
+	size_t end = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] != (uint8_t)g->own && buf[i] != '\n')
+			return PROXY_RELAY_GATE_STOP;
+		if (buf[i] == '\n')
+			end = i + 1;
+	}
+	*pass = end;
+	g->holds += end < len;
+	return PROXY_RELAY_GATE_PASS;
+}
+
+struct liner {
+	int fd;
+	char own;
+	unsigned lines;
+	uint64_t received; /* server side: bytes of its own letter or newline */
+	bool foreign;
+};
+
+/* Client: each line in two writes with a pause between, so that the gate
+ * holds half a line while the other relay's gate runs. */
+static void *liner_send(void *arg)
+{
+	struct liner *l = arg;
+	char half[16];
+	memset(half, l->own, sizeof(half));
+	for (unsigned i = 0; i < l->lines; i++) {
+		if (write(l->fd, half, sizeof(half)) != (ssize_t)sizeof(half))
+			break;
+		usleep(2000);
+		half[sizeof(half) - 1] = '\n';
+		ssize_t w = write(l->fd, half, sizeof(half));
+		half[sizeof(half) - 1] = l->own;
+		if (w != (ssize_t)sizeof(half))
+			break;
+	}
+	shutdown(l->fd, SHUT_WR);
+	char sink[64];
+	while (read(l->fd, sink, sizeof(sink)) > 0)
+		;
+	return NULL;
+}
+
+/* Server: reads all, checks every byte is its client's, then ends its side. */
+static void *liner_recv(void *arg)
+{
+	struct liner *l = arg;
+	uint8_t buf[4096];
+	ssize_t n;
+	while ((n = read(l->fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			l->foreign |= buf[i] != (uint8_t)l->own && buf[i] != '\n';
+		l->received += (uint64_t)n;
+	}
+	shutdown(l->fd, SHUT_WR);
+	return NULL;
+}
+
+struct two_done {
+	int left;
+	enum proxy_relay_end end[2];
+	struct event_base *base;
+};
+
+static void on_one_done(enum proxy_relay_end end, const struct proxy_relay_stats *st, void *arg)
+{
+	struct two_done *d = arg;
+	(void)st;
+	d->end[--d->left] = end;
+	if (d->left == 0)
+		event_base_loopbreak(d->base);
+}
+
+Test(relay, gated_relays_interleaved_each_see_only_their_own_bytes)
+{
+	struct two_done d = { .left = 2 };
+	struct line_gate g[2] = { { .own = 'a' }, { .own = 'b' } };
+	struct liner cl[2], sv[2];
+	pthread_t t[4];
+
+	signal(SIGPIPE, SIG_IGN);
+	d.base = event_base_new();
+	for (int k = 0; k < 2; k++) {
+		int c, c_in, u_out, s;
+		tcp_pair(&c, &c_in);
+		tcp_pair(&u_out, &s);
+		struct proxy_relay *r = proxy_relay_start(d.base, c_in, u_out, 10000, on_one_done, &d);
+		cr_assert_not_null(r);
+		cr_assert_eq(proxy_relay_set_gate(r, line_gate, &g[k]), 0);
+		cl[k] = (struct liner){ .fd = c, .own = g[k].own, .lines = 40 };
+		sv[k] = (struct liner){ .fd = s, .own = g[k].own };
+	}
+	for (int k = 0; k < 2; k++) {
+		pthread_create(&t[2 * k], NULL, liner_send, &cl[k]);
+		pthread_create(&t[2 * k + 1], NULL, liner_recv, &sv[k]);
+	}
+	event_base_dispatch(d.base);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	for (int k = 0; k < 2; k++) {
+		cr_expect_eq(d.end[k], PROXY_RELAY_CLOSED, "relay %d ended %d", k, d.end[k]);
+		cr_expect(!sv[k].foreign, "server %c received another relay's bytes", sv[k].own);
+		cr_expect_eq(sv[k].received, 40u * 32u, "server %c: %llu bytes", sv[k].own,
+			     (unsigned long long)sv[k].received);
+		/* the gate held half lines back, to be shown them again later */
+		cr_expect_gt(g[k].holds, 0u, "gate %c ran %u times and never held a half line",
+			     g[k].own, g[k].calls);
+		close(cl[k].fd);
+		close(sv[k].fd);
+	}
+	event_base_free(d.base);
 }
