@@ -17,6 +17,11 @@ void trace_start(bool enabled)
 		clock_gettime(CLOCK_MONOTONIC, &trace_origin);
 }
 
+bool trace_enabled(void)
+{
+	return trace_on;
+}
+
 void trace_mark(const char *label)
 {
 	struct timespec now;

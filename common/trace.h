@@ -13,6 +13,9 @@
 /* Call once from main before any other porta process exists. */
 void trace_start(bool enabled);
 
+/* Whether tracing is on (a process keeping stderr only for its marks). */
+bool trace_enabled(void);
+
 /* Prints the time since trace_start() and label, when enabled.  Preserves errno. */
 void trace_mark(const char *label);
 

@@ -280,6 +280,52 @@ static pid_t spawn_payload(const struct sandbox_child *cc)
 }
 #endif
 
+/* The command's standard streams are its own once it runs: init lets go of
+ * its copies of them (for /dev/null, so no later descriptor of init takes
+ * their numbers), so that a reader of porta's output sees its end when the
+ * command's last process ends, not after init's exit and the namespaces'
+ * teardown, which close init's descriptors last.  Tracing keeps stderr for
+ * init's marks. */
+static void release_stdio(void)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	for (int fd = 0; fd <= (trace_enabled() ? 1 : 2); fd++) {
+		if (null < 0 || dup2(null, fd) < 0)
+			close(fd);
+	}
+	if (null > 2)
+		close(null);
+}
+
+/* The payload has ended, and with it the run.  init kills and reaps every
+ * other process of the PID namespace itself, tells porta the sandbox is
+ * empty, and exits.
+ *
+ * The kernel would kill them at init's exit too (pid_namespaces(7)), but
+ * porta would learn of it from SIGCHLD only once init's exit had taken the
+ * namespaces down (the mounts unmounted, an RCU grace period waited for)
+ * and released what init shares with porta (the guard's inotify instance,
+ * whose release waits for another): 0.6-1 ms on this project's machine
+ * (docs/benchmarks/startup.md).  Told instead, porta finishes while that
+ * teardown goes on, as bubblewrap's monitor does.
+ *
+ * kill(-1) from pid 1 reaches every process of the namespace and of the
+ * namespaces nested in it, init excepted (kill(2)); a fork racing it fails
+ * with the signal pending, so nothing is born after it.  Every process
+ * ends as a child of init or of a process killed with it, whose children
+ * come to init when it dies: once wait4 answers ECHILD (every kind of
+ * child: __WALL), none is left. */
+static __attribute__((noreturn)) void end_sandbox(int ctl)
+{
+	kill(-1, SIGKILL);
+	while (wait4(-1, NULL, __WALL, NULL) > 0 || errno == EINTR)
+		;
+	if (errno == ECHILD)
+		sandbox_ctl_send(ctl, SANDBOX_CTL_EMPTY, 0, NULL);
+	_exit(0);
+}
+
 static __attribute__((noreturn)) void init_main(const struct sandbox_child *c)
 {
 	struct porta_error e;
@@ -344,6 +390,7 @@ static __attribute__((noreturn)) void init_main(const struct sandbox_child *c)
 		porta_fail(&e, "signalfd", NULL, errno, NULL);
 		child_die(c->ctl, &e);
 	}
+	release_stdio();
 	for (;;) {
 		struct pollfd pfd[2] = { { c->ctl, POLLIN, 0 }, { sfd, POLLIN, 0 } };
 		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
@@ -372,7 +419,7 @@ static __attribute__((noreturn)) void init_main(const struct sandbox_child *c)
 					/* what --max-cpu counted, so porta can say it ended it */
 					sandbox_ctl_send(c->ctl, SANDBOX_CTL_CPU, sandbox_ctl_cpu_ms(&ru), NULL);
 					sandbox_ctl_send(c->ctl, SANDBOX_CTL_STATUS, status, NULL);
-					_exit(0);
+					end_sandbox(c->ctl);
 				}
 			}
 		}

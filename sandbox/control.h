@@ -24,6 +24,8 @@ enum sandbox_ctl {
 				      * just before its status */
 	SANDBOX_CTL_STATUS,          /* init -> supervisor: value = the payload's wait status */
 	SANDBOX_CTL_SIGNAL,          /* supervisor -> init: value = signal to forward */
+	SANDBOX_CTL_EMPTY,           /* init -> supervisor: after the status, every other
+				      * process of the sandbox is gone; init exits next */
 	SANDBOX_CTL_NET_LISTENERS,   /* init -> supervisor: fds + struct sandbox_net_listener[] */
 	SANDBOX_CTL_NET_DONE,        /* init -> supervisor: every listener was sent */
 	SANDBOX_CTL_NET_WATCH,       /* payload -> supervisor: the seccomp listener fd */

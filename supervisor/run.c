@@ -58,6 +58,9 @@ struct supervisor {
 	struct supervisor_guard *guard; /* absent protected names and links, or NULL */
 	bool stopped;                /* the guard stopped the run */
 	int payload_cpu_ms;          /* SANDBOX_CTL_CPU, or -1 */
+	/* Set: the run ends at init's exit even after SANDBOX_CTL_EMPTY, for
+	 * what needs init gone (its cgroups removed, --why's tracing of it). */
+	bool await_init_exit;
 };
 
 /* Records the first set-up failure (the cause; later ones are echoes). */
@@ -111,6 +114,15 @@ static void drain_ctl(struct supervisor *s)
 		case SANDBOX_CTL_STATUS:
 			s->have_status = true;
 			s->payload_status = buf.m.value;
+			break;
+		case SANDBOX_CTL_EMPTY:
+			/* Nothing of the sandbox runs any more: the run is over
+			 * without waiting for init's exit, the namespaces'
+			 * teardown, unless something needs init gone
+			 * (sandbox/child.c, end_sandbox()). */
+			trace_mark("sandbox empty");
+			if (s->have_status && !s->await_init_exit)
+				event_base_loopbreak(s->base);
 			break;
 		case SANDBOX_CTL_EXEC_ERROR:
 			s->exec_failed = true;
@@ -213,7 +225,8 @@ static struct event_base *new_base(void)
 	return base;
 }
 
-/* Runs s->base (which the caller owns) until init has exited. */
+/* Runs s->base (which the caller owns) until init has exited, or has said
+ * the sandbox is empty after the payload's status (SANDBOX_CTL_EMPTY). */
 static int supervise(struct supervisor *s, const struct policy_options *o, int sfd)
 {
 	struct event *ev_ctl = event_new(s->base, s->ctl, EV_READ | EV_PERSIST, on_ctl, s);
@@ -242,7 +255,7 @@ static int supervise(struct supervisor *s, const struct policy_options *o, int s
 	if (!s->init_done)
 		event_base_dispatch(s->base);
 	drain_ctl(s);
-	trace_mark("init reaped");
+	trace_mark("loop ended");
 out:
 	if (ev_grd)
 		event_free(ev_grd);
@@ -510,6 +523,7 @@ static void after_clone(struct run *u)
 		}
 	}
 	u->s.init = u->pid;
+	u->s.await_init_exit = u->cg || u->s.why;
 	supervisor_net_set_init(u->s.net, u->pid);
 }
 
@@ -590,6 +604,11 @@ static void fill_result(const struct supervisor *s, struct supervisor_result *r)
  * the run's own status so far. */
 static void run_teardown(struct run *u, int rc)
 {
+	/* First: its inotify instance is shared with init, which exits on its
+	 * own (sandbox/child.c, end_sandbox()); whichever of the two lets go
+	 * last waits for the kernel to free the watches, and it had better be
+	 * init, which porta does not wait for. */
+	supervisor_guard_destroy(steal_ptr(&u->s.guard));
 	/* report a ceiling that was reached, remove the cgroups */
 	supervisor_cgroup_finish(u->cg);
 	/* Before the loop goes: the proxy's relays live on it.  Prints the
@@ -609,7 +628,6 @@ static void run_teardown(struct run *u, int rc)
 		supervisor_why_report(u->s.why, u->plan->argc, u->plan->argv, stderr);
 	}
 	supervisor_why_destroy(u->s.why);
-	supervisor_guard_destroy(u->s.guard);
 	supervisor_degraded_cleanup(&u->dg);
 	if (u->audit)
 		fclose(u->audit);
