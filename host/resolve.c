@@ -575,16 +575,24 @@ static const char *env_get(char *const envp[], const char *name)
  * $XDG_RUNTIME_DIR); none may hold the home or the working directory, and a
  * writable mount at or above one keeps it (sockets inside a writable mount
  * stay reachable).  -v mounts beneath one are bound back. */
+#define SOCKET_DIRS_MAX 16
+
 static int add_socket_dirs(struct resolver *r, char *const envp[])
 {
-	char dirs[16][PATH_MAX];
+	/* On the heap: 64 KiB on the stack would be faulted in whole by
+	 * -fstack-clash-protection's probes at every start, for the few
+	 * entries written (docs/benchmarks/startup.md). */
+	_cleanup_free_ char(*dirs)[PATH_MAX] = malloc(SOCKET_DIRS_MAX * sizeof(*dirs));
 	const char *xdg = env_get(envp, "XDG_RUNTIME_DIR");
 	const char *tmux = env_get(envp, "TMUX_TMPDIR");
 	const char *screen = env_get(envp, "SCREENDIR");
-	size_t n = policy_socket_dirs((unsigned)getuid(), r->o->share_tmp, xdg, tmux, screen, dirs,
-				      ARRAY_LEN(dirs));
-	bool hidden[ARRAY_LEN(dirs)] = { false };
+	bool hidden[SOCKET_DIRS_MAX] = { false };
 	int rc = 0;
+
+	if (!dirs)
+		return porta_fail(r->e, "the socket directories", NULL, ENOMEM, NULL);
+	size_t n = policy_socket_dirs((unsigned)getuid(), r->o->share_tmp, xdg, tmux, screen, dirs,
+				      SOCKET_DIRS_MAX);
 
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct stat st;

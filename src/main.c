@@ -220,8 +220,10 @@ static void point_at_refusals(const struct policy_options *o, const struct super
 }
 
 /* What run says once before the command starts (-q silences it): every -v
- * that reopens a closed path, and the plan's warnings. */
-static void say_before_run(const struct policy_plan *plan)
+ * that reopens a closed path, and the plan's warnings.  Not inlined: its 16
+ * KiB of buffers would widen main's frame, which -fstack-clash-protection
+ * faults in whole at every start. */
+static __attribute__((noinline)) void say_before_run(const struct policy_plan *plan)
 {
 	char a[2 * 4096], b[2 * 4096];
 
