@@ -1156,7 +1156,12 @@ int dnsd_responder_create(const struct dnsd_responder_config *cfg, struct dnsd_r
 		.tries = r->lim.upstream_tries,
 	};
 	r->offline = cfg->offline;
-	err = r->offline ? 0 : dnsd_upstream_create(r->base, &ucfg, &r->up);
+	if (r->offline)
+		err = 0;
+	else if (cfg->shared_upstream)
+		err = dnsd_upstream_share(cfg->shared_upstream, &r->up);
+	else
+		err = dnsd_upstream_create(r->base, &ucfg, &r->up);
 	if (err)
 		goto fail;
 	r->udp_fd = cfg->udp_fd;

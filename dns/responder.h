@@ -88,6 +88,7 @@
 struct event_base;
 struct decision_log;
 struct dnsd_responder;
+struct dnsd_upstream;
 
 enum dnsd_transport {
 	DNSD_TRANSPORT_UDP,
@@ -153,6 +154,11 @@ struct dnsd_responder_config {
 	const struct policy_addr *host_addrs; /* borrowed; the host's own addresses */
 	size_t n_host_addrs;
 	struct dnsd_server upstream;
+	/* Or, when set, the upstream channel to ask through (a handle of
+	 * its own is made on it, dnsd_upstream_share()): its server and
+	 * timeouts, not upstream's and the limits', are those used.  One
+	 * channel per run is one c-ares set-up per start, not two. */
+	struct dnsd_upstream *shared_upstream;
 	/* --no-net: no upstream at all; every host name is answered NXDOMAIN
 	 * with reason POLICY_REASON_NO_NET (rules and upstream unused), so a
 	 * program offline learns at once that no name resolves, and porta

@@ -24,7 +24,9 @@ struct watch {
 	struct event *ev;
 };
 
-struct dnsd_upstream {
+/* The c-ares channel and what runs it on the loop; shared by the handles
+ * (struct dnsd_upstream) made on it, freed with the last. */
+struct up_channel {
 	struct event_base *base;
 	ares_channel channel;
 	bool channel_ok;
@@ -32,11 +34,23 @@ struct dnsd_upstream {
 	struct event *timer;
 	struct watch *watches;
 	size_t n_watches, cap_watches;
+	size_t in_flight; /* every query c-ares still holds, orphans included */
+	size_t refs;
+};
+
+struct up_query;
+
+/* One user's view of a channel: its queries, cancelled by its destroy. */
+struct dnsd_upstream {
+	struct up_channel *ch;
+	struct up_query *queries; /* in flight, doubly linked */
 	size_t in_flight;
 };
 
 struct up_query {
-	struct dnsd_upstream *u;
+	struct up_channel *ch;
+	struct dnsd_upstream *u; /* NULL once its user is gone: an orphan */
+	struct up_query *prev, *next;
 	dnsd_upstream_done_fn done;
 	void *arg;
 	/* set while ares_query() runs: c-ares calls back from inside it when
@@ -47,39 +61,39 @@ struct up_query {
 	int failed_status;
 };
 
-static void update_timer(struct dnsd_upstream *u)
+static void update_timer(struct up_channel *ch)
 {
 	struct timeval tvbuf, *tv;
 
-	if (u->in_flight == 0) {
-		event_del(u->timer);
+	if (ch->in_flight == 0) {
+		event_del(ch->timer);
 		return;
 	}
-	tv = ares_timeout(u->channel, NULL, &tvbuf);
+	tv = ares_timeout(ch->channel, NULL, &tvbuf);
 	if (tv)
-		event_add(u->timer, tv);
+		event_add(ch->timer, tv);
 	else
-		event_del(u->timer);
+		event_del(ch->timer);
 }
 
 static void on_sock(evutil_socket_t fd, short what, void *arg)
 {
-	struct dnsd_upstream *u = arg;
+	struct up_channel *ch = arg;
 
-	ares_process_fd(u->channel, (what & EV_READ) ? fd : ARES_SOCKET_BAD,
+	ares_process_fd(ch->channel, (what & EV_READ) ? fd : ARES_SOCKET_BAD,
 			(what & EV_WRITE) ? fd : ARES_SOCKET_BAD);
-	update_timer(u);
+	update_timer(ch);
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
-	struct dnsd_upstream *u = arg;
+	struct up_channel *ch = arg;
 
 	(void)fd;
 	(void)what;
 	/* no socket: c-ares only checks for queries past their deadline */
-	ares_process_fd(u->channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
-	update_timer(u);
+	ares_process_fd(ch->channel, ARES_SOCKET_BAD, ARES_SOCKET_BAD);
+	update_timer(ch);
 }
 
 /* ARES_OPT_SOCK_STATE_CB: c-ares says which of its sockets to watch for
@@ -89,7 +103,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
  * afterwards. */
 static void sock_state(void *data, ares_socket_t fd, int readable, int writable)
 {
-	struct dnsd_upstream *u = data;
+	struct up_channel *u = data;
 	struct watch *w = NULL;
 	short what = (short)((readable ? EV_READ : 0) | (writable ? EV_WRITE : 0));
 
@@ -134,10 +148,29 @@ fail:
 	return;
 }
 
-int dnsd_upstream_create(struct event_base *base, const struct dnsd_upstream_config *cfg,
-			 struct dnsd_upstream **out)
+static void channel_unref(struct up_channel *ch)
 {
-	struct dnsd_upstream *u = calloc(1, sizeof(*u));
+	if (!ch || --ch->refs > 0)
+		return;
+	/* Calls every pending callback with ARES_EDESTRUCTION (only orphans
+	 * are left: each handle cancelled its own) and sock_state(fd, 0, 0)
+	 * for each socket it closes. */
+	if (ch->channel_ok)
+		ares_destroy(ch->channel);
+	for (size_t i = 0; i < ch->n_watches; i++)
+		event_free(ch->watches[i].ev);
+	free(ch->watches);
+	if (ch->timer)
+		event_free(ch->timer);
+	if (ch->library_ok)
+		ares_library_cleanup();
+	free(ch);
+}
+
+static int channel_create(struct event_base *base, const struct dnsd_upstream_config *cfg,
+			  struct up_channel **out)
+{
+	struct up_channel *u = calloc(1, sizeof(*u));
 	struct ares_options opts;
 	struct ares_addr_port_node server;
 	char lookups[] = "b";
@@ -146,6 +179,7 @@ int dnsd_upstream_create(struct event_base *base, const struct dnsd_upstream_con
 	*out = NULL;
 	if (!u)
 		return -ENOMEM;
+	u->refs = 1;
 	u->base = base;
 	u->timer = evtimer_new(base, on_timer, u);
 	if (!u->timer) {
@@ -202,32 +236,79 @@ int dnsd_upstream_create(struct event_base *base, const struct dnsd_upstream_con
 	*out = u;
 	return 0;
 fail:
-	dnsd_upstream_destroy(u);
+	channel_unref(u);
 	return err;
+}
+
+static int handle_on(struct up_channel *ch, struct dnsd_upstream **out)
+{
+	struct dnsd_upstream *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return -ENOMEM;
+	u->ch = ch;
+	ch->refs++;
+	*out = u;
+	return 0;
+}
+
+int dnsd_upstream_create(struct event_base *base, const struct dnsd_upstream_config *cfg,
+			 struct dnsd_upstream **out)
+{
+	struct up_channel *ch;
+	int err = channel_create(base, cfg, &ch);
+
+	*out = NULL;
+	if (err)
+		return err;
+	err = handle_on(ch, out);
+	channel_unref(ch); /* the handle's reference, or gone */
+	return err;
+}
+
+int dnsd_upstream_share(struct dnsd_upstream *u, struct dnsd_upstream **out)
+{
+	*out = NULL;
+	return handle_on(u->ch, out);
+}
+
+static void unlink_query(struct up_query *q)
+{
+	struct dnsd_upstream *u = q->u;
+
+	if (q->prev)
+		q->prev->next = q->next;
+	else
+		u->queries = q->next;
+	if (q->next)
+		q->next->prev = q->prev;
+	q->prev = q->next = NULL;
+	u->in_flight--;
+	q->u = NULL;
 }
 
 void dnsd_upstream_destroy(struct dnsd_upstream *u)
 {
 	if (!u)
 		return;
-	/* Calls every pending callback with ARES_EDESTRUCTION (reported as
-	 * CANCELLED) and sock_state(fd, 0, 0) for each socket it closes. */
-	if (u->channel_ok)
-		ares_destroy(u->channel);
-	for (size_t i = 0; i < u->n_watches; i++)
-		event_free(u->watches[i].ev);
-	free(u->watches);
-	if (u->timer)
-		event_free(u->timer);
-	if (u->library_ok)
-		ares_library_cleanup();
+	/* This user's queries end now, as cancelled; c-ares keeps them as
+	 * orphans until they end there (answer, timeout, the channel's
+	 * destruction), and on_answer() then only frees them. */
+	while (u->queries) {
+		struct up_query *q = u->queries;
+		dnsd_upstream_done_fn done = q->done;
+		void *arg = q->arg;
+		unlink_query(q);
+		done(DNSD_UPSTREAM_CANCELLED, NULL, 0, arg);
+	}
+	struct up_channel *ch = u->ch;
 	free(u);
+	channel_unref(ch);
 }
 
 static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf, int alen)
 {
 	struct up_query *q = arg;
-	struct dnsd_upstream *u = q->u;
 	enum dnsd_upstream_result res;
 
 	(void)timeouts;
@@ -236,7 +317,14 @@ static void on_answer(void *arg, int status, int timeouts, unsigned char *abuf, 
 		q->failed_status = status;
 		return;
 	}
-	u->in_flight--;
+	/* the channel outlives every query c-ares holds (it is the one
+	 * calling back) */
+	q->ch->in_flight--;
+	if (!q->u) { /* its user cancelled it when it went */
+		free(q);
+		return;
+	}
+	unlink_query(q);
 	if (status == ARES_EDESTRUCTION || status == ARES_ECANCELLED)
 		res = DNSD_UPSTREAM_CANCELLED;
 	else if (abuf && alen > 0)
@@ -258,25 +346,33 @@ int dnsd_upstream_query(struct dnsd_upstream *u, const char *name, uint16_t qtyp
 			dnsd_upstream_done_fn done, void *arg)
 {
 	struct up_query *q = calloc(1, sizeof(*q));
+	struct up_channel *ch = u->ch;
 	int err = 0;
 
 	if (!q)
 		return -ENOMEM;
+	q->ch = ch;
 	q->u = u;
 	q->done = done;
 	q->arg = arg;
 	q->starting = true;
+	q->next = u->queries;
+	if (u->queries)
+		u->queries->prev = q;
+	u->queries = q;
 	u->in_flight++;
+	ch->in_flight++;
 	/* ares_query(), not ares_search(): the name as it is, no search
 	 * list; class IN; c-ares copies name into the message it builds. */
-	ares_query(u->channel, name, DNSD_CLASS_IN, qtype, on_answer, q);
+	ares_query(ch->channel, name, DNSD_CLASS_IN, qtype, on_answer, q);
 	q->starting = false;
 	if (q->failed_at_once) {
-		u->in_flight--;
+		ch->in_flight--;
+		unlink_query(q);
 		err = q->failed_status == ARES_ENOMEM ? -ENOMEM : -EIO;
 		free(q);
 	}
-	update_timer(u);
+	update_timer(ch);
 	return err;
 }
 

@@ -2,9 +2,10 @@
  *
  * ARCHITECTURE (docs/design.md, Network): only names the policy lets through ever
  * reach this file; the responder decides first.  One c-ares channel per
- * responder, configured so that what is asked is exactly what was decided:
- * ares_query() (never ares_search: no search list, ARES_FLAG_NOSEARCH,
- * no HOSTALIASES) with the canonical name, lookups "b" (DNS only, never the
+ * run, shared by its users through handles (dnsd_upstream_share()), and
+ * configured so that what is asked is exactly what was decided:
+ * ares_query() (never ares_search: no search list, ARES_FLAG_NOSEARCH, no
+ * HOSTALIASES) with the canonical name, lookups "b" (DNS only, never the
  * host's /etc/hosts), and the one server given, set explicitly
  * (ares_set_servers_ports), whatever the host's resolv.conf lists.
  * ARES_FLAG_NOCHECKRESP: an upstream SERVFAIL or REFUSED comes back as it is,
@@ -55,10 +56,18 @@ typedef void (*dnsd_upstream_done_fn)(enum dnsd_upstream_result result, const ui
 int dnsd_upstream_create(struct event_base *base, const struct dnsd_upstream_config *cfg,
 			 struct dnsd_upstream **out);
 
-/* Cancels every query in flight (each done callback is called with
- * DNSD_UPSTREAM_CANCELLED before this returns), closes c-ares' sockets and
- * frees everything.  dnsd_upstream_destroy(NULL) is a no-op.  Not from a
- * done callback. */
+/* Another handle on u's channel (one c-ares channel, its sockets and its
+ * configuration, for two users: the proxy and the DNS responder).  Each
+ * handle has its own queries; destroying one cancels only those.  The
+ * channel goes with the last handle, whichever it is.  Returns 0 or
+ * -ENOMEM. */
+int dnsd_upstream_share(struct dnsd_upstream *u, struct dnsd_upstream **out);
+
+/* Cancels every query in flight on this handle (each done callback is
+ * called with DNSD_UPSTREAM_CANCELLED before this returns; c-ares keeps
+ * them until they end there, unseen) and frees the handle; with the last
+ * handle, closes c-ares' sockets and frees the channel.
+ * dnsd_upstream_destroy(NULL) is a no-op.  Not from a done callback. */
 void dnsd_upstream_destroy(struct dnsd_upstream *u);
 
 /* Asks class IN, type qtype, for name (canonical, NUL-terminated; copied).
@@ -67,7 +76,7 @@ void dnsd_upstream_destroy(struct dnsd_upstream *u);
 int dnsd_upstream_query(struct dnsd_upstream *u, const char *name, uint16_t qtype,
 			dnsd_upstream_done_fn done, void *arg);
 
-/* Queries accepted and not yet done. */
+/* This handle's queries accepted and not yet done. */
 size_t dnsd_upstream_in_flight(const struct dnsd_upstream *u);
 
 /* Reads the host's resolv.conf at path (NULL: "/etc/resolv.conf") and gives

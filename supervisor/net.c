@@ -224,6 +224,7 @@ static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 		.host_addrs = plan->host_addrs,
 		.n_host_addrs = plan->n_host_addrs,
 		.upstream = ucfg.server,
+		.shared_upstream = ns->upstream,
 		.map = ns->map,
 		.log = ns->log,
 		.owner_fn = ns->owner ? supervisor_owner_lookup : NULL,

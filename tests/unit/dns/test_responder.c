@@ -24,6 +24,7 @@
 #include "decision/log.h"
 #include "dns/namemap.h"
 #include "dns/responder.h"
+#include "dns/upstream.h"
 #include "wire/dns.h"
 #include "sandbox/netns.h"
 
@@ -89,6 +90,7 @@ struct fixture {
 	struct logged log[128];
 	size_t n_log;
 	script_fn script;
+	struct dnsd_upstream *shared; /* the channel given as shared_upstream, or NULL */
 	struct got_event events[128];
 	size_t n_events;
 };
@@ -298,6 +300,10 @@ static const char *const default_rules[] = { "api.allowed.test", "*.wild.allowed
  * supervisor/owner.h); NULL in most tests.  Each test is a process. */
 static decision_owner_fn fixture_owner_fn;
 
+/* Set: the responder asks through a channel the fixture made
+ * (shared_upstream), as the supervisor's shares the proxy's. */
+static bool fixture_shared_upstream;
+
 static void start_at(struct fixture *f, int family, const char *addr,
 		     const char *const *rules, const struct dnsd_limits *lim)
 {
@@ -344,6 +350,11 @@ static void start_at(struct fixture *f, int family, const char *addr,
 	};
 	if (lim)
 		cfg.limits = *lim;
+	if (fixture_shared_upstream) {
+		struct dnsd_upstream_config ucfg = { .server = cfg.upstream };
+		cr_assert_eq(dnsd_upstream_create(f->base, &ucfg, &f->shared), 0);
+		cfg.shared_upstream = f->shared;
+	}
 	cr_assert_eq(dnsd_responder_create(&cfg, &f->r), 0);
 }
 
@@ -355,6 +366,7 @@ static void start(struct fixture *f, const struct dnsd_limits *lim)
 static void stop(struct fixture *f)
 {
 	dnsd_responder_destroy(f->r);
+	dnsd_upstream_destroy(f->shared);
 	event_free(f->up_ev);
 	close(f->up_fd);
 	dnsd_namemap_destroy(f->map);
@@ -648,6 +660,92 @@ Test(responder, allowed_name_resolved_and_mapped)
 	cr_expect_str_eq(a.addrs[0], "2001:db8::7");
 	cr_expect_eq(map_names(&f, "2001:db8::7", NULL), 1);
 	cr_expect_eq(map_names(&f, "198.51.100.8", NULL), 0, "an address never handed out");
+	stop(&f);
+}
+
+/* --- one upstream channel, two users ------------------------------------ */
+
+struct up_done {
+	unsigned calls;
+	enum dnsd_upstream_result result;
+	size_t len;
+};
+
+static void on_up_done(enum dnsd_upstream_result result, const uint8_t *msg, size_t len,
+		       void *arg)
+{
+	struct up_done *d = arg;
+	(void)msg;
+	d->calls++;
+	d->result = result;
+	d->len = len;
+}
+
+/* The supervisor's responder asks through the proxy's channel
+ * (supervisor/net.c): answers come back as with a channel of its own, and
+ * the channel's other user goes on using it once the responder is gone. */
+Test(responder, shared_upstream_answers_and_outlives_the_responder)
+{
+	struct fixture f;
+	fixture_shared_upstream = true;
+	start(&f, NULL);
+
+	struct answer a = ask_udp(&f, "api.allowed.test", T_A);
+	cr_assert_eq(a.rcode, DNSD_RCODE_NOERROR);
+	cr_assert_eq(a.n, 1);
+	cr_expect_str_eq(a.addrs[0], "198.51.100.7");
+	cr_assert_eq(f.n_log, 1, "the fake upstream was asked once");
+	cr_expect_eq(dnsd_upstream_in_flight(f.shared), 0, "the responder's query is its own");
+
+	dnsd_responder_destroy(f.r);
+	f.r = NULL;
+	struct up_done d = { 0 };
+	cr_assert_eq(dnsd_upstream_query(f.shared, "other.test", T_A, on_up_done, &d), 0);
+	cr_expect_eq(dnsd_upstream_in_flight(f.shared), 1);
+	for (int i = 0; i < 100 && d.calls == 0; i++)
+		run_for(&f, 20);
+	cr_assert_eq(d.calls, 1);
+	cr_expect_eq(d.result, DNSD_UPSTREAM_ANSWER);
+	cr_expect_gt(d.len, 12);
+	cr_expect_eq(f.n_log, 2);
+	stop(&f);
+}
+
+/* Destroying one handle cancels its queries, at once and only its: the
+ * other handle's query in flight on the same channel is answered, and the
+ * cancelled one's late answer reaches nobody. */
+Test(responder, shared_upstream_destroy_cancels_only_its_own)
+{
+	struct fixture f;
+	start(&f, NULL); /* only for the loop and the fake upstream */
+	struct dnsd_upstream_config ucfg = {
+		.server = { .addr = A("127.0.0.1"), .port = f.up_port },
+	};
+	struct dnsd_upstream *one, *two;
+	cr_assert_eq(dnsd_upstream_create(f.base, &ucfg, &one), 0);
+	cr_assert_eq(dnsd_upstream_share(one, &two), 0);
+
+	struct up_done d1 = { 0 }, d2 = { 0 };
+	cr_assert_eq(dnsd_upstream_query(one, "first.test", T_A, on_up_done, &d1), 0);
+	cr_assert_eq(dnsd_upstream_query(two, "second.test", T_A, on_up_done, &d2), 0);
+	cr_expect_eq(dnsd_upstream_in_flight(one), 1);
+	cr_expect_eq(dnsd_upstream_in_flight(two), 1);
+
+	/* the channel's creator goes first: the channel stays for two */
+	dnsd_upstream_destroy(one);
+	cr_expect_eq(d1.calls, 1, "cancelled before destroy returned");
+	cr_expect_eq(d1.result, DNSD_UPSTREAM_CANCELLED);
+	cr_expect_eq(d2.calls, 0);
+
+	for (int i = 0; i < 100 && (d2.calls == 0 || f.n_log < 2); i++)
+		run_for(&f, 20);
+	cr_assert_eq(d2.calls, 1);
+	cr_expect_eq(d2.result, DNSD_UPSTREAM_ANSWER);
+	cr_expect_eq(f.n_log, 2, "both questions went out on the one channel");
+	run_for(&f, 50); /* the first's answer, if still on its way */
+	cr_expect_eq(d1.calls, 1, "the cancelled query's answer reached nobody");
+	cr_expect_eq(dnsd_upstream_in_flight(two), 0);
+	dnsd_upstream_destroy(two);
 	stop(&f);
 }
 
