@@ -24,8 +24,10 @@ struct decision_log {
 	bool quiet;
 	bool proxy_only;
 	uint64_t seq;
-	struct refused *refused; /* DECISION_REFUSED_MAX */
-	size_t n_refused;
+	/* grown as refusals come (most runs have none): up to
+	 * DECISION_REFUSED_MAX */
+	struct refused *refused;
+	size_t n_refused, cap_refused;
 	uint64_t n_refused_more; /* distinct ones beyond DECISION_REFUSED_MAX */
 	uint64_t n_limit;        /* connections refused at a limit */
 };
@@ -35,11 +37,6 @@ int decision_log_create(const struct decision_log_config *cfg, struct decision_l
 	struct decision_log *log = calloc(1, sizeof(*log));
 	if (!log)
 		return -ENOMEM;
-	log->refused = calloc(DECISION_REFUSED_MAX, sizeof(*log->refused));
-	if (!log->refused) {
-		free(log);
-		return -ENOMEM;
-	}
 	log->audit = cfg->audit;
 	log->quiet = cfg->quiet;
 	log->proxy_only = cfg->proxy_only;
@@ -206,9 +203,19 @@ static void note_refused(struct decision_log *log, const char *dst, size_t dst_l
 		else
 			log_msg(LOG_LEVEL_NOTICE, "refused %s (%s)", esc, shown);
 	}
-	if (log->n_refused == DECISION_REFUSED_MAX) {
-		log->n_refused_more++;
-		return;
+	if (log->n_refused == log->cap_refused) {
+		size_t cap = log->cap_refused ? 2 * log->cap_refused : 8;
+		struct refused *grown = NULL;
+		if (cap > DECISION_REFUSED_MAX)
+			cap = DECISION_REFUSED_MAX;
+		if (cap > log->cap_refused)
+			grown = realloc(log->refused, cap * sizeof(*grown));
+		if (!grown) { /* at the limit, or out of memory: counted, unnamed */
+			log->n_refused_more++;
+			return;
+		}
+		log->refused = grown;
+		log->cap_refused = cap;
 	}
 	struct refused *r = &log->refused[log->n_refused++];
 	snprintf(r->dst, sizeof(r->dst), "%s", esc);

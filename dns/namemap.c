@@ -1,7 +1,9 @@
 /* dns/namemap.c: see namemap.h.
  *
  * Layout: entries[cap] and a chained hash index by address (heads[nbuckets],
- * entries linked through .next, most recently added at the head).  Entries
+ * entries linked through .next, most recently added at the head; heads are
+ * stored complemented, so that calloc(3)'s zero means an empty chain and
+ * the index too is faulted in only as it is written).  Entries
  * from .fresh on have never been used: calloc(3) left them zero, and for a
  * table this size they are pages the kernel has not yet handed out, so a
  * map costs memory only as it fills (threading all 8,192 onto a free list at
@@ -26,7 +28,7 @@ struct entry {
 
 struct dnsd_namemap {
 	struct entry *entries;
-	uint32_t *heads;
+	uint32_t *heads; /* complemented: zero, as calloc(3) leaves it, is NIL */
 	size_t cap, nbuckets, used;
 	uint32_t free_head; /* dropped entries, for reuse */
 	uint32_t fresh;     /* entries[fresh..cap) never used */
@@ -79,11 +81,10 @@ struct dnsd_namemap *dnsd_namemap_create(size_t cap)
 	for (m->nbuckets = 16; m->nbuckets < cap; m->nbuckets <<= 1)
 		;
 	m->entries = calloc(cap, sizeof(*m->entries));
-	m->heads = malloc(m->nbuckets * sizeof(*m->heads));
+	/* zero, every chain empty: written only as entries come */
+	m->heads = calloc(m->nbuckets, sizeof(*m->heads));
 	if (!m->entries || !m->heads)
 		goto nomem;
-	for (size_t i = 0; i < m->nbuckets; i++)
-		m->heads[i] = NIL;
 	m->free_head = NIL;
 	m->fresh = 0;
 	m->seed = (uint64_t)(uintptr_t)m;
@@ -103,6 +104,16 @@ void dnsd_namemap_destroy(struct dnsd_namemap *m)
 	free(m);
 }
 
+static uint32_t head(const struct dnsd_namemap *m, size_t bucket)
+{
+	return ~m->heads[bucket];
+}
+
+static void set_head(struct dnsd_namemap *m, size_t bucket, uint32_t i)
+{
+	m->heads[bucket] = ~i;
+}
+
 /* Unlinks entry i (whose predecessor in its chain is prev, or NIL when it is
  * the head) and puts it on the free list. */
 static void drop(struct dnsd_namemap *m, size_t bucket, uint32_t prev, uint32_t i)
@@ -110,7 +121,7 @@ static void drop(struct dnsd_namemap *m, size_t bucket, uint32_t prev, uint32_t 
 	struct entry *e = &m->entries[i];
 
 	if (prev == NIL)
-		m->heads[bucket] = e->next;
+		set_head(m, bucket, e->next);
 	else
 		m->entries[prev].next = e->next;
 	e->used = false;
@@ -125,7 +136,7 @@ static void drop_any(struct dnsd_namemap *m, uint32_t i)
 	size_t b = bucket_of(m, &m->entries[i].addr);
 	uint32_t prev = NIL;
 
-	for (uint32_t j = m->heads[b]; j != NIL; prev = j, j = m->entries[j].next) {
+	for (uint32_t j = head(m, b); j != NIL; prev = j, j = m->entries[j].next) {
 		if (j == i) {
 			drop(m, b, prev, i);
 			return;
@@ -179,7 +190,7 @@ int dnsd_namemap_add(struct dnsd_namemap *m, const char *name, const struct poli
 		return -EINVAL;
 	if (ttl_s == 0)
 		return 0;
-	for (uint32_t i = m->heads[b]; i != NIL; prev = i, i = m->entries[i].next) {
+	for (uint32_t i = head(m, b); i != NIL; prev = i, i = m->entries[i].next) {
 		struct entry *e = &m->entries[i];
 		if (!key_equal(&e->addr, &k) || strcmp(e->name, name) != 0)
 			continue;
@@ -187,8 +198,8 @@ int dnsd_namemap_add(struct dnsd_namemap *m, const char *name, const struct poli
 			e->expires_ms = expires;
 		if (prev != NIL) { /* move to the front: most recently added */
 			m->entries[prev].next = e->next;
-			e->next = m->heads[b];
-			m->heads[b] = i;
+			e->next = head(m, b);
+			set_head(m, b, i);
 		}
 		return 0;
 	}
@@ -198,8 +209,8 @@ int dnsd_namemap_add(struct dnsd_namemap *m, const char *name, const struct poli
 	e->expires_ms = expires;
 	e->used = true;
 	memcpy(e->name, name, len + 1);
-	e->next = m->heads[b];
-	m->heads[b] = i;
+	e->next = head(m, b);
+	set_head(m, b, i);
 	m->used++;
 	return 0;
 }
@@ -209,7 +220,7 @@ size_t dnsd_namemap_lookup(struct dnsd_namemap *m, const struct policy_addr *add
 {
 	struct policy_addr k = key_of(addr);
 	size_t b = bucket_of(m, &k), found = 0;
-	uint32_t prev = NIL, i = m->heads[b];
+	uint32_t prev = NIL, i = head(m, b);
 
 	while (i != NIL) {
 		struct entry *e = &m->entries[i];

@@ -250,3 +250,48 @@ Test(decision_log, secret_elsewhere_names_the_variable)
 		json_decref(o);
 	}
 }
+
+/* The summary's list grows as refusals come, keeps each destination's
+ * count across its growth, and stops at DECISION_REFUSED_MAX names: the
+ * rest are counted, not named. */
+Test(decision_log, refused_list_grows_to_its_limit)
+{
+	struct capture cap;
+	capture_start(&cap);
+	struct decision_log_config cfg = { 0 };
+	struct decision_log *log;
+	cr_assert_eq(decision_log_create(&cfg, &log), 0);
+	size_t total = DECISION_REFUSED_MAX + 7;
+	for (size_t i = 0; i < total; i++) {
+		char dst[32];
+		snprintf(dst, sizeof(dst), "192.0.2.%zu:%zu", i % 250, 1000 + i);
+		struct decision con = { .kind = DECISION_KIND_CONNECT,
+					.reason = POLICY_REASON_NO_RULE, .dst = dst };
+		cr_assert_eq(decision_log_record(log, &con), 0);
+		if (i == 0 || i == 100) /* again, after the list has grown past it */
+			cr_assert_eq(decision_log_record(log, &con), 0);
+	}
+	const char *d, *w, *h;
+	cr_assert(decision_log_refused_at(log, 0, &d, &w, &h));
+	cr_expect_str_eq(d, "192.0.2.0:1000");
+	cr_assert(decision_log_refused_at(log, DECISION_REFUSED_MAX - 1, &d, &w, &h));
+	cr_expect_str_eq(d, "192.0.2.5:1255");
+	cr_expect_not(decision_log_refused_at(log, DECISION_REFUSED_MAX, &d, &w, &h));
+
+	static char sum[1 << 16];
+	FILE *sf = fmemopen(sum, sizeof(sum), "w");
+	decision_log_summary(log, sf);
+	fclose(sf);
+	decision_log_destroy(log);
+	static char err[1 << 16];
+	capture_end(&cap, err, sizeof(err));
+	size_t lines = 0;
+	for (const char *p = err; (p = strstr(p, "porta: refused ")); p++)
+		lines++;
+	cr_expect_eq(lines, total, "one line per destination, each the first time");
+	cr_expect(strstr(sum, "porta: refused 263 destinations:\n") == sum, "%.200s", sum);
+	cr_expect(strstr(sum, "porta:   192.0.2.0:1000 (no rule, 2 times)"), "%.300s", sum);
+	cr_expect(strstr(sum, "porta:   192.0.2.100:1100 (no rule, 2 times)"), "%.300s", sum);
+	cr_expect(strstr(sum, "porta:   192.0.2.101:1101 (no rule, 1 time)"), "%.300s", sum);
+	cr_expect(strstr(sum, "porta:   and 7 more\n"), "%s", sum + strlen(sum) - 80);
+}
