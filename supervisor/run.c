@@ -604,11 +604,6 @@ static void fill_result(const struct supervisor *s, struct supervisor_result *r)
  * the run's own status so far. */
 static void run_teardown(struct run *u, int rc)
 {
-	/* First: its inotify instance is shared with init, which exits on its
-	 * own (sandbox/child.c, end_sandbox()); whichever of the two lets go
-	 * last waits for the kernel to free the watches, and it had better be
-	 * init, which porta does not wait for. */
-	supervisor_guard_destroy(steal_ptr(&u->s.guard));
 	/* report a ceiling that was reached, remove the cgroups */
 	supervisor_cgroup_finish(u->cg);
 	/* Before the loop goes: the proxy's relays live on it.  Prints the
@@ -628,6 +623,7 @@ static void run_teardown(struct run *u, int rc)
 		supervisor_why_report(u->s.why, u->plan->argc, u->plan->argv, stderr);
 	}
 	supervisor_why_destroy(u->s.why);
+	supervisor_guard_destroy(u->s.guard);
 	supervisor_degraded_cleanup(&u->dg);
 	if (u->audit)
 		fclose(u->audit);
