@@ -119,10 +119,14 @@ static void drain_ctl(struct supervisor *s)
 			/* Nothing of the sandbox runs any more: the run is over
 			 * without waiting for init's exit, the namespaces'
 			 * teardown, unless something needs init gone
-			 * (sandbox/child.c, end_sandbox()). */
+			 * (sandbox/child.c, end_sandbox()).  loopexit, not
+			 * loopbreak: the events already active (the dead
+			 * processes' connections ending, their last bytes) are
+			 * served first, as they were while porta waited for
+			 * init's exit. */
 			trace_mark("sandbox empty");
 			if (s->have_status && !s->await_init_exit)
-				event_base_loopbreak(s->base);
+				event_base_loopexit(s->base, NULL);
 			break;
 		case SANDBOX_CTL_EXEC_ERROR:
 			s->exec_failed = true;
