@@ -87,7 +87,7 @@ static void read_only(const char *path)
 
 	if (mount_setattr(AT_FDCWD, path, 0, &attr, sizeof(attr)) < 0 && errno != ENOENT &&
 	    errno != EACCES)
-		die(path[0] ? "mount_setattr" : path);
+		die(path);
 }
 
 static void lo_up(void)
