@@ -315,18 +315,25 @@ static int answer(int fd, uint64_t id, enum supervisor_connect_verdict v, int re
 }
 
 /* The type of the caller's socket, through a copy of its fd (pidfd_getfd(2):
- * the same ptrace access check as reading its memory).  0 when unknown. */
-static int read_socket_type(pid_t pid, int sockfd)
+ * the same ptrace access check as reading its memory).  0 when unknown.
+ * A pidfd names a process: the calling thread's id is one unless the thread
+ * is not its process's first (pidfd_open(2) fails: EINVAL before Linux 6.9,
+ * ENOENT since), and then the process id is read from /proc (ev->pid). */
+static int read_socket_type(struct supervisor_connect_event *ev)
 {
 	int type = 0;
 	socklen_t len = sizeof(type);
 
-	if (pid <= 0)
-		return 0;
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	int pidfd = (int)syscall(SYS_pidfd_open, ev->tid, 0);
+	if (pidfd < 0) {
+		if (!ev->pid)
+			read_identity(ev->tid, ev);
+		if (ev->pid > 0 && ev->pid != ev->tid)
+			pidfd = (int)syscall(SYS_pidfd_open, ev->pid, 0);
+	}
 	if (pidfd < 0)
 		return 0;
-	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, sockfd, 0);
+	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, ev->sockfd, 0);
 	close(pidfd);
 	if (fd < 0)
 		return 0;
@@ -423,10 +430,18 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 		ev->addr_err = ESRCH;
 	} else {
 		read_address(&nb.n.data, ev);
-		read_identity(ev->tid, ev);
 		if (ev->addr_status == SUPERVISOR_CONNECT_ADDR_OK &&
 		    (ev->family == AF_INET || ev->family == AF_INET6))
-			ev->sock_type = read_socket_type(ev->pid, ev->sockfd);
+			ev->sock_type = read_socket_type(ev);
+		/* Who called, only for what is recorded (a refusal) or done on
+		 * its behalf: two /proc files per call would otherwise stand
+		 * in the way of every allowed connect.  The verdict is the
+		 * one sent below unless the call is withdrawn meanwhile, and
+		 * then nothing read is kept anyway. */
+		enum supervisor_connect_verdict v = local ? supervisor_connect_decide_local(ev, allowed)
+							  : supervisor_connect_decide(ev, allowed);
+		if (v != SUPERVISOR_CONNECT_CONTINUE && !ev->pid)
+			read_identity(ev->tid, ev);
 	}
 
 	if (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)

@@ -6,8 +6,9 @@
  * (sandbox_seccomp_install_listener(), sandbox_fdpass_send()).  The
  * supervisor's event loop watches that fd for reading and calls
  * supervisor_connect_watch_handle() once per readiness: it receives one
- * notification, reads the destination from the caller's memory, learns the
- * caller's pid and command name, and answers at once:
+ * notification, reads the destination from the caller's memory (and, for
+ * a call it refuses or makes on the caller's behalf, the caller's pid and
+ * command name, which the record names), and answers at once:
  *   - an AF_INET/AF_INET6 destination whose port is not in the allowed set:
  *     ECONNREFUSED, without running the call (nothing reaches any listener);
  *   - everything else (allowed ports, AF_UNIX, AF_NETLINK, AF_UNSPEC, an
@@ -78,7 +79,9 @@ struct supervisor_connect_event {
 	uint64_t id;        /* the notification's cookie */
 	pid_t tid;          /* calling thread, in the supervisor's pid namespace */
 	pid_t pid;          /* its process (thread group), same namespace; 0 when
-			     * /proc did not say */
+			     * /proc did not say or was not read: pid, ns_pid
+			     * and comm are read for a verdict other than
+			     * CONTINUE (a CONTINUE is recorded nowhere) */
 	pid_t ns_pid;       /* that process's pid in its own, innermost pid
 			     * namespace (as the program sees itself: NStgid's
 			     * last field), 0 when /proc did not say */

@@ -866,9 +866,16 @@ static void assert_event(const struct serve *s, size_t i, pid_t pid, enum superv
 	cr_assert_lt(i, s->n_ev, "event %zu missing (%zu events)", i, s->n_ev);
 	const struct supervisor_connect_event *ev = &s->ev[i];
 	cr_assert_not(ev->withdrawn, "event %zu", i);
-	cr_assert_eq(ev->pid, pid, "event %zu: pid %d", i, ev->pid);
-	cr_assert_eq(ev->ns_pid, pid, "event %zu: same pid namespace here", i);
-	cr_assert_str_eq(ev->comm, TARGET_COMM, "event %zu", i);
+	if (v == SUPERVISOR_CONNECT_CONTINUE) {
+		/* recorded nowhere: /proc is not read for it (watch.h) */
+		cr_assert_eq(ev->pid, 0, "event %zu: pid %d read for a CONTINUE", i, ev->pid);
+		cr_assert_eq(ev->ns_pid, 0, "event %zu", i);
+		cr_assert_str_eq(ev->comm, "", "event %zu", i);
+	} else {
+		cr_assert_eq(ev->pid, pid, "event %zu: pid %d", i, ev->pid);
+		cr_assert_eq(ev->ns_pid, pid, "event %zu: same pid namespace here", i);
+		cr_assert_str_eq(ev->comm, TARGET_COMM, "event %zu", i);
+	}
 	cr_assert_eq(ev->call, call, "event %zu: call %s", i, supervisor_connect_call_name(ev->call));
 	cr_assert_eq(ev->family, family, "event %zu: family %d", i, ev->family);
 	cr_assert_eq(ev->port, port, "event %zu: port %u, want %u", i, ev->port, port);
@@ -972,6 +979,53 @@ Test(connect_watch, allowed_port_connects_denied_port_refused_before_any_listene
 	close(s.tcp[1]);
 }
 
+/* A datagram from a thread that is not its process's first: its socket's
+ * type is read through the process (a pidfd names a process, not this
+ * thread), so the UDP rule holds on a port that TCP may use. */
+static void *thread_send_udp(void *arg)
+{
+	const struct ports *p = arg;
+	struct sockaddr_in a = lo4(p->udp_denied);
+	int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	long err = rc_err(sendto(u, "u", 1, 0, (struct sockaddr *)&a, sizeof(a)));
+	close(u);
+	return (void *)err;
+}
+
+static void body_thread_udp(int out, void *arg)
+{
+	pthread_t th;
+	void *ret = NULL;
+	if (pthread_create(&th, NULL, thread_send_udp, arg) == 0 && pthread_join(th, &ret) == 0)
+		put_result(out, (int)(long)ret, 0);
+	else
+		put_result(out, -1, 0);
+}
+
+Test(connect_watch, a_second_threads_datagram_to_an_allowed_tcp_port_is_refused)
+{
+	static struct serve s;
+	struct ports p = { .target_cpu = -1 };
+
+	memset(&s, 0, sizeof(s));
+	s.udp[0] = udp_socket(&p.udp_denied);
+	s.n_udp = 1;
+	udp_canary_is_reachable(s.udp[0], p.udp_denied);
+	policy_port_set_add(&s.allowed, p.udp_denied); /* allowed, but UDP is DNS only */
+
+	struct target t = start_target(body_thread_udp, &p);
+	serve(&t, &s);
+
+	assert_result(&s, 0, ECONNREFUSED);
+	cr_assert_eq(s.n_ev, 1, "%zu events", s.n_ev);
+	assert_event(&s, 0, t.pid, SUPERVISOR_CONNECT_CALL_SENDTO, AF_INET, p.udp_denied,
+		     SUPERVISOR_CONNECT_REFUSE);
+	cr_assert_neq(s.ev[0].tid, t.pid, "the second thread's own id");
+	cr_assert_eq(s.ev[0].sock_type, SOCK_DGRAM);
+	cr_assert_eq(s.datagrams[0], 0, "the canary got the datagram");
+	close(s.udp[0]);
+}
+
 static void body_two_connects(int out, void *arg)
 {
 	const struct ports *p = arg;
@@ -1014,13 +1068,15 @@ Test(connect_watch, target_in_its_own_user_and_pid_namespace)
 	cr_assert_eq(s.n_ev, 2);
 	for (size_t i = 0; i < 2; i++) {
 		const struct supervisor_connect_event *ev = &s.ev[i];
-		cr_assert_gt(ev->pid, 1);
-		cr_assert_neq(ev->pid, t.pid, "the grandchild, not the child");
-		cr_assert_eq(ev->tid, ev->pid);
-		cr_assert_eq(ev->ns_pid, 1);
-		cr_assert_str_eq(ev->comm, TARGET_COMM);
+		cr_assert_gt(ev->tid, 1);
+		cr_assert_neq(ev->tid, t.pid, "the grandchild, not the child");
 		cr_assert_eq(ev->addr_status, SUPERVISOR_CONNECT_ADDR_OK);
 	}
+	/* who called is read for the refusal, which is recorded */
+	cr_assert_eq(s.ev[0].pid, 0, "not for a CONTINUE");
+	cr_assert_eq(s.ev[1].pid, s.ev[1].tid);
+	cr_assert_eq(s.ev[1].ns_pid, 1);
+	cr_assert_str_eq(s.ev[1].comm, TARGET_COMM);
 	cr_assert_eq(s.ev[0].port, p.allowed);
 	cr_assert_eq(s.ev[0].verdict, SUPERVISOR_CONNECT_CONTINUE);
 	cr_assert_eq(s.ev[1].port, p.denied);
@@ -1247,7 +1303,7 @@ Test(connect_watch, malformed_calls_keep_the_kernels_errno)
 		cr_assert_eq(s.ev[i].addr_status, want[i].st, "call %zu: status %d", i, s.ev[i].addr_status);
 		cr_assert_eq(s.ev[i].addr_err, want[i].addr_err, "call %zu", i);
 		cr_assert_eq(s.ev[i].verdict, SUPERVISOR_CONNECT_CONTINUE, "call %zu", i);
-		cr_assert_str_eq(s.ev[i].comm, TARGET_COMM);
+		cr_assert_str_eq(s.ev[i].comm, "", "a CONTINUE's caller is not read");
 	}
 	cr_assert_eq(s.accepts[0], 0);
 	close(s.tcp[0]);
@@ -1475,7 +1531,8 @@ static void *kill_later(void *arg)
 /* The kill lands anywhere from before the receive to after the answer; the
  * handler always returns, the answer either lands or is reported withdrawn,
  * and the listener reports the end.  200 rounds, the kill 0 to 49 us after
- * the handler starts. */
+ * the handler starts.  The port is not allowed: the refusal is what reads
+ * the caller's pid and comm (a CONTINUE reads neither). */
 Test(connect_watch, target_killed_while_being_handled_never_wedges)
 {
 	struct policy_port_set allowed = { { 0 } };
@@ -1483,7 +1540,6 @@ Test(connect_watch, target_killed_while_being_handled_never_wedges)
 	int l = tcp_listener(&p.allowed);
 	size_t answered = 0, withdrawn = 0, vanished = 0;
 
-	policy_port_set_add(&allowed, p.allowed);
 	for (unsigned round = 0; round < 200; round++) {
 		struct supervisor_connect_event ev;
 		struct target t = start_target(body_connect_forever, &p);
@@ -1501,7 +1557,9 @@ Test(connect_watch, target_killed_while_being_handled_never_wedges)
 		cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 		if (rc == 0 && !ev.withdrawn) {
 			answered++;
+			cr_assert_eq(ev.verdict, SUPERVISOR_CONNECT_REFUSE);
 			cr_assert_eq(ev.pid, t.pid);
+			cr_assert_str_eq(ev.comm, TARGET_COMM);
 			cr_assert_eq(ev.port, p.allowed);
 		} else if (rc == 0) {
 			withdrawn++;
