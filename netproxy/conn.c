@@ -150,13 +150,30 @@ static void arm(struct event *ev, uint32_t ms)
 	event_add(ev, &tv);
 }
 
+/* Who holds the program's end (owner.h), once per connection: asked when
+ * the connection has to wait anyway (for its dial, its name's answer, more
+ * of its first bytes) or is refused, never ahead of its dial (the lookup
+ * reads /proc: tens of microseconds the connection would wait for).  Every
+ * record of the connection comes after one of those. */
+static void ask_owner(struct proxy_conn *c)
+{
+	if (c->owner_asked)
+		return;
+	c->owner_asked = true;
+	if (c->client >= 0)
+		proxy_conn_owner(c->p, c->client, &c->owner);
+}
+
 void proxy_conn_sniff(struct proxy_conn *c, bool quiet)
 {
 	c->peeked = 0;
-	event_add(c->ev_read, NULL);
 	arm(c->ev_sniff, c->p->limits.sniff_timeout_ms);
 	if (quiet)
 		arm(c->ev_quiet, c->p->quiet_ms);
+	/* a client usually sends its first bytes as soon as its connect
+	 * returns, before porta accepts: look at once (the read event is
+	 * added only if they are not there, proxy_conn_want_more) */
+	c->ops->readable(c);
 }
 
 static void on_down(evutil_socket_t fd, short what, void *arg);
@@ -258,6 +275,7 @@ static struct proxy_conn *conn_new(struct proxy_core *p, int fd,
 	c->client = fd;
 	c->upstream = -1;
 	c->out_fd = -1;
+	c->lowat = 1; /* socket(7): SO_RCVLOWAT's default */
 	c->via_proxy = c->front != PROXY_FRONT_TRANSPARENT;
 	c->started_ms = proxy_now_ms();
 	c->next = p->conns;
@@ -298,7 +316,6 @@ void proxy_conn_start(struct proxy_core *p, int fd, const struct proxy_front_ops
 		close(fd);
 		return;
 	}
-	proxy_conn_owner(p, fd, &c->owner);
 	ops->start(c);
 }
 
@@ -352,8 +369,11 @@ void proxy_conn_want_more(struct proxy_conn *c, size_t have)
 		arm(c->ev_sniff, c->p->limits.sniff_timeout_ms);
 	}
 	int lowat = (int)have + 1;
-	setsockopt(c->client, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat));
+	if (lowat != c->lowat &&
+	    setsockopt(c->client, SOL_SOCKET, SO_RCVLOWAT, &lowat, sizeof(lowat)) == 0)
+		c->lowat = lowat;
 	c->peeked = have;
+	ask_owner(c);
 	event_add(c->ev_read, NULL);
 }
 
@@ -498,6 +518,7 @@ void proxy_conn_refuse(struct proxy_conn *c, enum policy_reason reason)
 	struct decision d;
 	char dst[PROXY_DST_STRLEN], hint[POLICY_HINT_MAX], label[POLICY_NAME_MAX + 8];
 
+	ask_owner(c);
 	fill_decision(c, reason, &d, dst);
 	/* stderr and the summary name the destination as the program did */
 	size_t ll = 0;
@@ -908,7 +929,8 @@ void proxy_conn_relay(struct proxy_conn *c)
 	if (c->ev_write)
 		event_del(c->ev_write);
 	/* the relay's splice(2) reads must not wait for a low-water mark */
-	setsockopt(c->client, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof(one));
+	if (c->lowat != one)
+		setsockopt(c->client, SOL_SOCKET, SO_RCVLOWAT, &one, sizeof(one));
 	c->state = PROXY_CONN_RELAY;
 	int client = c->client, upstream = c->upstream;
 	c->client = c->upstream = -1;
@@ -956,8 +978,11 @@ static void dial_cands(struct proxy_conn *c)
 	c->state = PROXY_CONN_DIAL;
 	c->dial = proxy_dial_start(c->p->base, c->cand, c->n_cand, conn_port(c),
 				   c->p->limits.dial_timeout_ms, on_dialled, c);
-	if (!c->dial)
+	if (!c->dial) {
 		proxy_conn_refuse(c, POLICY_REASON_DIAL_FAILED);
+		return;
+	}
+	ask_owner(c); /* while the dial is on its way */
 }
 
 static void dial_one(struct proxy_conn *c, const struct policy_addr *a)
@@ -1041,6 +1066,7 @@ static void resolve_name(struct proxy_conn *c)
 		resolved(c);
 		return;
 	}
+	ask_owner(c); /* while the answers are on their way */
 	c->res_pending = 2;
 	c->res[0] = proxy_resolve_start(c->p->upstream, c->p->answers, c->target.name,
 					DNSD_TYPE_A, on_resolved_a, c);

@@ -123,7 +123,9 @@ struct proxy_conn {
 	size_t res_n[2];
 	bool res_ok[2];
 	bool via_proxy;
-	struct decision_owner owner; /* the program's process, asked at accept */
+	struct decision_owner owner; /* the program's process (ask_owner in conn.c) */
+	bool owner_asked;
+	int lowat;                   /* the client's SO_RCVLOWAT as last set */
 
 	/* Addresses to dial, in order. */
 	struct policy_addr cand[2 * PROXY_RESOLVE_MAX];
@@ -185,8 +187,10 @@ struct proxy_core {
 /* ---- conn.c ---- */
 
 /* Takes fd (an accepted, non-blocking socket) as a new connection served by
- * ops, asks p->owner_fn who holds the program's end, and starts it
- * (ops->start).  On failure (no memory) fd is closed. */
+ * ops and starts it (ops->start).  p->owner_fn is asked who holds the
+ * program's end once the connection waits for something (its dial, its
+ * name's answer, more bytes) or is refused, so before any record of it and
+ * never in the way of its dial.  On failure (no memory) fd is closed. */
 void proxy_conn_start(struct proxy_core *p, int fd, const struct proxy_front_ops *ops);
 /* Ends every connection (relays end as reset, their close records written). */
 void proxy_conn_free_all(struct proxy_core *p);
@@ -213,8 +217,10 @@ void proxy_conn_relay(struct proxy_conn *c);
  * A tail call: c may be gone when it returns. */
 int proxy_conn_write(struct proxy_conn *c, int fd, const void *buf, size_t len,
 		     void (*then)(struct proxy_conn *c));
-/* Starts watching the client for its first bytes: the read event, the
- * sniff deadline and, with quiet, the server-speaks-first wait. */
+/* Starts watching the client for its first bytes: the sniff deadline and,
+ * with quiet, the server-speaks-first wait; then looks at once
+ * (ops->readable), and the read event waits for what is not there yet.
+ * A tail call: c may be gone when it returns. */
 void proxy_conn_sniff(struct proxy_conn *c, bool quiet);
 
 /* Keeps name[0..len) as sent in c->raw (for the audit) and reads it as the

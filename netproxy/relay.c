@@ -28,6 +28,7 @@ struct relay_dir {
 	uint64_t *bytes;
 	size_t credit; /* gated: bytes the gate let pass, not yet spliced */
 	size_t held;   /* gated: bytes the gate saw and held back at the last peek */
+	int lowat;     /* `from`'s SO_RCVLOWAT as last set (1 at the start, relay.h) */
 	struct proxy_relay_replacement pend; /* gated: a replacement not yet all written */
 	size_t pend_off;                     /* how much of it has been */
 };
@@ -218,10 +219,12 @@ static bool peer_closed(int fd)
 	return ti.tcpi_state != TCP_ESTABLISHED;
 }
 
-static void set_lowat(int fd, size_t n)
+static void set_lowat(struct relay_dir *dir, size_t n)
 {
 	int v = n > (size_t)PROXY_RELAY_GATE_MAX ? PROXY_RELAY_GATE_MAX : (int)n;
-	setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v));
+	if (v != dir->lowat &&
+	    setsockopt(dir->from, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)) == 0)
+		dir->lowat = v;
 }
 
 /* Takes n bytes the gate replaced out of the client's queue, where a peek
@@ -276,7 +279,7 @@ static int fill_gated(struct relay_dir *dir)
 				pass = (size_t)n;
 			if (v == PROXY_RELAY_GATE_REPLACE) {
 				dir->held = 0;
-				set_lowat(dir->from, 1);
+				set_lowat(dir, 1);
 				if (pass == 0 || !repl.bytes) {
 					free(repl.bytes);
 					return 1; /* a gate that breaks its contract ends the relay */
@@ -292,11 +295,11 @@ static int fill_gated(struct relay_dir *dir)
 			}
 			if (pass == 0) {
 				dir->held = (size_t)n;
-				set_lowat(dir->from, (size_t)n + 1);
+				set_lowat(dir, (size_t)n + 1);
 				return 0;
 			}
 			dir->held = 0;
-			set_lowat(dir->from, 1);
+			set_lowat(dir, 1);
 			dir->credit = pass;
 		}
 		int rc = fill(dir, &dir->credit);
@@ -399,6 +402,7 @@ struct proxy_relay *proxy_relay_start(struct event_base *base, int client, int u
 		dir->from = r->fd[d];
 		dir->to = r->fd[1 - d];
 		dir->pipe_r = dir->pipe_w = -1;
+		dir->lowat = 1;
 		dir->bytes = d == 0 ? &r->stats.bytes_up : &r->stats.bytes_down;
 		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
 			err = errno;
@@ -409,7 +413,7 @@ struct proxy_relay *proxy_relay_start(struct event_base *base, int client, int u
 	}
 	for (int i = 0; i < 2; i++) {
 		int fl = fcntl(r->fd[i], F_GETFL), one = 1;
-		if (fl < 0 || fcntl(r->fd[i], F_SETFL, fl | O_NONBLOCK) < 0) {
+		if (fl < 0 || (!(fl & O_NONBLOCK) && fcntl(r->fd[i], F_SETFL, fl | O_NONBLOCK) < 0)) {
 			err = errno;
 			goto fail;
 		}
@@ -435,6 +439,9 @@ struct proxy_relay *proxy_relay_start(struct event_base *base, int client, int u
 	}
 	for (int d = 0; d < 2; d++)
 		event_add(r->dir[d].ev_read, NULL);
+	/* The client's first bytes are usually queued already (the caller
+	 * decided on them): the loop moves them before it next polls. */
+	event_active(r->dir[0].ev_read, EV_READ, 0);
 	touch(r);
 	return r;
 fail:

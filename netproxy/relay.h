@@ -84,7 +84,9 @@ typedef enum proxy_relay_gate_verdict (*proxy_relay_gate_fn)(
 #define PROXY_RELAY_GATE_MAX 32768
 
 /* Puts gate on the client -> upstream direction (TCP clients only: the wait
- * for more bytes relies on SO_RCVLOWAT, socket(7)).  Call right after
+ * for more bytes relies on SO_RCVLOWAT, socket(7), which must be at its
+ * default of 1 when the client is handed over: the relay changes it only
+ * where it differs from what it last set).  Call right after
  * proxy_relay_start, before control returns to the loop.  The other
  * direction keeps splice(2).  Returns 0: nothing is allocated (the gate's
  * view is the module's one buffer); -errno stays possible for callers. */
