@@ -48,6 +48,12 @@ struct supervisor_net {
 	void *term_arg;
 	const struct proxy_secret *secrets; /* the tripwire, every secret */
 	size_t n_secrets;
+	/* Until the first packet or connection: one read event per listener,
+	 * and what a failure to start serving then calls (wake_up()). */
+	struct event *wake[SANDBOX_MAX_LISTENERS + 4];
+	size_t n_wake;
+	supervisor_net_fail_fn fail_fn;
+	void *fail_arg;
 };
 
 struct supervisor_net *supervisor_net_create(struct event_base *base,
@@ -193,15 +199,22 @@ static int start_offline(struct supervisor_net *ns, struct porta_error *e)
 	return 0;
 }
 
+/* The decision log, before anything is served: the connect watch records
+ * its refusals from the command's first call on. */
+static int open_log(struct supervisor_net *ns, struct porta_error *e)
+{
+	struct decision_log_config lcfg = { .audit = ns->audit, .quiet = ns->quiet,
+					    .proxy_only = ns->local };
+	int r = decision_log_create(&lcfg, &ns->log);
+
+	return r ? porta_fail(e, "network policy", NULL, -r, NULL) : 0;
+}
+
 static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 {
 	const struct policy_plan *plan = ns->plan;
-	struct decision_log_config lcfg = { .audit = ns->audit, .quiet = ns->quiet,
-					    .proxy_only = ns->local };
 	int r;
 
-	if ((r = decision_log_create(&lcfg, &ns->log)))
-		return porta_fail(e, "network policy", NULL, -r, NULL);
 	start_owner(ns);
 	if (plan->opts->net_mode == POLICY_NET_NONE)
 		return start_offline(ns, e);
@@ -262,6 +275,57 @@ static int start_serving(struct supervisor_net *ns, struct porta_error *e)
 	return 0;
 }
 
+static void drop_wake(struct supervisor_net *ns)
+{
+	for (size_t i = 0; i < ns->n_wake; i++)
+		event_free(ns->wake[i]);
+	ns->n_wake = 0;
+}
+
+/* The first packet or connection on any listener: the responder and the
+ * proxy start, and find it still queued (level-triggered). */
+static void wake_up(evutil_socket_t fd, short what, void *arg)
+{
+	struct supervisor_net *ns = arg;
+	struct porta_error e;
+
+	(void)fd;
+	(void)what;
+	drop_wake(ns);
+	if (start_serving(ns, &e) < 0 && ns->fail_fn)
+		ns->fail_fn(ns->fail_arg, &e);
+}
+
+/* Serving waits for the first packet or connection: a command that never
+ * uses the network (most of an agent's) does not pay for the responder's
+ * and the proxy's set-up (about 0.6 ms of its start-up, run beside init's
+ * mounts: docs/benchmarks/startup.md), and one that does pays it once, on
+ * its first name or connection.  Until then the kernel queues what comes
+ * (the listeners are init's, already listening). */
+static int await_first_use(struct supervisor_net *ns, struct porta_error *e)
+{
+	int fds[SANDBOX_MAX_LISTENERS + 4];
+	size_t n = 0;
+
+	for (size_t i = 0; i < ns->n_transparent; i++)
+		fds[n++] = ns->transparent[i].fd;
+	int more[] = { ns->dns_udp, ns->dns_tcp, ns->http, ns->socks };
+	for (size_t i = 0; i < ARRAY_LEN(more); i++)
+		if (more[i] >= 0)
+			fds[n++] = more[i];
+	for (size_t i = 0; i < n; i++) {
+		struct event *ev = event_new(ns->base, fds[i], EV_READ, wake_up, ns);
+		if (!ev || event_add(ev, NULL) < 0) {
+			if (ev)
+				event_free(ev);
+			drop_wake(ns);
+			return porta_fail(e, "network policy", NULL, ENOMEM, NULL);
+		}
+		ns->wake[ns->n_wake++] = ev;
+	}
+	return 0;
+}
+
 int supervisor_net_take(struct supervisor_net *ns, const struct sandbox_fdpass_msg *m,
 			const void *data, struct porta_error *e)
 {
@@ -304,7 +368,13 @@ int supervisor_net_take(struct supervisor_net *ns, const struct sandbox_fdpass_m
 		break;
 	}
 	case SANDBOX_CTL_NET_DONE:
-		rc = start_serving(ns, e);
+		if (ns->log || ns->n_wake) {
+			rc = porta_fail(e, "listeners from init", NULL, EBADMSG, NULL);
+			break;
+		}
+		rc = open_log(ns, e);
+		if (!rc)
+			rc = await_first_use(ns, e);
 		break;
 	case SANDBOX_CTL_NET_WATCH:
 		if (m->n_fds != 1 || ns->watch_fd >= 0) {
@@ -338,6 +408,12 @@ void supervisor_net_terminate(struct supervisor_net *ns, proxy_term_fn fn, void 
 	ns->n_secrets = n_secrets;
 }
 
+void supervisor_net_on_failure(struct supervisor_net *ns, supervisor_net_fail_fn fn, void *arg)
+{
+	ns->fail_fn = fn;
+	ns->fail_arg = arg;
+}
+
 void supervisor_net_set_init(struct supervisor_net *ns, pid_t init)
 {
 	if (ns)
@@ -358,7 +434,8 @@ int supervisor_net_listen_local(struct supervisor_net *ns, struct sandbox_net_po
 	ns->socks = fd;
 	policy_port_set_add(&ns->allowed, ports->http);
 	policy_port_set_add(&ns->allowed, ports->socks);
-	return start_serving(ns, e);
+	int rc = open_log(ns, e);
+	return rc ? rc : start_serving(ns, e);
 }
 
 void supervisor_net_why(const struct supervisor_net *ns, struct supervisor_why *w)
@@ -383,8 +460,8 @@ void supervisor_net_destroy(struct supervisor_net *ns)
 {
 	if (!ns)
 		return;
-	if (ns->proxy || ns->responder)
-		decision_log_summary(ns->log, stderr);
+	decision_log_summary(ns->log, stderr); /* nothing when nothing was refused */
+	drop_wake(ns);
 	if (ns->ev_watch)
 		event_free(ns->ev_watch);
 	if (ns->watch_fd >= 0)

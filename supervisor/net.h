@@ -30,10 +30,18 @@ struct supervisor_net *supervisor_net_create(struct event_base *base,
 					     bool quiet);
 
 /* Takes one control message of this module (type >= 16): its fds become the
- * netsup's (closed on any error).  On SANDBOX_CTL_NET_DONE the responder and
- * the proxy start.  0 or -errno (e filled): the run must end. */
+ * netsup's (closed on any error).  On SANDBOX_CTL_NET_DONE the decision log
+ * opens, and the responder and the proxy start at the first packet or
+ * connection on any listener (a failure then goes to the failure callback).
+ * 0 or -errno (e filled): the run must end. */
 int supervisor_net_take(struct supervisor_net *ns, const struct sandbox_fdpass_msg *m,
 			const void *data, struct porta_error *e);
+
+/* What the loop calls when serving fails after supervisor_net_take()
+ * returned (the responder and the proxy start at first use): the run must
+ * end, as for an error returned there. */
+typedef void (*supervisor_net_fail_fn)(void *arg, const struct porta_error *e);
+void supervisor_net_on_failure(struct supervisor_net *ns, supervisor_net_fail_fn fn, void *arg);
 
 /* The connections the proxy terminates (netproxy/proxy.h, proxy_term_fn),
  * and every secret for the tripwire (borrowed); before the listeners
@@ -53,8 +61,6 @@ struct supervisor_why;
  * it) to w.  Call before supervisor_net_destroy(). */
 void supervisor_net_why(const struct supervisor_net *ns, struct supervisor_why *w);
 
-/* Stops serving, prints the end-of-run summary of refusals (unless quiet),
- * frees everything.  destroy(NULL) is a no-op. */
 /* A host without user namespaces (policy/degrade.h): the supervisor itself
  * listens for the HTTP and SOCKS5 proxies on the host's 127.0.0.1 (ports
  * chosen by the kernel, stored in *ports), serves the proxy without a DNS
@@ -67,6 +73,8 @@ int supervisor_net_listen_local(struct supervisor_net *ns, struct sandbox_net_po
 /* How many distinct destinations were refused so far (0 for NULL). */
 size_t supervisor_net_refused(const struct supervisor_net *ns);
 
+/* Stops serving, prints the end-of-run summary of refusals (unless quiet),
+ * frees everything.  destroy(NULL) is a no-op. */
 void supervisor_net_destroy(struct supervisor_net *ns);
 
 #endif /* PORTA_SUPERVISOR_NET_H */

@@ -71,6 +71,17 @@ static void setup_failed(struct supervisor *s, const struct porta_error *e)
 	s->have_error = true;
 }
 
+/* Serving the network failed at its first use (supervisor/net.h): without
+ * its proxy the command cannot run as asked, as in drain_ctl(). */
+static void net_failed(void *arg, const struct porta_error *e)
+{
+	struct supervisor *s = arg;
+
+	setup_failed(s, e);
+	if (s->init > 0)
+		kill(s->init, SIGKILL);
+}
+
 static void drain_ctl(struct supervisor *s)
 {
 	union {
@@ -393,6 +404,7 @@ static int start_network(struct run *u)
 	u->s.net = supervisor_net_create(u->s.base, u->plan, u->audit, o->quiet);
 	if (!u->s.net)
 		return porta_fail(&u->r->error, "network policy", NULL, ENOMEM, NULL);
+	supervisor_net_on_failure(u->s.net, net_failed, &u->s);
 	if (u->term) {
 		size_t n;
 		const struct proxy_secret *all = supervisor_term_secrets(u->term, &n);
