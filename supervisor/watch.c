@@ -3,8 +3,9 @@
  *
  * The order is the one seccomp_unotify(2) prescribes for reading through a
  * pid: receive, read (memory, /proc), then SECCOMP_IOCTL_NOTIF_ID_VALID, and
- * only then trust what was read; the answer goes out whatever happened in
- * between, so the caller never waits on a failure of ours.
+ * only then trust what was read (for a call that is let go on, nothing read
+ * is kept, and the answer is the check); the answer goes out whatever
+ * happened in between, so the caller never waits on a failure of ours.
  */
 #include "supervisor/watch.h"
 
@@ -373,10 +374,28 @@ static int connect_on_behalf(int pidfd, const struct supervisor_connect_event *e
 	return err;
 }
 
+/* The kernel's sizes of its notification structs: fixed for the kernel
+ * that runs, so asked once (the event loop's thread only). */
+static int notif_sizes_fit(void)
+{
+	static int fit = 1; /* 1: not asked yet; 0: they fit; -errno */
+
+	if (fit == 1) {
+		struct seccomp_notif_sizes sizes;
+		if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0)
+			return -errno; /* asked again next time */
+		/* a kernel from the future: closing the listener is safe */
+		fit = sizes.seccomp_notif > sizeof(union notif_buf) ||
+				      sizes.seccomp_notif_resp > sizeof(union resp_buf)
+			      ? -E2BIG
+			      : 0;
+	}
+	return fit;
+}
+
 static int handle(int listener_fd, const struct policy_port_set *allowed, bool local,
 		  int refuse_err, struct supervisor_connect_event *ev)
 {
-	struct seccomp_notif_sizes sizes;
 	struct pollfd p = { .fd = listener_fd, .events = POLLIN };
 	union notif_buf nb;
 	uint64_t id;
@@ -404,10 +423,8 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 	if (!(p.revents & POLLIN))
 		return (p.revents & (POLLHUP | POLLERR)) ? -EPIPE : -EAGAIN;
 
-	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0)
-		return -errno;
-	if (sizes.seccomp_notif > sizeof(nb) || sizes.seccomp_notif_resp > sizeof(union resp_buf))
-		return -E2BIG; /* a kernel from the future: closing the listener is safe */
+	if ((r = notif_sizes_fit()) < 0)
+		return r;
 
 	/* The buffer must be zero (EINVAL otherwise, since 5.5). */
 	memset(&nb, 0, sizeof(nb));
@@ -433,18 +450,22 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 		if (ev->addr_status == SUPERVISOR_CONNECT_ADDR_OK &&
 		    (ev->family == AF_INET || ev->family == AF_INET6))
 			ev->sock_type = read_socket_type(ev);
-		/* Who called, only for what is recorded (a refusal) or done on
-		 * its behalf: two /proc files per call would otherwise stand
-		 * in the way of every allowed connect.  The verdict is the
-		 * one sent below unless the call is withdrawn meanwhile, and
-		 * then nothing read is kept anyway. */
-		enum supervisor_connect_verdict v = local ? supervisor_connect_decide_local(ev, allowed)
-							  : supervisor_connect_decide(ev, allowed);
-		if (v != SUPERVISOR_CONNECT_CONTINUE && !ev->pid)
-			read_identity(ev->tid, ev);
 	}
-
-	if (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
+	/* The verdict sent below, unless the call is withdrawn meanwhile (and
+	 * then nothing read is kept anyway). */
+	enum supervisor_connect_verdict v = local ? supervisor_connect_decide_local(ev, allowed)
+						  : supervisor_connect_decide(ev, allowed);
+	/* Who called, only for what is recorded (a refusal) or done on its
+	 * behalf: two /proc files per call would otherwise stand in the way
+	 * of every allowed connect. */
+	if (v != SUPERVISOR_CONNECT_CONTINUE && ev->tid > 0 && !ev->pid)
+		read_identity(ev->tid, ev);
+	/* What was read through the pid counts only once the call is known to
+	 * be still there: before it is recorded or acted on.  A call let go
+	 * on needs no check: nothing read is kept, and the answer itself
+	 * fails (ENOENT) when the call is gone. */
+	if (v != SUPERVISOR_CONNECT_CONTINUE &&
+	    ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
 		withdraw(ev);
 
 	int result = 0;

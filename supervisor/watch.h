@@ -30,7 +30,9 @@
  * Yama, it is also the payload's ancestor).  The payload's own seccomp
  * refusal of ptrace and process_vm_readv binds the payload, not a reader
  * outside it.  Every value read through the caller's pid is checked
- * afterwards with SECCOMP_IOCTL_NOTIF_ID_VALID (the pid may have been reused).
+ * afterwards with SECCOMP_IOCTL_NOTIF_ID_VALID (the pid may have been reused)
+ * before it is recorded or acted on; a call let go on keeps nothing read, and
+ * its answer fails (ENOENT) when the call is gone, so it needs no check.
  */
 #ifndef PORTA_SUPERVISOR_WATCH_H
 #define PORTA_SUPERVISOR_WATCH_H
