@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ifaddrs.h>
 #include <netinet/in.h>
 #include <limits.h>
 #include <pwd.h>
@@ -33,6 +32,7 @@
 #include "policy/paths.h"
 #include "policy/preset.h"
 #include "policy/textparse.h"
+#include "host/addrs.h"
 #include "host/host.h"
 #include "host/profiles.h"
 #include "sandbox/netinit.h"
@@ -1465,40 +1465,6 @@ static int add_env(struct resolver *r, char *const envp[])
 	return 0;
 }
 
-/* The host's own addresses (getifaddrs(3)): a name rule never reaches them. */
-static int add_host_addrs(struct policy_plan *plan)
-{
-	struct ifaddrs *ifa = NULL, *i;
-	size_t n = 0, cap = 0;
-
-	if (getifaddrs(&ifa) < 0)
-		return -errno;
-	for (i = ifa; i; i = i->ifa_next)
-		cap++;
-	plan->host_addrs = calloc(cap ? cap : 1, sizeof(*plan->host_addrs));
-	if (!plan->host_addrs) {
-		freeifaddrs(ifa);
-		return -ENOMEM;
-	}
-	for (i = ifa; i; i = i->ifa_next) {
-		struct policy_addr *a = &plan->host_addrs[n];
-		if (!i->ifa_addr)
-			continue;
-		if (i->ifa_addr->sa_family == AF_INET) {
-			a->family = POLICY_ADDR_V4;
-			memcpy(a->b, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
-			n++;
-		} else if (i->ifa_addr->sa_family == AF_INET6) {
-			a->family = POLICY_ADDR_V6;
-			memcpy(a->b, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, 16);
-			n++;
-		}
-	}
-	freeifaddrs(ifa);
-	plan->n_host_addrs = n;
-	return 0;
-}
-
 /* --no-net: the nameservers the sandbox will ask.  Policy mode: the compiled rules, the transparent listeners' ports, the
  * host's addresses and the upstream resolver, all before anything runs. */
 static int add_network(struct resolver *r)
@@ -1539,7 +1505,8 @@ static int add_network(struct resolver *r)
 	plan->n_listen_ports =
 		policy_net_listen_ports(plan->net_rules, plan->n_net_rules, plan->listen_ports, n);
 
-	if ((rc = add_host_addrs(plan)))
+	/* the host's own addresses: a name rule never reaches them */
+	if ((rc = host_own_addrs(&plan->host_addrs, &plan->n_host_addrs)))
 		return porta_fail(r->e, "the host's addresses", NULL, -rc, NULL);
 
 	struct dnsd_server up;
