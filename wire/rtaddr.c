@@ -1,6 +1,7 @@
 /* wire/rtaddr.c: see rtaddr.h. */
 #include "wire/rtaddr.h"
 
+#include <limits.h>
 #include <linux/if_addr.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -82,7 +83,7 @@ enum wire_rtaddr_status wire_rtaddr_next(const uint8_t *buf, size_t len, size_t 
 				return WIRE_RTADDR_MALFORMED;
 			memcpy(&e, body, sizeof(e));
 			if (e < 0) {
-				*err = e == -2147483647 - 1 ? 2147483647 : -e;
+				*err = e == INT_MIN ? INT_MAX : -e;
 				return WIRE_RTADDR_ERROR;
 			}
 			if (h.nlmsg_type == NLMSG_ERROR)
