@@ -98,6 +98,7 @@ struct proxy_term {
 	/* TERM_REFUSING: porta's own answer, sent once the earlier responses are */
 	char *refusal;
 	size_t refusal_len;
+	unsigned depth; /* calls into the relay under way (enter, leave) */
 };
 
 /* ---- queues ------------------------------------------------------------- */
@@ -224,16 +225,26 @@ static void side_free(struct side *s)
 		close(s->fd);
 }
 
-static void free_later(evutil_socket_t fd, short what, void *arg)
+/* Every way into the relay from outside (its events, proxy_term_abort)
+ * goes through enter() and leave(): the struct is freed by the outermost
+ * leave() once finish() has run, so that the code that called finish(),
+ * and a callback that aborted the relay from inside pump(), may still read
+ * t->state (TERM_DONE) on their way out.  Not on a later turn of the loop:
+ * the proxy aborts its connections as the sandbox ends and frees the loop
+ * without another turn (netproxy/proxy.c). */
+static void enter(struct proxy_term *t)
 {
-	(void)fd;
-	(void)what;
-	free(arg);
+	t->depth++;
 }
 
-/* Ends the relay: both sockets closed, every event gone, done called.  The
- * struct itself is freed on the loop's next turn, so that the code that
- * called finish() may still read t->state (TERM_DONE) on its way out. */
+static void leave(struct proxy_term *t)
+{
+	if (--t->depth == 0 && t->state == TERM_DONE)
+		free(t);
+}
+
+/* Ends the relay: both sockets closed, every event gone, done called; the
+ * struct goes at the outermost leave(). */
 static void finish(struct proxy_term *t, enum proxy_relay_end end)
 {
 	struct timespec now;
@@ -269,14 +280,15 @@ static void finish(struct proxy_term *t, enum proxy_relay_end end)
 	t->up_q.data = t->dn_q.data = t->in = t->dn = NULL;
 	t->refusal = NULL;
 	t->done(end, &t->stats, t->arg);
-	if (event_base_once(t->base, -1, EV_TIMEOUT, free_later, t, NULL) < 0)
-		free(t); /* no memory for the event: nothing of t is read after this */
 }
 
 void proxy_term_abort(struct proxy_term *t)
 {
-	if (t)
-		finish(t, PROXY_RELAY_RESET);
+	if (!t)
+		return;
+	enter(t);
+	finish(t, PROXY_RELAY_RESET);
+	leave(t);
 }
 
 static void report(struct proxy_term *t, const struct proxy_term_event *ev)
@@ -870,9 +882,12 @@ static void pump(struct proxy_term *t)
 
 static void on_event(evutil_socket_t fd, short what, void *arg)
 {
+	struct proxy_term *t = arg;
 	(void)fd;
 	(void)what;
-	pump(arg);
+	enter(t);
+	pump(t);
+	leave(t);
 }
 
 static void on_idle(evutil_socket_t fd, short what, void *arg)
@@ -880,7 +895,9 @@ static void on_idle(evutil_socket_t fd, short what, void *arg)
 	struct proxy_term *t = arg;
 	(void)fd;
 	(void)what;
+	enter(t);
 	finish(t, t->state == TERM_DRAIN ? PROXY_RELAY_REFUSED : PROXY_RELAY_IDLE);
+	leave(t);
 }
 
 static int side_init(struct proxy_term *t, struct side *s, int fd)

@@ -481,6 +481,36 @@ Test(terminate, both_sides_nodelay)
 	event_base_free(r.base);
 }
 
+/* An aborted relay is gone when the abort returns, not on a later turn of
+ * the loop: porta's proxy aborts every live connection as the sandbox ends
+ * and frees its event base without another turn (netproxy/proxy.c), and a
+ * free left to that turn leaked each relay then (LeakSanitizer, CI). */
+Test(terminate, abort_frees_without_another_loop_turn)
+{
+	struct run r = { 0 };
+	static uint8_t scratch[PROXY_SECRET_OUT_MAX];
+	int c, c_in, u_out, s;
+
+	tcp_pair(&c, &c_in);
+	tcp_pair(&u_out, &s);
+	fcntl(u_out, F_SETFL, O_NONBLOCK);
+	cr_assert_eq(policy_net_target_parse((const uint8_t *)"api.example", 11, &r.host),
+		     POLICY_NET_TARGET_OK);
+	r.prm.scratch = scratch;
+	r.prm.host = &r.host;
+	r.base = event_base_new();
+	struct proxy_term *t = proxy_term_start(r.base, c_in, u_out, &r.prm, 0, on_term_event,
+						on_done, &r);
+	cr_assert_not_null(t);
+	/* a turn of its own first, as a live relay has had */
+	event_base_loop(r.base, EVLOOP_NONBLOCK);
+	proxy_term_abort(t);
+	cr_assert_eq(r.done, 1);
+	event_base_free(r.base); /* no turn between: LeakSanitizer sees what is left */
+	close(c);
+	close(s);
+}
+
 /* The upstream's handshake runs beside the client's, not after it: with a
  * client that has sent nothing yet, the upstream already has porta's
  * ClientHello (a TLS handshake record, RFC 5246 §6.2.1: type 22), so its
