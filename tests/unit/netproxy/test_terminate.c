@@ -475,7 +475,7 @@ Test(terminate, both_sides_nodelay)
 	}
 	proxy_term_abort(t);
 	cr_assert_eq(r.done, 1);
-	event_base_loop(r.base, EVLOOP_NONBLOCK); /* the relay is freed from the loop */
+	event_base_loop(r.base, EVLOOP_NONBLOCK); /* nothing of the relay left to run */
 	close(c);
 	close(s);
 	event_base_free(r.base);
