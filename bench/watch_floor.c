@@ -4,144 +4,24 @@
  *
  *   watch_floor COMMAND [ARG...]
  *
- * Runs COMMAND under a seccomp filter that hands every connect(2) to this
- * process (SECCOMP_RET_USER_NOTIF, seccomp_unotify(2)), and answers each call
- * the way porta's connect watch answers one it allows: wait for the
- * notification (poll(2) on the listener), receive it, read the destination
- * from the caller's memory (process_vm_readv(2)), let the call go on
- * (SECCOMP_USER_NOTIF_FLAG_CONTINUE).  No decision, no socket type, no
- * /proc, no event loop: what any design pays that sees a program's
- * connect() from outside it, as porta's watch must to refuse a port and
- * name the process that asked (docs/design.md, the connect watch), and
- * nothing of porta's.  Its exit status is COMMAND's (128 + signal when
- * killed).  A benchmark tool: not part of porta, not installed. */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
+ * Runs COMMAND with every connect(2) of it handed to this process and let
+ * go on after reading its address (bench/watch_floor.h): the watcher in a
+ * process of its own, beside whatever relays the connection, so the two
+ * never wait for each other.  Its exit status is COMMAND's (128 + signal
+ * when killed).  A benchmark tool: not part of porta, not installed. */
+#include "watch_floor.h"
+
 #include <poll.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-static int send_fd(int sock, int fd)
-{
-	char byte = 0, ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &byte, 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
-			    .msg_controllen = sizeof(ctl) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-
-	memset(ctl, 0, sizeof(ctl));
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &m, 0) == 1 ? 0 : -1;
-}
-
-static int recv_fd(int sock)
-{
-	char byte, ctl[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &byte, 1 };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl,
-			    .msg_controllen = sizeof(ctl) };
-	int fd = -1;
-
-	if (recvmsg(sock, &m, 0) != 1)
-		return -1;
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
-	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
-/* In the child: connect(2) to the listener, everything else allowed (another
- * architecture's calls too: a benchmark, not a sandbox). */
-static int install(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_connect, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
-			    &prog);
-}
-
-/* One notification: received, its address read, let go on.  -1 when the
- * listener has nothing more to give. */
-static int answer_one(int listener)
-{
-	struct seccomp_notif n;
-	struct seccomp_notif_resp r;
-	struct sockaddr_storage sa;
-
-	memset(&n, 0, sizeof(n));
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &n) != 0)
-		return errno == EINTR || errno == ENOENT ? 0 : -1;
-	size_t len = (size_t)(uint32_t)n.data.args[2];
-	struct iovec local = { &sa, len < sizeof(sa) ? len : sizeof(sa) };
-	struct iovec remote = { (void *)(uintptr_t)n.data.args[1], local.iov_len };
-	(void)process_vm_readv((pid_t)n.pid, &local, 1, &remote, 1, 0);
-	memset(&r, 0, sizeof(r));
-	r.id = n.id;
-	r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &r) != 0 && errno != ENOENT)
-		return -1;
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
-	int sp[2];
+	pid_t child;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: watch_floor COMMAND [ARG...]\n");
 		return 2;
 	}
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) != 0) {
-		perror("watch_floor: socketpair");
-		return 1;
-	}
-	pid_t child = fork();
-	if (child < 0) {
-		perror("watch_floor: fork");
-		return 1;
-	}
-	if (child == 0) {
-		int listener = install();
-		if (listener < 0 || send_fd(sp[1], listener) != 0) {
-			perror("watch_floor: seccomp");
-			_exit(127);
-		}
-		close(listener);
-		close(sp[0]);
-		close(sp[1]);
-		execvp(argv[1], argv + 1);
-		perror("watch_floor: exec");
-		_exit(127);
-	}
-	close(sp[1]);
-	int listener = recv_fd(sp[0]);
-	close(sp[0]);
+	int listener = watch_floor_spawn(argv + 1, &child);
 	if (listener >= 0) {
 		/* until no process is left under the filter (POLLHUP) */
 		for (;;) {
@@ -152,7 +32,7 @@ int main(int argc, char **argv)
 				break;
 			}
 			if (p.revents & POLLIN) {
-				if (answer_one(listener) < 0)
+				if (watch_floor_answer(listener) < 0)
 					break;
 				continue;
 			}
@@ -161,10 +41,5 @@ int main(int argc, char **argv)
 		}
 		close(listener); /* any call still waiting fails with ENOSYS */
 	}
-	int status;
-	while (waitpid(child, &status, 0) < 0) {
-		if (errno != EINTR)
-			return 1;
-	}
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return watch_floor_wait(child);
 }
