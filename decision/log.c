@@ -263,6 +263,11 @@ int decision_log_record(struct decision_log *log, const struct decision *d)
 	return rc;
 }
 
+bool decision_log_audits(const struct decision_log *log)
+{
+	return log && log->audit;
+}
+
 void decision_log_summary(const struct decision_log *log, FILE *err)
 {
 	if (!log || log->quiet || (log->n_refused == 0 && log->n_limit == 0))

@@ -102,6 +102,12 @@ size_t decision_log_hint(const struct decision_log *log, const struct decision *
  * done anyway).  NULL log: nothing, 0. */
 int decision_log_record(struct decision_log *log, const struct decision *d);
 
+/* Whether records go to an audit file: the only place a record's pid and
+ * comm are written (stderr, the summary and --why name destinations, not
+ * processes), so without one the supervisor does not look up who holds a
+ * socket (supervisor/net.c).  NULL log: false. */
+bool decision_log_audits(const struct decision_log *log);
+
 /* Prints the end-of-run summary of what was refused and the options that
  * would allow it, unless quiet or nothing was refused. */
 void decision_log_summary(const struct decision_log *log, FILE *err);

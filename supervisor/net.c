@@ -164,12 +164,15 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
  * and its pid, so never on a degraded host, where the proxies listen on the
  * host's loopback and no pid namespace bounds the processes to look at
  * (docs/design.md, Audit and reporting).  Without it records lack only
- * their pid and comm. */
+ * their pid and comm.  And only with an audit file, the one place those are
+ * written: each lookup reads the holder's /proc (tens of microseconds on
+ * the loop that also answers the connect watch and relays,
+ * docs/benchmarks/relay.md). */
 static void start_owner(struct supervisor_net *ns)
 {
 	int r;
 
-	if (ns->diag_fd < 0 || ns->init <= 0)
+	if (ns->diag_fd < 0 || ns->init <= 0 || !decision_log_audits(ns->log))
 		return;
 	if ((r = supervisor_owner_create(ns->diag_fd, ns->init, &ns->owner))) {
 		log_msg(LOG_LEVEL_DEBUG, "no socket owners in the audit: %s", strerror(-r));

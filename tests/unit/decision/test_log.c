@@ -295,3 +295,23 @@ Test(decision_log, refused_list_grows_to_its_limit)
 	cr_expect(strstr(sum, "porta:   192.0.2.101:1101 (no rule, 1 time)"), "%.300s", sum);
 	cr_expect(strstr(sum, "porta:   and 7 more\n"), "%s", sum + strlen(sum) - 80);
 }
+
+/* Whether a record's pid and comm are written anywhere: only with an audit
+ * file (supervisor/net.c looks up socket owners only then). */
+Test(decision_log, audits_only_with_an_audit_file)
+{
+	struct decision_log *with, *without;
+	FILE *audit = tmpfile();
+
+	cr_assert_not_null(audit);
+	struct decision_log_config cfg = { .audit = audit };
+	cr_assert_eq(decision_log_create(&cfg, &with), 0);
+	cfg.audit = NULL;
+	cr_assert_eq(decision_log_create(&cfg, &without), 0);
+	cr_expect(decision_log_audits(with));
+	cr_expect_not(decision_log_audits(without));
+	cr_expect_not(decision_log_audits(NULL));
+	decision_log_destroy(with);
+	decision_log_destroy(without);
+	fclose(audit);
+}
