@@ -275,9 +275,9 @@ static int fill_gated(struct relay_dir *dir)
 				r->gate(gate_view, (size_t)n, &pass, &repl, r->gate_arg);
 			if (v == PROXY_RELAY_GATE_STOP)
 				return 1;
-			if (pass > (size_t)n)
-				pass = (size_t)n;
 			if (v == PROXY_RELAY_GATE_REPLACE) {
+				if (pass > (size_t)n)
+					pass = (size_t)n;
 				dir->held = 0;
 				set_lowat(dir, 1);
 				if (pass == 0 || !repl.bytes) {

@@ -54,7 +54,11 @@ struct proxy_relay *proxy_relay_start(struct event_base *base, int client, int u
 				      uint32_t idle_ms, proxy_relay_done_fn done, void *arg);
 
 enum proxy_relay_gate_verdict {
-	PROXY_RELAY_GATE_PASS,    /* *pass bytes (0..len) may go upstream now */
+	PROXY_RELAY_GATE_PASS,    /* *pass bytes may go upstream now: 0..len, or
+				   * more when the gate knows that the bytes after
+				   * its view need no look (the rest of a body of
+				   * declared length): those go unpeeked, and the
+				   * gate is called again once all *pass have gone */
 	PROXY_RELAY_GATE_REPLACE, /* the first *pass bytes (1..len) are dropped and
 				   * the gate's replacement goes upstream instead */
 	PROXY_RELAY_GATE_STOP,    /* end the relay (PROXY_RELAY_REFUSED) without more */

@@ -268,3 +268,27 @@ void proxy_http_stream_accept(struct proxy_http_stream *s, const struct proxy_ht
 		s->state = PROXY_HS_AT_HEAD; /* RFC 9112 §6.3: no framing, no body */
 	}
 }
+
+uint64_t proxy_http_stream_unseen(const struct proxy_http_stream *s)
+{
+	switch (s->state) {
+	case PROXY_HS_OPAQUE:
+		return UINT64_MAX;
+	case PROXY_HS_BODY:
+	case PROXY_HS_CHUNK_DATA:
+		return s->remaining;
+	default:
+		return 0;
+	}
+}
+
+void proxy_http_stream_skip(struct proxy_http_stream *s, uint64_t n)
+{
+	if (s->state != PROXY_HS_BODY && s->state != PROXY_HS_CHUNK_DATA)
+		return; /* opaque stays opaque; elsewhere nothing passes unseen */
+	if (n > s->remaining)
+		n = s->remaining;
+	s->remaining -= n;
+	if (s->remaining == 0)
+		s->state = s->state == PROXY_HS_BODY ? PROXY_HS_AT_HEAD : PROXY_HS_CHUNK_CRLF;
+}

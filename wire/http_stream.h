@@ -97,4 +97,17 @@ enum proxy_hs_status proxy_http_stream_feed(struct proxy_http_stream *s, const u
  * declares, comes next; after Upgrade or CONNECT the stream is opaque. */
 void proxy_http_stream_accept(struct proxy_http_stream *s, const struct proxy_http_head *head);
 
+/* How many of the next bytes from s's position the framer would let pass
+ * without looking at them: the rest of a Content-Length body or of a
+ * chunk's data, UINT64_MAX once the stream is opaque, 0 where it must read
+ * (a head, a chunk-size line, a CRLF, trailers).  A caller that forwards
+ * them unread, and calls proxy_http_stream_skip() with their number, frames
+ * the stream exactly as feeding every byte would (the relay's gate, so that
+ * a large body is not copied out of the socket to be passed unread). */
+uint64_t proxy_http_stream_unseen(const struct proxy_http_stream *s);
+
+/* Moves s past n of those bytes, n <= proxy_http_stream_unseen(s) (more is
+ * clamped to it). */
+void proxy_http_stream_skip(struct proxy_http_stream *s, uint64_t n);
+
 #endif /* PORTA_WIRE_HTTP_STREAM_H */

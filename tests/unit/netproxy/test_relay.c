@@ -387,3 +387,99 @@ Test(relay, gated_relays_interleaved_each_see_only_their_own_bytes)
 	}
 	event_base_free(d.base);
 }
+
+/* ---- a gate's pass beyond its view ---------------------------------------- */
+
+/* Sees a 16-byte header, lets it and the BODY bytes after it go (more than
+ * it was shown: it knows the body's length, as the HTTP gate does), and
+ * must then be shown "END\n" first: a body byte shown to it ends the relay. */
+#define GATE_BODY (1u << 20)
+struct body_gate {
+	bool header_seen;
+	unsigned later_calls;
+	uint64_t shown; /* bytes in every view it was given */
+};
+
+static enum proxy_relay_gate_verdict body_gate(const uint8_t *buf, size_t len, size_t *pass,
+					       struct proxy_relay_replacement *repl, void *arg)
+{
+	struct body_gate *g = arg;
+	(void)repl;
+	g->shown += len;
+	if (!g->header_seen) {
+		if (len < 16) {
+			*pass = 0;
+			return PROXY_RELAY_GATE_PASS;
+		}
+		g->header_seen = true;
+		*pass = 16 + (size_t)GATE_BODY;
+		return PROXY_RELAY_GATE_PASS;
+	}
+	g->later_calls++;
+	if (len < 4) {
+		*pass = 0;
+		return PROXY_RELAY_GATE_PASS;
+	}
+	if (memcmp(buf, "END\n", 4) != 0)
+		return PROXY_RELAY_GATE_STOP;
+	*pass = len;
+	return PROXY_RELAY_GATE_PASS;
+}
+
+static void *body_client(void *arg)
+{
+	struct peer *p = arg;
+	static uint8_t body[GATE_BODY];
+	for (size_t i = 0; i < sizeof(body); i++)
+		body[i] = pattern(i, 3);
+	if (write(p->fd, "HEADER-16-BYTES\n", 16) == 16 &&
+	    write(p->fd, body, sizeof(body)) == (ssize_t)sizeof(body))
+		(void)!write(p->fd, "END\n", 4);
+	shutdown(p->fd, SHUT_WR);
+	char sink[64];
+	while (read(p->fd, sink, sizeof(sink)) > 0)
+		;
+	return NULL;
+}
+
+/* Server: reads to the client's EOF, then ends its side. */
+static void *body_server(void *arg)
+{
+	struct peer *p = arg;
+	peer_recv(p);
+	shutdown(p->fd, SHUT_WR);
+	return NULL;
+}
+
+Test(relay, a_gates_pass_beyond_its_view_goes_unshown)
+{
+	struct body_gate g = { 0 };
+	struct outcome o = { 0 };
+	struct peer client, server;
+	int c, c_in, u_out, s;
+	pthread_t t[2];
+
+	signal(SIGPIPE, SIG_IGN);
+	tcp_pair(&c, &c_in);
+	tcp_pair(&u_out, &s);
+	o.base = event_base_new();
+	struct proxy_relay *r = proxy_relay_start(o.base, c_in, u_out, 10000, on_done, &o);
+	cr_assert_not_null(r);
+	cr_assert_eq(proxy_relay_set_gate(r, body_gate, &g), 0);
+	client = (struct peer){ .fd = c };
+	server = (struct peer){ .fd = s, .seed = 0, .want_seed = 0 };
+	pthread_create(&t[0], NULL, body_client, &client);
+	pthread_create(&t[1], NULL, body_server, &server);
+	event_base_dispatch(o.base);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	cr_expect_eq(o.end, PROXY_RELAY_CLOSED, "the relay ended %d: a body byte was shown", o.end);
+	cr_expect_eq(server.received, 16u + GATE_BODY + 4u, "%llu bytes arrived",
+		     (unsigned long long)server.received);
+	cr_expect_geq(g.later_calls, 1u, "the gate never saw END");
+	cr_expect_lt(g.shown, (uint64_t)GATE_BODY, "the gate was shown %llu bytes",
+		     (unsigned long long)g.shown);
+	close(c);
+	close(s);
+	event_base_free(o.base);
+}

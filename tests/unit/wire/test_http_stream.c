@@ -4,6 +4,7 @@
  * happened is compared; each input is a heap copy of its exact size, so a
  * read past it is an ASan report in the sanitizer build. */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,10 @@ struct outcome {
 };
 
 /* Runs buf[0..len) fed in pieces of `step` bytes (0: all at once), as the
- * relay does: the unpassed tail is handed again with the next piece. */
-static struct outcome run(const void *data, size_t len, size_t step)
+ * relay does: the unpassed tail is handed again with the next piece.  With
+ * skip, the bytes proxy_http_stream_unseen() names are let through unfed,
+ * as the relay's gate lets a body go (netproxy/conn.c, http_gate). */
+static struct outcome run_skipping(const void *data, size_t len, size_t step, bool skip)
 {
 	uint8_t *buf = malloc(len ? len : 1);
 	struct proxy_http_stream s;
@@ -36,6 +39,13 @@ static struct outcome run(const void *data, size_t len, size_t step)
 		size_t used = 99;
 		/* an exact-size copy of what has arrived, from the position on */
 		size_t n = avail - o.passed;
+		uint64_t unseen = skip ? proxy_http_stream_unseen(&s) : 0;
+		if (unseen > 0 && n > 0) {
+			size_t k = unseen < n ? (size_t)unseen : n;
+			proxy_http_stream_skip(&s, k);
+			o.passed += k;
+			continue;
+		}
 		uint8_t *piece = malloc(n ? n : 1);
 		cr_assert(piece);
 		memcpy(piece, buf + o.passed, n);
@@ -65,6 +75,11 @@ static struct outcome run(const void *data, size_t len, size_t step)
 	}
 	free(buf);
 	return o;
+}
+
+static struct outcome run(const void *data, size_t len, size_t step)
+{
+	return run_skipping(data, len, step, false);
 }
 
 #define RUN(lit) run(lit, sizeof(lit) - 1, 0)
@@ -324,4 +339,55 @@ Test(http_stream, upgrade_and_connect_are_opaque)
 	cr_assert_eq(o.passed, sizeof(up) - 1);
 	cr_assert_eq(o.heads, 1); /* documented: after Upgrade the bytes are not read */
 	cr_assert_str_eq(o.hosts, "a");
+}
+
+/* Letting the bytes proxy_http_stream_unseen() names go unfed frames every
+ * stream as feeding them does: the same bytes pass, the same heads are seen
+ * (a head hidden in a body stays hidden, one after it is still seen), the
+ * same refusal ends it, in one piece or many. */
+Test(http_stream, skipping_unseen_bytes_frames_the_same)
+{
+	static const char *const more[] = {
+		/* a body, then a head with no Host */
+		"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nabcGET / HTTP/1.1\r\n\r\n",
+		/* chunk data not followed by CRLF */
+		"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcXY",
+		/* a body cut short */
+		"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 50\r\n\r\nonly this",
+		/* two chunks, then trailers naming Host */
+		"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+		"2\r\nab\r\n4\r\ncdef\r\n0\r\nHost: b\r\n\r\n",
+	};
+	static const size_t steps[] = { 0, 1, 2, 5, 13 };
+	for (size_t i = 0; i < N_ELEMS(good) + N_ELEMS(more); i++) {
+		const char *in = i < N_ELEMS(good) ? good[i] : more[i - N_ELEMS(good)];
+		for (size_t j = 0; j < N_ELEMS(steps); j++) {
+			struct outcome fed = run_skipping(in, strlen(in), steps[j], false);
+			struct outcome skipped = run_skipping(in, strlen(in), steps[j], true);
+			cr_assert_eq(skipped.end, fed.end, "stream %zu, step %zu", i, steps[j]);
+			cr_assert_eq(skipped.passed, fed.passed, "stream %zu, step %zu", i, steps[j]);
+			cr_assert_eq(skipped.heads, fed.heads, "stream %zu, step %zu", i, steps[j]);
+			cr_assert_str_eq(skipped.hosts, fed.hosts, "stream %zu, step %zu", i, steps[j]);
+		}
+	}
+}
+
+Test(http_stream, unseen_is_what_passes_without_a_look)
+{
+	struct proxy_http_stream s;
+	struct proxy_http_head h;
+	size_t used;
+	static const char post[] = "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\n";
+
+	proxy_http_stream_init(&s);
+	cr_assert_eq(proxy_http_stream_unseen(&s), 0, "a head must be read");
+	cr_assert_eq(proxy_http_stream_feed(&s, (const uint8_t *)post, sizeof(post) - 1, &used, &h),
+		     PROXY_HS_HEAD);
+	proxy_http_stream_accept(&s, &h);
+	cr_assert_eq(proxy_http_stream_unseen(&s), 10);
+	proxy_http_stream_skip(&s, 4);
+	cr_assert_eq(proxy_http_stream_unseen(&s), 6);
+	proxy_http_stream_skip(&s, 100); /* clamped */
+	cr_assert_eq(proxy_http_stream_unseen(&s), 0);
+	cr_assert_eq(s.state, PROXY_HS_AT_HEAD, "the next head is read again");
 }
