@@ -444,6 +444,21 @@ static void tcp_pair(int *a, int *b)
 	close(l);
 }
 
+/* The client's TCP pair (*c the test's end, *c_in the relay's) and the
+ * upstream's (*u_out the relay's, non-blocking, *s the test's), and r set
+ * for a plain relay of api.example's on a new loop. */
+static void plain_setup(struct run *r, uint8_t *scratch, int *c, int *c_in, int *u_out, int *s)
+{
+	tcp_pair(c, c_in);
+	tcp_pair(u_out, s);
+	fcntl(*u_out, F_SETFL, O_NONBLOCK);
+	cr_assert_eq(policy_net_target_parse((const uint8_t *)"api.example", 11, &r->host),
+		     POLICY_NET_TARGET_OK);
+	r->prm.scratch = scratch;
+	r->prm.host = &r->host;
+	r->base = event_base_new();
+}
+
 /* Both sockets without Nagle's algorithm: each handshake record is its own
  * send(2), and one behind an unacknowledged record waited for the peer's
  * delayed ACK, ~40 ms on every new connection (docs/benchmarks/tls-relay.md). */
@@ -453,16 +468,9 @@ Test(terminate, both_sides_nodelay)
 	static uint8_t scratch[PROXY_SECRET_OUT_MAX];
 	int c, c_in, u_out, s;
 
-	tcp_pair(&c, &c_in);
-	tcp_pair(&u_out, &s);
-	fcntl(u_out, F_SETFL, O_NONBLOCK);
+	plain_setup(&r, scratch, &c, &c_in, &u_out, &s);
 	/* dups share the sockets the relay takes over */
 	int fds[2] = { dup(c_in), dup(u_out) };
-	cr_assert_eq(policy_net_target_parse((const uint8_t *)"api.example", 11, &r.host),
-		     POLICY_NET_TARGET_OK);
-	r.prm.scratch = scratch;
-	r.prm.host = &r.host;
-	r.base = event_base_new();
 	struct proxy_term *t = proxy_term_start(r.base, c_in, u_out, &r.prm, 0, on_term_event,
 						on_done, &r);
 	cr_assert_not_null(t);
@@ -491,14 +499,7 @@ Test(terminate, abort_frees_without_another_loop_turn)
 	static uint8_t scratch[PROXY_SECRET_OUT_MAX];
 	int c, c_in, u_out, s;
 
-	tcp_pair(&c, &c_in);
-	tcp_pair(&u_out, &s);
-	fcntl(u_out, F_SETFL, O_NONBLOCK);
-	cr_assert_eq(policy_net_target_parse((const uint8_t *)"api.example", 11, &r.host),
-		     POLICY_NET_TARGET_OK);
-	r.prm.scratch = scratch;
-	r.prm.host = &r.host;
-	r.base = event_base_new();
+	plain_setup(&r, scratch, &c, &c_in, &u_out, &s);
 	struct proxy_term *t = proxy_term_start(r.base, c_in, u_out, &r.prm, 0, on_term_event,
 						on_done, &r);
 	cr_assert_not_null(t);
