@@ -2,7 +2,7 @@
  * run time), the simplest user-space TCP relay, to measure what the extra
  * TCP hop alone costs.
  *
- *   relay_floor LISTEN_PORT SERVER_ADDR SERVER_PORT SOCKBUF PIPESZ [COMMAND ARG...]
+ *   relay_floor [--decide] LISTEN_PORT SERVER_ADDR SERVER_PORT SOCKBUF PIPESZ [COMMAND ARG...]
  *
  * Listens on 127.0.0.1:LISTEN_PORT; takes one connection at a time, connects
  * to SERVER_ADDR:SERVER_PORT (IPv4) and moves bytes both ways with splice(2)
@@ -21,7 +21,14 @@
  * event loop holds its connect watch and its relay; prints nothing of its
  * own on stdout (COMMAND's), and exits with COMMAND's status once no process
  * is left under the filter.  The floor for a design with one loop, beside
- * bench/watch_floor.c's, whose watcher never waits for the relay. */
+ * bench/watch_floor.c's, whose watcher never waits for the relay.
+ *
+ * With --decide ("floor+decide"), each connection is dialled only once the
+ * client's first request head is there whole (peeked, up to its blank line):
+ * the order a relay that decides by what the client names must keep, as
+ * porta does by the request's Host, where the floor relay dials the server
+ * as soon as it accepts.  The head is not read: nothing is decided, it is
+ * only waited for. */
 #include "watch_floor.h"
 
 #include <arpa/inet.h>
@@ -129,6 +136,27 @@ out:
 	}
 }
 
+/* --decide: waits, serving the watch meanwhile, until fd's queue holds a
+ * whole request head (through its blank line), or fd has nothing more to
+ * give (EOF, an error, a head past the peek buffer): the dial comes after. */
+static void await_head(int fd)
+{
+	static char peek[16384];
+
+	for (;;) {
+		ssize_t n = recv(fd, peek, sizeof(peek), MSG_PEEK | MSG_DONTWAIT);
+		if (n > 0 && (memmem(peek, (size_t)n, "\r\n\r\n", 4) || n == (ssize_t)sizeof(peek)))
+			return;
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return;
+		struct pollfd pf[2] = {{.fd = fd, .events = POLLIN}, {.fd = watch, .events = POLLIN}};
+		if (poll(pf, watch >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+			die("poll");
+		if (watch >= 0 && pf[1].revents)
+			serve_watch(pf[1].revents);
+	}
+}
+
 /* The next connection, or -1 once the watch's command is gone (floor+loop;
  * without a watch, accept(2) waits as long as it takes). */
 static int next_client(int ls)
@@ -159,9 +187,14 @@ static int next_client(int ls)
 
 int main(int argc, char **argv)
 {
+	int decide = argc > 1 && strcmp(argv[1], "--decide") == 0;
+	if (decide) {
+		argv++;
+		argc--;
+	}
 	if (argc < 6) {
-		fprintf(stderr, "usage: relay_floor LISTEN_PORT SERVER_ADDR SERVER_PORT SOCKBUF PIPESZ "
-				"[COMMAND ARG...]\n");
+		fprintf(stderr, "usage: relay_floor [--decide] LISTEN_PORT SERVER_ADDR SERVER_PORT "
+				"SOCKBUF PIPESZ [COMMAND ARG...]\n");
 		return 2;
 	}
 	sockbuf = atoi(argv[4]);
@@ -205,6 +238,8 @@ int main(int argc, char **argv)
 		fd[0] = next_client(ls);
 		if (fd[0] < 0)
 			break;
+		if (decide)
+			await_head(fd[0]);
 		fd[1] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		if (fd[1] < 0)
 			die("socket");
