@@ -209,9 +209,7 @@ enum proxy_hs_status proxy_http_stream_feed(struct proxy_http_stream *s, const u
 	case PROXY_HS_BODY:
 	case PROXY_HS_CHUNK_DATA:
 		*used = min_size(len, s->remaining);
-		s->remaining -= *used;
-		if (s->remaining == 0)
-			s->state = s->state == PROXY_HS_BODY ? PROXY_HS_AT_HEAD : PROXY_HS_CHUNK_CRLF;
+		proxy_http_stream_skip(s, *used);
 		return PROXY_HS_PASS;
 	case PROXY_HS_CHUNK_CRLF:
 		st = crlf(buf, len);
