@@ -947,8 +947,8 @@ void proxy_conn_relay(struct proxy_conn *c)
 	c->client = c->upstream = -1;
 	if (relay_terminated(c, client, upstream))
 		return;
-	c->relay = proxy_relay_start(c->p->base, client, upstream, c->p->limits.idle_timeout_ms,
-				     on_relay_done, c);
+	c->relay = proxy_relay_start(c->p->base, &c->p->pipes, client, upstream,
+				     c->p->limits.idle_timeout_ms, on_relay_done, c);
 	if (!c->relay) {
 		log_msg(LOG_LEVEL_WARN, "cannot relay a connection: %s", strerror(errno));
 		proxy_conn_free(c);

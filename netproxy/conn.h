@@ -182,6 +182,7 @@ struct proxy_core {
 	struct proxy_conn *conns;
 	size_t n_conns;
 	uint8_t *scratch; /* PROXY_TLS_WIRE_MAX bytes: every peek lands here */
+	struct proxy_pipe_pool pipes; /* every relay's (relay.h); drained after them */
 };
 
 /* ---- conn.c ---- */

@@ -201,6 +201,7 @@ void proxy_destroy(struct proxy *p)
 		close(p->lst[i].fd);
 	}
 	proxy_conn_free_all(&p->core);
+	proxy_pipe_pool_drain(&p->core.pipes); /* every relay has given its pipes back */
 	event_free(p->ev_resume);
 	free(p->lst);
 	free(p->core.scratch);

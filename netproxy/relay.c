@@ -35,6 +35,7 @@ struct relay_dir {
 
 struct proxy_relay {
 	struct event_base *base;
+	struct proxy_pipe_pool *pool; /* or NULL */
 	int fd[2];               /* client, upstream */
 	struct relay_dir dir[2]; /* [0] up: client -> upstream, [1] down */
 	struct event *ev_idle;
@@ -65,6 +66,43 @@ static uint64_t ms_since(const struct timespec *t0)
 	return ms < 0 ? 0 : (uint64_t)ms;
 }
 
+void proxy_pipe_pool_drain(struct proxy_pipe_pool *pool)
+{
+	while (pool->n > 0) {
+		pool->n--;
+		close(pool->fd[pool->n][0]);
+		close(pool->fd[pool->n][1]);
+	}
+}
+
+/* A pipe from the pool, or a new one.  0 or -1 with errno. */
+static int pipe_take(struct proxy_pipe_pool *pool, int p[2])
+{
+	if (pool && pool->n > 0) {
+		pool->n--;
+		p[0] = pool->fd[pool->n][0];
+		p[1] = pool->fd[pool->n][1];
+		return 0;
+	}
+	return pipe2(p, O_CLOEXEC | O_NONBLOCK);
+}
+
+/* Back to the pool only when it holds nothing (relay.h); closed otherwise. */
+static void pipe_give(struct proxy_pipe_pool *pool, struct relay_dir *dir)
+{
+	if (dir->pipe_r < 0)
+		return;
+	if (pool && dir->in_pipe == 0 && pool->n < PROXY_PIPE_POOL_MAX) {
+		pool->fd[pool->n][0] = dir->pipe_r;
+		pool->fd[pool->n][1] = dir->pipe_w;
+		pool->n++;
+	} else {
+		close(dir->pipe_r);
+		close(dir->pipe_w);
+	}
+	dir->pipe_r = dir->pipe_w = -1;
+}
+
 static void relay_free(struct proxy_relay *r)
 {
 	for (int d = 0; d < 2; d++) {
@@ -73,10 +111,7 @@ static void relay_free(struct proxy_relay *r)
 			event_free(dir->ev_read);
 		if (dir->ev_write)
 			event_free(dir->ev_write);
-		if (dir->pipe_r >= 0)
-			close(dir->pipe_r);
-		if (dir->pipe_w >= 0)
-			close(dir->pipe_w);
+		pipe_give(r->pool, dir);
 		free(dir->pend.bytes);
 	}
 	if (r->ev_idle)
@@ -376,8 +411,9 @@ static void on_idle(evutil_socket_t fd, short what, void *arg)
 	relay_finish(arg, PROXY_RELAY_IDLE);
 }
 
-struct proxy_relay *proxy_relay_start(struct event_base *base, int client, int upstream,
-				      uint32_t idle_ms, proxy_relay_done_fn done, void *arg)
+struct proxy_relay *proxy_relay_start(struct event_base *base, struct proxy_pipe_pool *pool,
+				      int client, int upstream, uint32_t idle_ms,
+				      proxy_relay_done_fn done, void *arg)
 {
 	struct proxy_relay *r = calloc(1, sizeof(*r));
 	int err = ENOMEM;
@@ -389,6 +425,7 @@ struct proxy_relay *proxy_relay_start(struct event_base *base, int client, int u
 		return NULL;
 	}
 	r->base = base;
+	r->pool = pool;
 	r->fd[0] = client;
 	r->fd[1] = upstream;
 	r->idle_ms = idle_ms;
@@ -397,19 +434,21 @@ struct proxy_relay *proxy_relay_start(struct event_base *base, int client, int u
 	clock_gettime(CLOCK_MONOTONIC, &r->started);
 	for (int d = 0; d < 2; d++) {
 		struct relay_dir *dir = &r->dir[d];
-		int p[2];
 		dir->relay = r;
 		dir->from = r->fd[d];
 		dir->to = r->fd[1 - d];
-		dir->pipe_r = dir->pipe_w = -1;
+		dir->pipe_r = dir->pipe_w = -1; /* both, before relay_free can run */
 		dir->lowat = 1;
 		dir->bytes = d == 0 ? &r->stats.bytes_up : &r->stats.bytes_down;
-		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0) {
+	}
+	for (int d = 0; d < 2; d++) {
+		int p[2];
+		if (pipe_take(pool, p) < 0) {
 			err = errno;
 			goto fail;
 		}
-		dir->pipe_r = p[0];
-		dir->pipe_w = p[1];
+		r->dir[d].pipe_r = p[0];
+		r->dir[d].pipe_w = p[1];
 	}
 	for (int i = 0; i < 2; i++) {
 		int fl = fcntl(r->fd[i], F_GETFL), one = 1;

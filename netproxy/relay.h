@@ -26,6 +26,23 @@
 struct event_base;
 struct proxy_relay;
 
+/* Empty pipes kept for the next relay: creating two pipes and closing their
+ * four ends cost a relay more than anything else it does before its first
+ * byte (about 7 us a pipe on the machine in docs/benchmarks/relay.md).  A
+ * pipe goes back only when the relay's count of the bytes it holds (exact:
+ * each splice(2) in and out is counted) is zero, so no connection is ever
+ * handed another's bytes; one that ends holding some is closed.  The owner
+ * zero-initialises it, passes it to every relay on one base, and drains it
+ * once no relay that took from it is left. */
+#define PROXY_PIPE_POOL_MAX 8
+struct proxy_pipe_pool {
+	int fd[PROXY_PIPE_POOL_MAX][2]; /* [k][0] read end, [k][1] write end */
+	size_t n;
+};
+
+/* Closes every pipe the pool holds; it is empty (and reusable) after. */
+void proxy_pipe_pool_drain(struct proxy_pipe_pool *pool);
+
 enum proxy_relay_end {
 	PROXY_RELAY_CLOSED,  /* both sides finished cleanly (EOF each way) */
 	PROXY_RELAY_RESET,   /* a side failed (reset, error) */
@@ -47,11 +64,13 @@ typedef void (*proxy_relay_done_fn)(enum proxy_relay_end end,
 
 /* Starts relaying between client and upstream, two connected stream sockets
  * (TCP or Unix) that the relay takes ownership of (it makes them non-blocking
- * and closes them).  idle_ms 0 means no idle timeout.  Returns the relay, or
- * NULL with both fds closed and errno set (the callback is not called).
- * Call on base's thread only. */
-struct proxy_relay *proxy_relay_start(struct event_base *base, int client, int upstream,
-				      uint32_t idle_ms, proxy_relay_done_fn done, void *arg);
+ * and closes them).  Its two pipes come from pool and go back to it (pool
+ * NULL: made and closed here).  idle_ms 0 means no idle timeout.  Returns the
+ * relay, or NULL with both fds closed and errno set (the callback is not
+ * called).  Call on base's thread only. */
+struct proxy_relay *proxy_relay_start(struct event_base *base, struct proxy_pipe_pool *pool,
+				      int client, int upstream, uint32_t idle_ms,
+				      proxy_relay_done_fn done, void *arg);
 
 enum proxy_relay_gate_verdict {
 	PROXY_RELAY_GATE_PASS,    /* *pass bytes may go upstream now: 0..len, or

@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <event2/event.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -12,6 +13,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -102,8 +104,8 @@ static void *peer_recv(void *arg)
 
 /* client <-> [c_in | relay | u_out] <-> server, both peers sending and
  * receiving at once. */
-static struct outcome relay_both_ways(uint64_t up, uint64_t down, unsigned server_delay_ms,
-				      struct peer *client, struct peer *server)
+static struct outcome relay_pooled(struct proxy_pipe_pool *pool, uint64_t up, uint64_t down,
+				   unsigned server_delay_ms, struct peer *client, struct peer *server)
 {
 	int c, c_in, u_out, s;
 	struct outcome o = { 0 };
@@ -112,7 +114,7 @@ static struct outcome relay_both_ways(uint64_t up, uint64_t down, unsigned serve
 	tcp_pair(&c, &c_in);
 	tcp_pair(&u_out, &s);
 	o.base = event_base_new();
-	cr_assert_not_null(proxy_relay_start(o.base, c_in, u_out, 10000, on_done, &o));
+	cr_assert_not_null(proxy_relay_start(o.base, pool, c_in, u_out, 10000, on_done, &o));
 	*client = (struct peer){ .fd = c, .send = up, .seed = 1, .want_seed = 2 };
 	*server = (struct peer){ .fd = s, .send = down, .seed = 2, .want_seed = 1,
 				 .read_delay_ms = server_delay_ms };
@@ -128,6 +130,12 @@ static struct outcome relay_both_ways(uint64_t up, uint64_t down, unsigned serve
 	close(s);
 	event_base_free(o.base);
 	return o;
+}
+
+static struct outcome relay_both_ways(uint64_t up, uint64_t down, unsigned server_delay_ms,
+				      struct peer *client, struct peer *server)
+{
+	return relay_pooled(NULL, up, down, server_delay_ms, client, server);
 }
 
 Test(relay, bulk_both_ways_arrives_intact)
@@ -182,7 +190,7 @@ Test(relay, upstream_reset_ends_the_relay)
 	tcp_pair(&c, &c_in);
 	tcp_pair(&u_out, &s);
 	o.base = event_base_new();
-	cr_assert_not_null(proxy_relay_start(o.base, c_in, u_out, 10000, on_done, &o));
+	cr_assert_not_null(proxy_relay_start(o.base, NULL, c_in, u_out, 10000, on_done, &o));
 	char buf[4096] = { 0 };
 	cr_assert_eq(write(s, buf, sizeof(buf)), (ssize_t)sizeof(buf));
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 }; /* close() sends RST */
@@ -216,7 +224,7 @@ Test(relay, idle_timeout)
 	tcp_pair(&c, &c_in);
 	tcp_pair(&u_out, &s);
 	o.base = event_base_new();
-	cr_assert_not_null(proxy_relay_start(o.base, c_in, u_out, 100, on_done, &o));
+	cr_assert_not_null(proxy_relay_start(o.base, NULL, c_in, u_out, 100, on_done, &o));
 	event_base_dispatch(o.base);
 	cr_assert(o.called);
 	cr_assert_eq(o.end, PROXY_RELAY_IDLE);
@@ -225,6 +233,88 @@ Test(relay, idle_timeout)
 	char b;
 	cr_assert_eq(read(c, &b, 1), 0);
 	cr_assert_eq(read(s, &b, 1), 0);
+	close(c);
+	close(s);
+	event_base_free(o.base);
+}
+
+/* The pool's pipes, as a set: the read end of each. */
+static bool pool_holds(const struct proxy_pipe_pool *pool, int read_end)
+{
+	for (size_t k = 0; k < pool->n; k++)
+		if (pool->fd[k][0] == read_end)
+			return true;
+	return false;
+}
+
+/* A relay that ends cleanly gives both its pipes back, and the next relay
+ * takes those same pipes instead of making new ones, and carries its bytes
+ * intact through them. */
+Test(relay, pipes_go_back_to_the_pool_and_are_reused)
+{
+	struct proxy_pipe_pool pool = { 0 };
+	struct peer client, server;
+
+	struct outcome o = relay_pooled(&pool, 1u << 20, 1u << 20, 0, &client, &server);
+	cr_assert_eq(o.end, PROXY_RELAY_CLOSED);
+	cr_assert_eq(pool.n, 2, "pipes given back: %zu", pool.n);
+	int first[2] = { pool.fd[0][0], pool.fd[1][0] };
+
+	o = relay_pooled(&pool, 4u << 20, 2u << 20, 0, &client, &server);
+	cr_assert_eq(o.end, PROXY_RELAY_CLOSED);
+	cr_assert_eq(server.received, 4u << 20);
+	cr_assert_eq(client.received, 2u << 20);
+	cr_assert_not(server.mismatch);
+	cr_assert_not(client.mismatch);
+	cr_assert_eq(pool.n, 2);
+	cr_assert(pool_holds(&pool, first[0]) && pool_holds(&pool, first[1]),
+		  "the second relay made pipes of its own");
+	proxy_pipe_pool_drain(&pool);
+	cr_assert_eq(pool.n, 0);
+	cr_assert_eq(fcntl(first[0], F_GETFD), -1, "drain left a pipe open");
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	event_base_loopbreak(arg);
+}
+
+/* A relay that ends with bytes still in a pipe (the server stopped
+ * reading: back-pressure) must not hand that pipe to the next connection:
+ * only the empty one goes back. */
+Test(relay, a_pipe_holding_bytes_is_not_pooled)
+{
+	struct proxy_pipe_pool pool = { 0 };
+	int c, c_in, u_out, s;
+	struct outcome o = { 0 };
+
+	signal(SIGPIPE, SIG_IGN);
+	tcp_pair(&c, &c_in);
+	tcp_pair(&u_out, &s);
+	o.base = event_base_new();
+	struct proxy_relay *r = proxy_relay_start(o.base, &pool, c_in, u_out, 10000, on_done, &o);
+	cr_assert_not_null(r);
+	struct peer client = { .fd = c, .send = 256u << 20, .seed = 1 };
+	pthread_t t;
+	pthread_create(&t, NULL, peer_send, &client);
+	/* the server reads nothing: its buffers fill, then the relay's pipe */
+	struct event *tick = evtimer_new(o.base, on_tick, o.base);
+	struct timeval tv = { 0, 300000 };
+	evtimer_add(tick, &tv);
+	event_base_dispatch(o.base);
+	cr_assert_not(o.called);
+	proxy_relay_abort(r);
+	cr_assert(o.called);
+	cr_assert_eq(o.end, PROXY_RELAY_RESET);
+	cr_assert_eq(pool.n, 1, "pipes given back: %zu (one held bytes)", pool.n);
+	int queued = -1;
+	cr_assert_eq(ioctl(pool.fd[0][0], FIONREAD, &queued), 0);
+	cr_assert_eq(queued, 0, "a pooled pipe holds %d bytes", queued);
+	pthread_join(t, NULL); /* its writes fail once the relay closed c_in */
+	proxy_pipe_pool_drain(&pool);
+	event_free(tick);
 	close(c);
 	close(s);
 	event_base_free(o.base);
@@ -242,7 +332,7 @@ Test(relay, both_sides_nodelay)
 	/* dups share the sockets the relay takes over */
 	int c_in_dup = dup(c_in), u_out_dup = dup(u_out);
 	o.base = event_base_new();
-	struct proxy_relay *r = proxy_relay_start(o.base, c_in, u_out, 10000, on_done, &o);
+	struct proxy_relay *r = proxy_relay_start(o.base, NULL, c_in, u_out, 10000, on_done, &o);
 	cr_assert_not_null(r);
 	int fds[2] = { c_in_dup, u_out_dup };
 	for (int i = 0; i < 2; i++) {
@@ -361,7 +451,7 @@ Test(relay, gated_relays_interleaved_each_see_only_their_own_bytes)
 		int c, c_in, u_out, s;
 		tcp_pair(&c, &c_in);
 		tcp_pair(&u_out, &s);
-		struct proxy_relay *r = proxy_relay_start(d.base, c_in, u_out, 10000, on_one_done, &d);
+		struct proxy_relay *r = proxy_relay_start(d.base, NULL, c_in, u_out, 10000, on_one_done, &d);
 		cr_assert_not_null(r);
 		cr_assert_eq(proxy_relay_set_gate(r, line_gate, &g[k]), 0);
 		cl[k] = (struct liner){ .fd = c, .own = g[k].own, .lines = 40 };
@@ -463,7 +553,7 @@ Test(relay, a_gates_pass_beyond_its_view_goes_unshown)
 	tcp_pair(&c, &c_in);
 	tcp_pair(&u_out, &s);
 	o.base = event_base_new();
-	struct proxy_relay *r = proxy_relay_start(o.base, c_in, u_out, 10000, on_done, &o);
+	struct proxy_relay *r = proxy_relay_start(o.base, NULL, c_in, u_out, 10000, on_done, &o);
 	cr_assert_not_null(r);
 	cr_assert_eq(proxy_relay_set_gate(r, body_gate, &g), 0);
 	client = (struct peer){ .fd = c };
