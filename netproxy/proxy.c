@@ -89,28 +89,29 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
 	struct proxy *p = l->p;
 	(void)what;
 
-	/* a bounded batch per wake-up keeps one busy listener from starving
-	 * the loop */
-	for (int i = 0; i < 64; i++) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0) {
-			int err = errno;
-			if (err == EINTR || err == ECONNABORTED)
-				continue;
-			if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
-				/* level-triggered: pause the listeners instead of spinning */
-				log_msg(LOG_LEVEL_WARN, "accept: %s; pausing for 100 ms", strerror(err));
-				for (size_t k = 0; k < p->n_lst; k++)
-					event_del(p->lst[k].ev);
-				arm(p->ev_resume, 100);
-			}
-			return;
+	/* One connection per wake-up: the listener's event is level-triggered,
+	 * so the loop comes back for the next one after the others' events.
+	 * Looping until EAGAIN cost every connection a failed accept4(2)
+	 * between its dial and its first byte. */
+	int fd;
+	do
+		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0) {
+		int err = errno;
+		if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+			/* level-triggered: pause the listeners instead of spinning */
+			log_msg(LOG_LEVEL_WARN, "accept: %s; pausing for 100 ms", strerror(err));
+			for (size_t k = 0; k < p->n_lst; k++)
+				event_del(p->lst[k].ev);
+			arm(p->ev_resume, 100);
 		}
-		if (p->core.n_conns >= p->core.limits.max_connections)
-			refuse_limit(p, fd, l->ops->front);
-		else
-			proxy_conn_start(&p->core, fd, l->ops);
+		return; /* EAGAIN, ECONNABORTED: the next readiness tells */
 	}
+	if (p->core.n_conns >= p->core.limits.max_connections)
+		refuse_limit(p, fd, l->ops->front);
+	else
+		proxy_conn_start(&p->core, fd, l->ops);
 }
 
 int proxy_create(const struct proxy_config *cfg, struct proxy **out)
