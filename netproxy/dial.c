@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -19,6 +21,7 @@ struct proxy_dial {
 	uint32_t timeout_ms;
 	int fd;
 	int last_err;
+	bool connected; /* fd's handshake was seen over: no SO_ERROR to ask */
 	struct event *ev;
 	proxy_dial_done_fn done;
 	void *arg;
@@ -117,18 +120,27 @@ static int try_next(struct proxy_dial *d)
 			d->last_err = err;
 			continue;
 		}
-		/* connect(2): EINPROGRESS, then writable; SO_ERROR says how it went */
+		/* connect(2): EINPROGRESS, then writable; SO_ERROR says how it
+		 * went.  To a near address (another namespace on this host, the
+		 * local network) the handshake is often over by the time
+		 * connect() returns: one look then spares the loop a round
+		 * (adding the event, waiting, removing it). */
 		d->ev = event_new(d->base, d->fd, EV_WRITE | EV_TIMEOUT, on_event, d);
 		if (!d->ev) {
 			d->last_err = ENOMEM;
 			break;
 		}
-		struct timeval tv = { (time_t)(d->timeout_ms / 1000),
-				      (suseconds_t)(d->timeout_ms % 1000) * 1000 };
-		if (rc == 0)
+		struct pollfd pf = { .fd = d->fd, .events = POLLOUT };
+		if (rc == 0 || poll(&pf, 1, 0) == 1) {
+			/* writable without an error or hang-up: established */
+			d->connected = rc == 0 || pf.revents == POLLOUT;
 			event_active(d->ev, EV_WRITE, 0);
-		else
+		} else {
+			d->connected = false;
+			struct timeval tv = { (time_t)(d->timeout_ms / 1000),
+					      (suseconds_t)(d->timeout_ms % 1000) * 1000 };
 			event_add(d->ev, &tv);
+		}
 		return 0;
 	}
 	/* Nothing left: report from the loop, never from proxy_dial_start. */
@@ -157,7 +169,7 @@ static void on_event(evutil_socket_t fd, short what, void *arg)
 	if (what & EV_WRITE) {
 		int err = 0;
 		socklen_t el = sizeof(err);
-		if (getsockopt(d->fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
+		if (!d->connected && getsockopt(d->fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0)
 			err = errno;
 		if (err == 0) {
 			dial_finish(d, d->fd, 0);
