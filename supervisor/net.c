@@ -40,6 +40,7 @@ struct supervisor_net {
 	struct decision_log *log; /* every decision's record; outlives the proxy and the responder */
 	int watch_fd;
 	struct event *ev_watch;
+	struct supervisor_connect_cache watch_cache; /* the watch's pidfd (watch.h) */
 	bool local; /* degraded host: the proxies on the host's loopback, no netns */
 	int diag_fd;  /* init's sock_diag socket, until the owner lookup takes it */
 	pid_t init;   /* init's pid (supervisor_net_set_init), 0: not known */
@@ -69,6 +70,7 @@ struct supervisor_net *supervisor_net_create(struct event_base *base,
 	ns->audit = audit;
 	ns->quiet = quiet;
 	ns->dns_udp = ns->dns_tcp = ns->http = ns->socks = ns->watch_fd = ns->diag_fd = -1;
+	ns->watch_cache = (struct supervisor_connect_cache)SUPERVISOR_CONNECT_CACHE_INIT;
 	policy_port_set_clear(&ns->allowed);
 	return ns;
 }
@@ -102,9 +104,10 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	for (;;) {
 		bool offline = ns->plan->opts->net_mode == POLICY_NET_NONE;
-		int r = ns->local ? supervisor_connect_watch_handle_local(fd, &ns->allowed, &ev)
-			: offline ? supervisor_connect_watch_handle_offline(fd, &ns->allowed, &ev)
-				  : supervisor_connect_watch_handle(fd, &ns->allowed, &ev);
+		struct supervisor_connect_cache *cache = &ns->watch_cache;
+		int r = ns->local ? supervisor_connect_watch_handle_local(fd, &ns->allowed, cache, &ev)
+			: offline ? supervisor_connect_watch_handle_offline(fd, &ns->allowed, cache, &ev)
+				  : supervisor_connect_watch_handle(fd, &ns->allowed, cache, &ev);
 		if (r == -EAGAIN)
 			return;
 		if (r == -ENOENT)
@@ -115,6 +118,7 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 			event_del(ns->ev_watch);
 			close(ns->watch_fd);
 			ns->watch_fd = -1;
+			supervisor_connect_cache_clear(&ns->watch_cache);
 			return;
 		}
 		if (ev.withdrawn || ev.verdict != SUPERVISOR_CONNECT_REFUSE)
@@ -469,6 +473,7 @@ void supervisor_net_destroy(struct supervisor_net *ns)
 		event_free(ns->ev_watch);
 	if (ns->watch_fd >= 0)
 		close(ns->watch_fd);
+	supervisor_connect_cache_clear(&ns->watch_cache);
 	proxy_destroy(ns->proxy);
 	dnsd_responder_destroy(ns->responder);
 	supervisor_owner_destroy(ns->owner); /* after both: they call into it */

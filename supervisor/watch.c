@@ -315,32 +315,71 @@ static int answer(int fd, uint64_t id, enum supervisor_connect_verdict v, int re
 	return 0;
 }
 
-/* The type of the caller's socket, through a copy of its fd (pidfd_getfd(2):
- * the same ptrace access check as reading its memory).  0 when unknown.
- * A pidfd names a process: the calling thread's id is one unless the thread
- * is not its process's first (pidfd_open(2) fails: EINVAL before Linux 6.9,
- * ENOENT since), and then the process id is read from /proc (ev->pid). */
-static int read_socket_type(struct supervisor_connect_event *ev)
+void supervisor_connect_cache_clear(struct supervisor_connect_cache *cache)
 {
-	int type = 0;
-	socklen_t len = sizeof(type);
+	if (cache && cache->pidfd >= 0)
+		close(cache->pidfd);
+	if (cache) {
+		cache->pid = 0;
+		cache->pidfd = -1;
+	}
+}
 
+/* A copy of the caller's socket through a new pidfd, or -1.  A pidfd names
+ * a process: the calling thread's id is one unless the thread is not its
+ * process's first (pidfd_open(2) fails: EINVAL before Linux 6.9, ENOENT
+ * since), and then the process id is read from /proc (ev->pid).  Only a
+ * pidfd opened by the caller's own id goes to the cache (watch.h). */
+static int copy_through_new_pidfd(struct supervisor_connect_event *ev,
+				  struct supervisor_connect_cache *cache)
+{
+	bool own = true;
 	int pidfd = (int)syscall(SYS_pidfd_open, ev->tid, 0);
 	if (pidfd < 0) {
+		own = false;
 		if (!ev->pid)
 			read_identity(ev->tid, ev);
 		if (ev->pid > 0 && ev->pid != ev->tid)
 			pidfd = (int)syscall(SYS_pidfd_open, ev->pid, 0);
 	}
 	if (pidfd < 0)
-		return 0;
+		return -1;
 	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, ev->sockfd, 0);
-	close(pidfd);
+	if (own && fd >= 0 && cache) {
+		supervisor_connect_cache_clear(cache);
+		cache->pid = ev->tid;
+		cache->pidfd = pidfd;
+	} else {
+		close(pidfd);
+	}
+	return fd;
+}
+
+/* The type of the caller's socket, through a copy of its fd (pidfd_getfd(2):
+ * the same ptrace access check as reading its memory).  0 when unknown.
+ * The copy is left in *copy, for the caller to close once the call is
+ * answered: a close(2) less before the answer. */
+static int read_socket_type(struct supervisor_connect_event *ev,
+			    struct supervisor_connect_cache *cache, int *copy)
+{
+	int type = 0, fd;
+	socklen_t len = sizeof(type);
+
+	if (cache && cache->pidfd >= 0 && cache->pid == ev->tid) {
+		fd = (int)syscall(SYS_pidfd_getfd, cache->pidfd, ev->sockfd, 0);
+		if (fd < 0 && errno == ESRCH) {
+			/* that process is gone: the id may be another's now */
+			supervisor_connect_cache_clear(cache);
+			fd = copy_through_new_pidfd(ev, cache);
+		}
+	} else {
+		fd = copy_through_new_pidfd(ev, cache);
+	}
 	if (fd < 0)
 		return 0;
 	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
 		type = 0;
-	close(fd);
+	*copy = fd;
 	return type;
 }
 
@@ -394,12 +433,13 @@ static int notif_sizes_fit(void)
 }
 
 static int handle(int listener_fd, const struct policy_port_set *allowed, bool local,
-		  int refuse_err, struct supervisor_connect_event *ev)
+		  int refuse_err, struct supervisor_connect_cache *cache,
+		  struct supervisor_connect_event *ev)
 {
 	struct pollfd p = { .fd = listener_fd, .events = POLLIN };
 	union notif_buf nb;
 	uint64_t id;
-	int r;
+	int r, copy = -1; /* the caller's socket, copied to read its type */
 
 	if (!allowed || !ev)
 		return -EINVAL;
@@ -449,7 +489,7 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 		read_address(&nb.n.data, ev);
 		if (ev->addr_status == SUPERVISOR_CONNECT_ADDR_OK &&
 		    (ev->family == AF_INET || ev->family == AF_INET6))
-			ev->sock_type = read_socket_type(ev);
+			ev->sock_type = read_socket_type(ev, cache, &copy);
 	}
 	/* The verdict sent below, unless the call is withdrawn meanwhile (and
 	 * then nothing read is kept anyway). */
@@ -489,6 +529,8 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 		result = refuse_err;
 	}
 	r = answer(listener_fd, id, ev->verdict, result);
+	if (copy >= 0)
+		close(copy);
 	if (r == -ENOENT) {
 		/* Gone between the check and the answer: the same rule, nothing
 		 * read through its pid is kept (supervisor_connect_event). */
@@ -499,19 +541,22 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 }
 
 int supervisor_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
-				 struct supervisor_connect_event *ev)
+				    struct supervisor_connect_cache *cache,
+				    struct supervisor_connect_event *ev)
 {
-	return handle(listener_fd, allowed, false, -ECONNREFUSED, ev);
+	return handle(listener_fd, allowed, false, -ECONNREFUSED, cache, ev);
 }
 
 int supervisor_connect_watch_handle_offline(int listener_fd, const struct policy_port_set *allowed,
-					 struct supervisor_connect_event *ev)
+					    struct supervisor_connect_cache *cache,
+					    struct supervisor_connect_event *ev)
 {
-	return handle(listener_fd, allowed, false, -ENETUNREACH, ev);
+	return handle(listener_fd, allowed, false, -ENETUNREACH, cache, ev);
 }
 
 int supervisor_connect_watch_handle_local(int listener_fd, const struct policy_port_set *proxy_ports,
-				       struct supervisor_connect_event *ev)
+					  struct supervisor_connect_cache *cache,
+					  struct supervisor_connect_event *ev)
 {
-	return handle(listener_fd, proxy_ports, true, 0, ev);
+	return handle(listener_fd, proxy_ports, true, 0, cache, ev);
 }

@@ -117,6 +117,22 @@ struct supervisor_connect_event {
 enum supervisor_connect_verdict supervisor_connect_decide(const struct supervisor_connect_event *ev,
 						    const struct policy_port_set *allowed);
 
+/* What the watch keeps between calls: a pidfd of the last process whose
+ * socket type it read, so that a process connecting again costs no
+ * pidfd_open(2) and close(2) (5.6 us together on the machine of
+ * docs/benchmarks/relay.md, on the path of every allowed connect()).  Only a
+ * process's own (its first thread's) id is kept: while the process lives no
+ * thread of another has that id, and once it is gone its pidfd copies no
+ * fd (ESRCH) and is replaced.  The caller owns it: starts it as
+ * SUPERVISOR_CONNECT_CACHE_INIT and closes it with
+ * supervisor_connect_cache_clear(); NULL keeps nothing. */
+struct supervisor_connect_cache {
+	pid_t pid;
+	int pidfd; /* -1: none */
+};
+#define SUPERVISOR_CONNECT_CACHE_INIT { 0, -1 }
+void supervisor_connect_cache_clear(struct supervisor_connect_cache *cache);
+
 /* Handles one notification on listener_fd (the seccomp listener; the caller
  * keeps ownership) and sends exactly one answer for it: ECONNREFUSED or
  * CONTINUE as supervisor_connect_decide() says.  Fills *ev (zeroed first).
@@ -138,7 +154,8 @@ enum supervisor_connect_verdict supervisor_connect_decide(const struct superviso
  * and close the listener: closing it answers every waiting call, and every
  * later one, with ENOSYS, so no sandboxed process is ever left hanging. */
 int supervisor_connect_watch_handle(int listener_fd, const struct policy_port_set *allowed,
-				 struct supervisor_connect_event *ev);
+				    struct supervisor_connect_cache *cache,
+				    struct supervisor_connect_event *ev);
 
 /* --no-net: supervisor_connect_watch_handle() whose refusals return
  * ENETUNREACH ("the network is unreachable", what the empty namespace
@@ -146,7 +163,8 @@ int supervisor_connect_watch_handle(int listener_fd, const struct policy_port_se
  * question to a resolver continues to porta's responder, or fails
  * unrouted.  The same contract otherwise. */
 int supervisor_connect_watch_handle_offline(int listener_fd, const struct policy_port_set *allowed,
-					 struct supervisor_connect_event *ev);
+					    struct supervisor_connect_cache *cache,
+					    struct supervisor_connect_event *ev);
 
 /* Hosts without user namespaces (policy/degrade.h), network policy mode:
  * there is no network namespace, so the supervisor's reading IS the
@@ -167,7 +185,8 @@ enum supervisor_connect_verdict supervisor_connect_decide_local(const struct sup
  * result of the supervisor's own connect(2) (0, or -errno such as
  * EINPROGRESS for a non-blocking socket). */
 int supervisor_connect_watch_handle_local(int listener_fd, const struct policy_port_set *proxy_ports,
-				       struct supervisor_connect_event *ev);
+					  struct supervisor_connect_cache *cache,
+					  struct supervisor_connect_event *ev);
 
 /* Writes ev's destination as "192.0.2.1:443" or "[2001:db8::1]:443" (the
  * audit record's `dst`) into out[cap].  Returns false and writes "" when ev

@@ -786,6 +786,9 @@ struct serve {
 	size_t n_res;
 	double handle_ns; /* total time spent in the handler */
 	int status;       /* the target's wait status */
+	/* The watch's cache (watch.h) as serve() starts it: seed.pid 0 for an
+	 * empty one; serve() takes seed.pidfd over. */
+	struct supervisor_connect_cache seed;
 };
 
 static double now_ns(void)
@@ -801,6 +804,10 @@ static void serve(struct target *t, struct serve *s)
 {
 	bool results_open = true, listener_open = true;
 	double deadline = now_ns() + 30e9;
+	/* one cache for every call, as the supervisor keeps it */
+	struct supervisor_connect_cache cache = SUPERVISOR_CONNECT_CACHE_INIT;
+	if (s->seed.pid)
+		cache = s->seed;
 
 	while (results_open || listener_open) {
 		struct pollfd p[2 + 2 * MAX_SOCKS];
@@ -819,7 +826,7 @@ static void serve(struct target *t, struct serve *s)
 		if (p[0].revents) {
 			struct supervisor_connect_event ev;
 			double t0 = now_ns();
-			int rc = supervisor_connect_watch_handle(t->listener, &s->allowed, &ev);
+			int rc = supervisor_connect_watch_handle(t->listener, &s->allowed, &cache, &ev);
 			double t1 = now_ns();
 			if (rc == 0) {
 				s->handle_ns += t1 - t0;
@@ -847,6 +854,7 @@ static void serve(struct target *t, struct serve *s)
 		for (size_t i = 0; i < s->n_udp; i++)
 			s->datagrams[i] += drain_datagrams(s->udp[i]);
 	}
+	supervisor_connect_cache_clear(&cache);
 	cr_assert_eq(waitpid(t->pid, &s->status, 0), t->pid);
 	/* Loopback delivers synchronously, but give stragglers a moment. */
 	usleep(10000);
@@ -1023,6 +1031,49 @@ Test(connect_watch, a_second_threads_datagram_to_an_allowed_tcp_port_is_refused)
 	cr_assert_neq(s.ev[0].tid, t.pid, "the second thread's own id");
 	cr_assert_eq(s.ev[0].sock_type, SOCK_DGRAM);
 	cr_assert_eq(s.datagrams[0], 0, "the canary got the datagram");
+	close(s.udp[0]);
+}
+
+/* The same datagram from the process's first thread, whose id names the
+ * process: what the watch's cache keeps (watch.h). */
+static void body_udp(int out, void *arg)
+{
+	put_result(out, (int)(long)thread_send_udp(arg), 0);
+}
+
+/* The cache holds a pidfd for the caller's id, but of a process that is
+ * gone (the id reused: set up by hand with a reaped child's pidfd under the
+ * target's pid).  The copy through it fails, so the type must be read
+ * through a new pidfd, and the UDP rule hold. */
+Test(connect_watch, a_cached_pidfd_of_a_gone_process_is_replaced)
+{
+	static struct serve s;
+	struct ports p = { .target_cpu = -1 };
+
+	memset(&s, 0, sizeof(s));
+	s.udp[0] = udp_socket(&p.udp_denied);
+	s.n_udp = 1;
+	udp_canary_is_reachable(s.udp[0], p.udp_denied);
+	policy_port_set_add(&s.allowed, p.udp_denied); /* allowed, but UDP is DNS only */
+
+	pid_t gone = fork();
+	cr_assert_geq(gone, 0);
+	if (gone == 0)
+		_exit(0);
+	int stale = (int)syscall(SYS_pidfd_open, gone, 0);
+	cr_assert_geq(stale, 0, "pidfd_open: %s", strerror(errno));
+	cr_assert_eq(waitpid(gone, NULL, 0), gone);
+
+	struct target t = start_target(body_udp, &p);
+	s.seed = (struct supervisor_connect_cache){ .pid = t.pid, .pidfd = stale };
+	serve(&t, &s);
+
+	assert_result(&s, 0, ECONNREFUSED);
+	cr_assert_eq(s.n_ev, 1, "%zu events", s.n_ev);
+	cr_assert_eq(s.ev[0].tid, t.pid);
+	cr_assert_eq(s.ev[0].sock_type, SOCK_DGRAM, "type %d", s.ev[0].sock_type);
+	cr_assert_eq(s.datagrams[0], 0, "the canary got the datagram");
+	cr_assert_eq(fcntl(stale, F_GETFD), -1, "the stale pidfd was kept open");
 	close(s.udp[0]);
 }
 
@@ -1451,13 +1502,13 @@ Test(connect_watch, handler_errors_without_a_notification)
 	struct supervisor_connect_event ev;
 	int p[2];
 
-	cr_assert_eq(supervisor_connect_watch_handle(-1, &allowed, &ev), -EBADF);
-	cr_assert_eq(supervisor_connect_watch_handle(0, NULL, &ev), -EINVAL);
-	cr_assert_eq(supervisor_connect_watch_handle(0, &allowed, NULL), -EINVAL);
+	cr_assert_eq(supervisor_connect_watch_handle(-1, &allowed, NULL, &ev), -EBADF);
+	cr_assert_eq(supervisor_connect_watch_handle(0, NULL, NULL, &ev), -EINVAL);
+	cr_assert_eq(supervisor_connect_watch_handle(0, &allowed, NULL, NULL), -EINVAL);
 	cr_assert_eq(pipe2(p, O_CLOEXEC), 0);
-	cr_assert_eq(supervisor_connect_watch_handle(p[0], &allowed, &ev), -EAGAIN, "nothing readable");
+	cr_assert_eq(supervisor_connect_watch_handle(p[0], &allowed, NULL, &ev), -EAGAIN, "nothing readable");
 	cr_assert_eq(write(p[1], "x", 1), 1);
-	cr_assert_eq(supervisor_connect_watch_handle(p[0], &allowed, &ev), -ENOTTY, "not a listener");
+	cr_assert_eq(supervisor_connect_watch_handle(p[0], &allowed, NULL, &ev), -ENOTTY, "not a listener");
 	close(p[1]);
 	close(p[0]);
 }
@@ -1497,9 +1548,9 @@ Test(connect_watch, target_killed_before_the_receive)
 	wait_notified(t.listener);
 	cr_assert_eq(kill(t.pid, SIGKILL), 0);
 	cr_assert_eq(waitpid(t.pid, &status, 0), t.pid);
-	rc = supervisor_connect_watch_handle(t.listener, &allowed, &ev);
+	rc = supervisor_connect_watch_handle(t.listener, &allowed, NULL, &ev);
 	cr_assert(rc == -ENOENT || rc == -EPIPE, "%s", strerror(-rc));
-	cr_assert_eq(supervisor_connect_watch_handle(t.listener, &allowed, &ev), -EPIPE,
+	cr_assert_eq(supervisor_connect_watch_handle(t.listener, &allowed, NULL, &ev), -EPIPE,
 		     "no user left: the loop stops watching");
 	cr_assert_eq(drain_accepts(l), 0);
 	close(t.listener);
@@ -1551,7 +1602,7 @@ Test(connect_watch, target_killed_while_being_handled_never_wedges)
 		cr_assert_eq(pthread_create(&th, NULL, kill_later, &k), 0);
 		wait_notified(t.listener);
 		atomic_store(&k.go, true);
-		int rc = supervisor_connect_watch_handle(t.listener, &allowed, &ev);
+		int rc = supervisor_connect_watch_handle(t.listener, &allowed, NULL, &ev);
 		pthread_join(th, NULL);
 		cr_assert_eq(waitpid(t.pid, &status, 0), t.pid);
 		cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
@@ -1569,7 +1620,7 @@ Test(connect_watch, target_killed_while_being_handled_never_wedges)
 			cr_assert(rc == -ENOENT || rc == -EPIPE, "round %u: %s", round, strerror(-rc));
 			vanished++;
 		}
-		cr_assert_eq(supervisor_connect_watch_handle(t.listener, &allowed, &ev), -EPIPE);
+		cr_assert_eq(supervisor_connect_watch_handle(t.listener, &allowed, NULL, &ev), -EPIPE);
 		close(t.listener);
 		close(t.results);
 		drain_accepts(l);
