@@ -268,6 +268,11 @@ bool decision_log_audits(const struct decision_log *log)
 	return log && log->audit;
 }
 
+bool decision_log_keeps(const struct decision_log *log, enum policy_reason reason)
+{
+	return log && (log->audit || policy_reason_info(reason)->tally != POLICY_TALLY_NONE);
+}
+
 void decision_log_summary(const struct decision_log *log, FILE *err)
 {
 	if (!log || log->quiet || (log->n_refused == 0 && log->n_limit == 0))

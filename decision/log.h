@@ -108,6 +108,14 @@ int decision_log_record(struct decision_log *log, const struct decision *d);
  * socket (supervisor/net.c).  NULL log: false. */
 bool decision_log_audits(const struct decision_log *log);
 
+/* Whether a record for reason would be kept anywhere: written to an audit
+ * file, or counted for the summary (its reason's tally).  Without either,
+ * decision_log_record() does nothing a caller could see, so a caller may
+ * skip building the record: an allowed connection's and its close's would
+ * otherwise format two addresses each on the connection's path.  NULL log:
+ * false. */
+bool decision_log_keeps(const struct decision_log *log, enum policy_reason reason);
+
 /* Prints the end-of-run summary of what was refused and the options that
  * would allow it, unless quiet or nothing was refused. */
 void decision_log_summary(const struct decision_log *log, FILE *err);

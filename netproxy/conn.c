@@ -585,6 +585,8 @@ static void write_allow(struct proxy_conn *c)
 	struct decision d;
 	char dst[PROXY_DST_STRLEN], up[PROXY_DST_STRLEN];
 
+	if (!decision_log_keeps(c->p->log, POLICY_REASON_ALLOW))
+		return; /* nothing to write it to: not built on the dial's path */
 	fill_decision(c, POLICY_REASON_ALLOW, &d, dst);
 	d.upstream = decision_format_dst(&c->upstream_addr, conn_port(c), up);
 	if (!d.dst)
@@ -613,6 +615,10 @@ static void on_relay_done(enum proxy_relay_end end, const struct proxy_relay_sta
 	char dst[PROXY_DST_STRLEN], up[PROXY_DST_STRLEN];
 
 	c->relay = NULL;
+	if (!decision_log_keeps(c->p->log, end_reason(end))) {
+		proxy_conn_free(c);
+		return;
+	}
 	fill_decision(c, end_reason(end), &d, dst);
 	d.upstream = decision_format_dst(&c->upstream_addr, conn_port(c), up);
 	if (!d.dst)

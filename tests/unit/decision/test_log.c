@@ -298,6 +298,50 @@ Test(decision_log, refused_list_grows_to_its_limit)
 
 /* Whether a record's pid and comm are written anywhere: only with an audit
  * file (supervisor/net.c looks up socket owners only then). */
+/* What decision_log_keeps() says a caller may skip building: a record of
+ * an allowed connection or its close, when there is no audit file.  A
+ * refusal is always kept (the summary counts it); with an audit file,
+ * everything.  The records it says are not kept leave no trace: the
+ * summary of a log given only those is empty. */
+Test(decision_log, keeps_what_an_audit_file_or_the_summary_takes)
+{
+	struct decision_log *with, *without;
+	FILE *audit = tmpfile();
+
+	cr_assert_not_null(audit);
+	struct decision_log_config cfg = { .audit = audit };
+	cr_assert_eq(decision_log_create(&cfg, &with), 0);
+	cfg.audit = NULL;
+	cr_assert_eq(decision_log_create(&cfg, &without), 0);
+	for (int r = 0; r < POLICY_REASON_COUNT_; r++) {
+		bool tallied = policy_reason_info((enum policy_reason)r)->tally != POLICY_TALLY_NONE;
+		cr_expect(decision_log_keeps(with, (enum policy_reason)r), "reason %d", r);
+		cr_expect_eq(decision_log_keeps(without, (enum policy_reason)r), tallied, "reason %d", r);
+		cr_expect_not(decision_log_keeps(NULL, (enum policy_reason)r));
+	}
+	cr_expect_not(decision_log_keeps(without, POLICY_REASON_ALLOW));
+	cr_expect_not(decision_log_keeps(without, POLICY_REASON_CLOSED));
+	cr_expect(decision_log_keeps(without, POLICY_REASON_NO_RULE));
+	cr_expect(decision_log_keeps(without, POLICY_REASON_LIMIT));
+
+	/* what it says is not kept, recorded anyway, shows nowhere */
+	struct decision d = { .kind = DECISION_KIND_CONNECT, .reason = POLICY_REASON_ALLOW,
+			      .dst = "192.0.2.1:443" };
+	cr_assert_eq(decision_log_record(without, &d), 0);
+	d.reason = POLICY_REASON_CLOSED;
+	cr_assert_eq(decision_log_record(without, &d), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *err = open_memstream(&buf, &len);
+	decision_log_summary(without, err);
+	fclose(err);
+	cr_expect_eq(len, 0, "summary: %s", buf);
+	free(buf);
+	decision_log_destroy(with);
+	decision_log_destroy(without);
+	fclose(audit);
+}
+
 Test(decision_log, audits_only_with_an_audit_file)
 {
 	struct decision_log *with, *without;
