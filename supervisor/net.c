@@ -102,66 +102,65 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 	struct supervisor_connect_event ev;
 
 	(void)what;
-	for (;;) {
-		bool offline = ns->plan->opts->net_mode == POLICY_NET_NONE;
-		struct supervisor_connect_cache *cache = &ns->watch_cache;
-		int r = ns->local ? supervisor_connect_watch_handle_local(fd, &ns->allowed, cache, &ev)
-			: offline ? supervisor_connect_watch_handle_offline(fd, &ns->allowed, cache, &ev)
-				  : supervisor_connect_watch_handle(fd, &ns->allowed, cache, &ev);
-		if (r == -EAGAIN)
-			return;
-		if (r == -ENOENT)
-			continue;
-		if (r < 0) {
-			/* Closing the listener answers every waiting and later
-			 * call (ENOSYS): no process of the command can hang. */
-			event_del(ns->ev_watch);
-			close(ns->watch_fd);
-			ns->watch_fd = -1;
-			supervisor_connect_cache_clear(&ns->watch_cache);
-			return;
-		}
-		if (ev.withdrawn || ev.verdict != SUPERVISOR_CONNECT_REFUSE)
-			continue;
-		char dst[80];
-		supervisor_connect_event_dst(&ev, dst, sizeof(dst));
-		bool udp = ev.sock_type == SOCK_DGRAM;
-		struct policy_addr a;
-		bool have_addr = event_addr(&ev, &a);
-		struct decision d = {
-			.kind = DECISION_KIND_CONNECT,
-			/* no option forwards UDP but DNS: no hint for it; on a
-			 * degraded host only the proxy is reachable; under
-			 * --no-net, --allow-net in its place */
-			.reason = ns->local ? POLICY_REASON_NOT_THROUGH_PROXY
-				  : udp     ? POLICY_REASON_UDP_NOT_FORWARDED
-				  : offline ? POLICY_REASON_NO_NET
-					    : POLICY_REASON_PORT_NOT_OPEN,
-			.pid = ev.ns_pid,
-			.comm = ev.comm,
-			.dst = dst,
-			.hint_addr = have_addr ? &a : NULL,
-			.port = ev.port,
-		};
-		/* an address porta's resolver handed out: the name the program
-		 * asked for, on the port it used, is what an option should name
-		 * (the address may change; the most recent answer first) */
-		struct dnsd_namemap_name names[1];
-		if (have_addr && ns->map &&
-		    dnsd_namemap_lookup(ns->map, &a, dnsd_clock_ms(), names, 1) > 0)
-			d.hint_name = names[0].name;
-		/* a name the proxy would carry there: the client ignored the
-		 * proxy variables, and the reason should say so */
-		if (!ns->local && !udp && d.hint_name) {
-			struct policy_net_query q = { .name = d.hint_name, .addr = &a, .port = ev.port,
-						      .via_proxy = true };
-			struct policy_net_decision pd;
-			if (policy_net_decide(ns->plan->net_rules, ns->plan->n_net_rules, &q, &pd) ==
-			    POLICY_NET_ALLOWED)
-				d.reason = POLICY_REASON_PROXY_ONLY;
-		}
-		decision_log_record(ns->log, &d);
+	/* One notification per wake-up: the listener's event is level-triggered,
+	 * so a second waiting call brings the loop back (a poll(2) less after
+	 * each answer than draining until nothing is pending). */
+	bool offline = ns->plan->opts->net_mode == POLICY_NET_NONE;
+	struct supervisor_connect_cache *cache = &ns->watch_cache;
+	int r = ns->local ? supervisor_connect_watch_handle_local(fd, &ns->allowed, cache, &ev)
+		: offline ? supervisor_connect_watch_handle_offline(fd, &ns->allowed, cache, &ev)
+			  : supervisor_connect_watch_handle(fd, &ns->allowed, cache, &ev);
+	if (r == -EAGAIN || r == -ENOENT)
+		return; /* nothing pending, or the call vanished before its receipt */
+	if (r < 0) {
+		/* Closing the listener answers every waiting and later
+		 * call (ENOSYS): no process of the command can hang. */
+		event_del(ns->ev_watch);
+		close(ns->watch_fd);
+		ns->watch_fd = -1;
+		supervisor_connect_cache_clear(&ns->watch_cache);
+		return;
 	}
+	if (ev.withdrawn || ev.verdict != SUPERVISOR_CONNECT_REFUSE)
+		return;
+	char dst[80];
+	supervisor_connect_event_dst(&ev, dst, sizeof(dst));
+	bool udp = ev.sock_type == SOCK_DGRAM;
+	struct policy_addr a;
+	bool have_addr = event_addr(&ev, &a);
+	struct decision d = {
+		.kind = DECISION_KIND_CONNECT,
+		/* no option forwards UDP but DNS: no hint for it; on a
+		 * degraded host only the proxy is reachable; under
+		 * --no-net, --allow-net in its place */
+		.reason = ns->local ? POLICY_REASON_NOT_THROUGH_PROXY
+			  : udp     ? POLICY_REASON_UDP_NOT_FORWARDED
+			  : offline ? POLICY_REASON_NO_NET
+				    : POLICY_REASON_PORT_NOT_OPEN,
+		.pid = ev.ns_pid,
+		.comm = ev.comm,
+		.dst = dst,
+		.hint_addr = have_addr ? &a : NULL,
+		.port = ev.port,
+	};
+	/* an address porta's resolver handed out: the name the program
+	 * asked for, on the port it used, is what an option should name
+	 * (the address may change; the most recent answer first) */
+	struct dnsd_namemap_name names[1];
+	if (have_addr && ns->map &&
+	    dnsd_namemap_lookup(ns->map, &a, dnsd_clock_ms(), names, 1) > 0)
+		d.hint_name = names[0].name;
+	/* a name the proxy would carry there: the client ignored the
+	 * proxy variables, and the reason should say so */
+	if (!ns->local && !udp && d.hint_name) {
+		struct policy_net_query q = { .name = d.hint_name, .addr = &a, .port = ev.port,
+					      .via_proxy = true };
+		struct policy_net_decision pd;
+		if (policy_net_decide(ns->plan->net_rules, ns->plan->n_net_rules, &q, &pd) ==
+		    POLICY_NET_ALLOWED)
+			d.reason = POLICY_REASON_PROXY_ONLY;
+	}
+	decision_log_record(ns->log, &d);
 }
 
 /* Who holds a peer's socket (owner.h): only with init's sock_diag socket
