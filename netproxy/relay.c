@@ -15,6 +15,11 @@
 /* splice(2) moves at most what the pipe can hold per call (16 pages by
  * default, fcntl(2) F_SETPIPE_SZ); asking for more costs nothing. */
 #define RELAY_CHUNK (1 << 20)
+/* A read this short found the socket's queue drained (or the pipe's slots
+ * full of small pieces, rarely): the loop's level-triggered event says when
+ * there is more, so no splice(2) is spent learning EAGAIN.  Bulk transfers,
+ * whose reads fill most of the pipe, keep reading until EAGAIN. */
+#define RELAY_SHORT 4096
 
 struct relay_dir {
 	struct proxy_relay *relay;
@@ -227,6 +232,8 @@ static int fill(struct relay_dir *dir, size_t *credit)
 				return rc;
 			if (dir->in_pipe > 0)
 				return 0; /* `to` is full: back-pressure */
+			if (!credit && n < RELAY_SHORT)
+				return 0; /* drained, most likely: the event tells */
 			continue;
 		}
 		if (n == 0) {
@@ -288,6 +295,10 @@ static int fill_gated(struct relay_dir *dir)
 	struct proxy_relay *r = dir->relay;
 
 	for (;;) {
+		/* this call's peek showed the whole queue and the gate let all
+		 * of it pass: once it has gone, the event tells of more (no
+		 * peek spent learning EAGAIN) */
+		bool all_shown_passed = false;
 		if (dir->credit == 0) {
 			ssize_t n = recv(dir->from, gate_view, PROXY_RELAY_GATE_MAX,
 					 MSG_PEEK | MSG_DONTWAIT);
@@ -336,12 +347,14 @@ static int fill_gated(struct relay_dir *dir)
 			dir->held = 0;
 			set_lowat(dir, 1);
 			dir->credit = pass;
+			all_shown_passed = (size_t)n < PROXY_RELAY_GATE_MAX && pass == (size_t)n;
 		}
 		int rc = fill(dir, &dir->credit);
 		/* fill() stops with credit left only when `from` is empty or
 		 * at EOF, `to` is full, or on an error; with none left and
 		 * all of it handed on, the next bytes need the gate. */
-		if (rc || dir->credit > 0 || dir->in_pipe > 0 || pending(dir) || dir->eof)
+		if (rc || dir->credit > 0 || dir->in_pipe > 0 || pending(dir) || dir->eof ||
+		    all_shown_passed)
 			return rc;
 	}
 }
@@ -353,8 +366,11 @@ static void settle(struct proxy_relay *r, struct relay_dir *dir)
 	if (dir->in_pipe == 0 && !pending(dir) && dir->eof && !dir->done) {
 		dir->done = true;
 		event_del(dir->ev_read);
-		/* The peer learns of the EOF; the other direction goes on. */
-		shutdown(dir->to, SHUT_WR);
+		/* The peer learns of the EOF; the other direction goes on.  When
+		 * the other is done too, the relay ends here and close(2) sends
+		 * the same FIN after everything written (tcp(7)). */
+		if (!r->dir[1 - (dir - r->dir)].done)
+			shutdown(dir->to, SHUT_WR);
 	} else if (dir->in_pipe > 0 || pending(dir)) {
 		event_del(dir->ev_read);
 	} else if (!dir->eof) {

@@ -65,6 +65,7 @@ struct peer {
 	uint64_t received;
 	bool mismatch;
 	unsigned read_delay_ms; /* sleep before reading at all (back-pressure) */
+	int end_err;            /* how its reading ended: 0 at EOF (a FIN), else errno */
 };
 
 static void *peer_send(void *arg)
@@ -93,8 +94,10 @@ static void *peer_recv(void *arg)
 		usleep(p->read_delay_ms * 1000);
 	for (;;) {
 		ssize_t n = read(p->fd, buf, sizeof(buf));
-		if (n <= 0)
+		if (n <= 0) {
+			p->end_err = n < 0 ? errno : 0;
 			break;
+		}
 		for (ssize_t i = 0; i < n; i++)
 			p->mismatch |= buf[i] != pattern(p->received + (uint64_t)i, p->want_seed);
 		p->received += (uint64_t)n;
@@ -151,6 +154,10 @@ Test(relay, bulk_both_ways_arrives_intact)
 	cr_assert_not(client.mismatch, "bytes downstream changed or reordered");
 	cr_assert_eq(o.stats.bytes_up, 32u << 20);
 	cr_assert_eq(o.stats.bytes_down, 8u << 20);
+	/* each end's stream ends with a FIN (the last one sent by close(2)
+	 * as the relay ends, the first by shutdown(2)), never a reset */
+	cr_assert_eq(client.end_err, 0, "client: %s", strerror(client.end_err));
+	cr_assert_eq(server.end_err, 0, "server: %s", strerror(server.end_err));
 }
 
 /* The client sends nothing and shuts down at once; the server still sends
@@ -164,6 +171,8 @@ Test(relay, half_close_keeps_the_other_direction)
 	cr_assert_eq(client.received, 1u << 20);
 	cr_assert_not(client.mismatch);
 	cr_assert_eq(server.received, 0);
+	cr_assert_eq(client.end_err, 0, "client: %s", strerror(client.end_err));
+	cr_assert_eq(server.end_err, 0, "server: %s", strerror(server.end_err));
 }
 
 /* The server reads nothing for a while: the relay must stop reading the
