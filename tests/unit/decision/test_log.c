@@ -298,6 +298,19 @@ Test(decision_log, refused_list_grows_to_its_limit)
 
 /* Whether a record's pid and comm are written anywhere: only with an audit
  * file (supervisor/net.c looks up socket owners only then). */
+/* Two logs, one writing to an audit file (returned, for fclose) and one
+ * without. */
+static FILE *two_logs(struct decision_log **with, struct decision_log **without)
+{
+	FILE *audit = tmpfile();
+	cr_assert_not_null(audit);
+	struct decision_log_config cfg = { .audit = audit };
+	cr_assert_eq(decision_log_create(&cfg, with), 0);
+	cfg.audit = NULL;
+	cr_assert_eq(decision_log_create(&cfg, without), 0);
+	return audit;
+}
+
 /* What decision_log_keeps() says a caller may skip building: a record of
  * an allowed connection or its close, when there is no audit file.  A
  * refusal is always kept (the summary counts it); with an audit file,
@@ -306,13 +319,7 @@ Test(decision_log, refused_list_grows_to_its_limit)
 Test(decision_log, keeps_what_an_audit_file_or_the_summary_takes)
 {
 	struct decision_log *with, *without;
-	FILE *audit = tmpfile();
-
-	cr_assert_not_null(audit);
-	struct decision_log_config cfg = { .audit = audit };
-	cr_assert_eq(decision_log_create(&cfg, &with), 0);
-	cfg.audit = NULL;
-	cr_assert_eq(decision_log_create(&cfg, &without), 0);
+	FILE *audit = two_logs(&with, &without);
 	for (int r = 0; r < POLICY_REASON_COUNT_; r++) {
 		bool tallied = policy_reason_info((enum policy_reason)r)->tally != POLICY_TALLY_NONE;
 		cr_expect(decision_log_keeps(with, (enum policy_reason)r), "reason %d", r);
@@ -345,13 +352,7 @@ Test(decision_log, keeps_what_an_audit_file_or_the_summary_takes)
 Test(decision_log, audits_only_with_an_audit_file)
 {
 	struct decision_log *with, *without;
-	FILE *audit = tmpfile();
-
-	cr_assert_not_null(audit);
-	struct decision_log_config cfg = { .audit = audit };
-	cr_assert_eq(decision_log_create(&cfg, &with), 0);
-	cfg.audit = NULL;
-	cr_assert_eq(decision_log_create(&cfg, &without), 0);
+	FILE *audit = two_logs(&with, &without);
 	cr_expect(decision_log_audits(with));
 	cr_expect_not(decision_log_audits(without));
 	cr_expect_not(decision_log_audits(NULL));

@@ -1010,16 +1010,23 @@ static void body_thread_udp(int out, void *arg)
 		put_result(out, -1, 0);
 }
 
+/* A UDP canary on a port the policy allows, but only for TCP (UDP goes to
+ * port 53 alone): a datagram there must be refused. */
+static void udp_to_a_tcp_port(struct serve *s, struct ports *p)
+{
+	memset(s, 0, sizeof(*s));
+	s->udp[0] = udp_socket(&p->udp_denied);
+	s->n_udp = 1;
+	udp_canary_is_reachable(s->udp[0], p->udp_denied);
+	policy_port_set_add(&s->allowed, p->udp_denied);
+}
+
 Test(connect_watch, a_second_threads_datagram_to_an_allowed_tcp_port_is_refused)
 {
 	static struct serve s;
 	struct ports p = { .target_cpu = -1 };
 
-	memset(&s, 0, sizeof(s));
-	s.udp[0] = udp_socket(&p.udp_denied);
-	s.n_udp = 1;
-	udp_canary_is_reachable(s.udp[0], p.udp_denied);
-	policy_port_set_add(&s.allowed, p.udp_denied); /* allowed, but UDP is DNS only */
+	udp_to_a_tcp_port(&s, &p);
 
 	struct target t = start_target(body_thread_udp, &p);
 	serve(&t, &s);
@@ -1050,11 +1057,7 @@ Test(connect_watch, a_cached_pidfd_of_a_gone_process_is_replaced)
 	static struct serve s;
 	struct ports p = { .target_cpu = -1 };
 
-	memset(&s, 0, sizeof(s));
-	s.udp[0] = udp_socket(&p.udp_denied);
-	s.n_udp = 1;
-	udp_canary_is_reachable(s.udp[0], p.udp_denied);
-	policy_port_set_add(&s.allowed, p.udp_denied); /* allowed, but UDP is DNS only */
+	udp_to_a_tcp_port(&s, &p);
 
 	pid_t gone = fork();
 	cr_assert_geq(gone, 0);
