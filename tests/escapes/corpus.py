@@ -7,7 +7,9 @@ command line. Standard library only (Python 3.11).
 """
 
 
+import contextlib
 import dataclasses
+import fcntl
 import os
 import pwd
 import re
@@ -187,6 +189,60 @@ def read(path: str, default: str | None = None) -> str | None:
 def sysctl(name: str) -> str | None:
     v = read("/proc/sys/" + name.replace(".", "/"))
     return v.strip() if v is not None else None
+
+
+@contextlib.contextmanager
+def host_settings_turn(is_root: bool):
+    """Host-wide settings (sysctls): concurrent corpus runs on one host take
+    turns, so that a root run's change is never read as another run's
+    escape.  A root run makes the lock file; without one, no root run has
+    ever made it and none is to be waited for."""
+    path = ("/run/lock" if os.path.isdir("/run/lock") else tempfile.gettempdir()) + \
+        "/porta-escapes-sysctl.lock"
+    try:
+        fd = os.open(path, os.O_RDONLY | (os.O_CREAT if is_root else 0), 0o644)
+    except OSError:
+        fd = None
+    try:
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def set_sysctl(name: str, value: str) -> bool:
+    try:
+        with open("/proc/sys/" + name.replace(".", "/"), "w") as f:
+            f.write(value)
+        return True
+    except OSError:
+        return False
+
+
+@contextlib.contextmanager
+def host_settings_at_most(ctx, limits: dict):
+    """For one check, each sysctl in limits is lowered to the given value
+    when the host's is above it, and put back afterwards (also by the run's
+    cleanup, should the check be interrupted).  Only root can: other runners
+    keep the host's values.  Yields the values in force, in words, for the
+    check's evidence."""
+    with host_settings_turn(ctx.is_root):
+        changed = {}
+        try:
+            for name, limit in limits.items():
+                orig = sysctl(name)
+                if orig is None or int(orig) <= int(limit) or not ctx.is_root:
+                    continue
+                ctx.cleanup.append(lambda n=name, v=orig: set_sysctl(n, v))
+                if set_sysctl(name, str(limit)):
+                    changed[name] = orig
+            yield ", ".join(f"{n}={sysctl(n)}" + (f" (host: {changed[n]})" if n in changed else "")
+                            for n in limits)
+        finally:
+            for name, orig in changed.items():
+                set_sysctl(name, orig)
 
 
 def processes_with(needle: str) -> list:

@@ -3,14 +3,12 @@ and --no-net."""
 
 
 import errno
-import fcntl
 import os
 import re
 import select
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 import tty
 import uuid
@@ -631,21 +629,8 @@ def row19(ctx):
 
 @row(20, "write a kernel setting through /proc/sys", "-v WS (as root with --allow-root too)")
 def row20(ctx):
-    # Host-wide values: concurrent runs on one host take turns (a root run's
-    # control changing a value must not read as another run's escape).
-    path = ("/run/lock" if os.path.isdir("/run/lock") else tempfile.gettempdir()) + \
-        "/porta-escapes-sysctl.lock"
-    try:
-        fd = os.open(path, os.O_RDONLY | (os.O_CREAT if ctx.is_root else 0), 0o644)
-    except OSError:
-        fd = None  # no root run has ever made it: none to wait for
-    try:
-        if fd is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+    with host_settings_turn(ctx.is_root):
         return row20_locked(ctx)
-    finally:
-        if fd is not None:
-            os.close(fd)
 
 
 def row20_locked(ctx):
