@@ -675,6 +675,17 @@ static int add_replaced_filesystems(struct resolver *r, char *const envp[])
 	struct policy_plan *plan = r->plan;
 	int rc = policy_plan_add_mount(plan, POLICY_MOUNT_PROC, "/proc", POLICY_PATH_OWN_PROCESSES);
 
+	/* The fresh /proc is the sandbox's processes, but its kallsyms is the
+	 * host kernel's: with kernel.kptr_restrict 0 and
+	 * kernel.perf_event_paranoid 1 or lower (hosts set up for perf) it
+	 * shows every symbol's real address to any reader, CAP_SYSLOG or
+	 * not (kernel/kallsyms.c: kallsyms_show_value()), which undoes KASLR
+	 * for an exploit.  Those settings can change while the command runs,
+	 * so it is closed whatever they are now (escape corpus row 59). */
+	if (rc == 0 && access("/proc/kallsyms", F_OK) == 0)
+		rc = policy_plan_add_mount(plan, POLICY_MOUNT_COVER_FILE, "/proc/kallsyms",
+					   POLICY_PATH_KERNEL_ADDRESSES);
+
 	if (rc == 0 && !r->o->share_tmp) {
 		rc = policy_plan_add_mount(plan, POLICY_MOUNT_TMPFS, "/tmp", POLICY_PATH_PRIVATE_TMP);
 		if (rc == 0)

@@ -15,6 +15,15 @@ static bool is_cover(const struct policy_mount_step *m)
 	return m->kind == POLICY_MOUNT_COVER_DIR || m->kind == POLICY_MOUNT_COVER_FILE;
 }
 
+/* A cover inside the full sandbox's fresh /proc.  Here /proc is the host's,
+ * and Landlock cannot carve one file out of it: the carve would grant the
+ * process directories that exist at start and none made after (a child's
+ * /proc/self).  A stated loss, not a carve. */
+static bool is_proc_cover(const struct policy_mount_step *m)
+{
+	return is_cover(m) && m->reason == POLICY_PATH_KERNEL_ADDRESSES;
+}
+
 /* The socket rule's covers: host and credential sockets, and the
  * directories where host programs bind them. */
 static bool is_socket_cover(const struct policy_mount_step *m)
@@ -99,7 +108,7 @@ bool policy_degrade_refusal(const struct policy_plan *plan, bool procs_in_cgroup
 	}
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
-		if (is_socket_cover(m))
+		if (is_socket_cover(m) || is_proc_cover(m))
 			continue; /* reachable anyway: a stated loss, not a carve */
 		bool ro = m->kind == POLICY_MOUNT_READONLY && m->reason == POLICY_PATH_READONLY_MOUNT;
 		if (!is_cover(m) && !ro)
@@ -128,7 +137,7 @@ void policy_degrade_losses(const struct policy_plan *plan, const char *private_t
 	const struct policy_options *o = plan->opts;
 	char line[1024];
 	size_t n_protected = 0, n_sockets = 0;
-	const char *first_protected = NULL, *first_socket = NULL;
+	const char *first_protected = NULL, *first_socket = NULL, *proc_cover = NULL;
 
 	emit("user namespaces are refused on this host: porta confines the command with "
 	     "Landlock and seccomp only (see 'porta check')",
@@ -153,6 +162,8 @@ void policy_degrade_losses(const struct policy_plan *plan, const char *private_t
 				first_socket = m->path;
 			n_sockets++;
 		}
+		if (is_proc_cover(m))
+			proc_cover = m->path;
 	}
 	if (n_protected || plan->n_absent_protected) {
 		snprintf(line, sizeof(line),
@@ -169,6 +180,13 @@ void policy_degrade_losses(const struct policy_plan *plan, const char *private_t
 			 "connecting to a Unix socket on this kernel): %zu a full sandbox closes, "
 			 "e.g. %s",
 			 n_sockets, first_socket);
+		emit(line, arg);
+	}
+	if (proc_cover) {
+		snprintf(line, sizeof(line),
+			 "%s stays open (the host's /proc): it shows kernel addresses whenever "
+			 "kernel.kptr_restrict is 0 and kernel.perf_event_paranoid is 1 or lower",
+			 proc_cover);
 		emit(line, arg);
 	}
 	emit("names stay listable everywhere (/tmp, /dev, closed directories): Landlock's "
@@ -317,7 +335,8 @@ int policy_degrade_rules(const struct policy_plan *plan, const char *private_tmp
 		/* A host socket's cover and a closed socket directory are about
 		 * connecting, which Landlock does not govern here; a host may
 		 * have hundreds of them. */
-		if (!is_cover(m) || (is_socket_cover(m) && m->reason != POLICY_PATH_CREDENTIAL_SOCKET))
+		if (!is_cover(m) || is_proc_cover(m) ||
+		    (is_socket_cover(m) && m->reason != POLICY_PATH_CREDENTIAL_SOCKET))
 			continue;
 		if (b.n_closed == 256)
 			return -E2BIG;

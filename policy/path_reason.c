@@ -22,6 +22,7 @@ static const struct policy_path_reason_info table[POLICY_PATH_COUNT_] = {
 	[POLICY_PATH_DENY_READ] = { "--deny-read", NO_SOCKET, true },
 	[POLICY_PATH_PORTA_CONFIG] = { "porta's configuration", NO_SOCKET, true },
 	[POLICY_PATH_HOME_STRICT] = { "home (strict reads)", NO_SOCKET, false },
+	[POLICY_PATH_KERNEL_ADDRESSES] = { "kernel addresses", NO_SOCKET, false },
 	[POLICY_PATH_CREDENTIAL_SOCKET] = { "credential socket", POLICY_PATH_CLOSES_SOCKET, false },
 	[POLICY_PATH_HOST_SOCKET] = { "host socket", POLICY_PATH_CLOSES_SOCKET, false },
 	[POLICY_PATH_SOCKET_DIR] = { "host programs bind sockets there", POLICY_PATH_CLOSES_SOCKET_DIR, false },

@@ -22,6 +22,7 @@ enum policy_path_reason {
 	POLICY_PATH_DENY_READ,         /* --deny-read */
 	POLICY_PATH_PORTA_CONFIG,      /* porta's configuration directory (host/profiles.h) */
 	POLICY_PATH_HOME_STRICT,       /* the home, emptied for strict reads */
+	POLICY_PATH_KERNEL_ADDRESSES,  /* /proc/kallsyms in the fresh /proc */
 	/* Unix sockets */
 	POLICY_PATH_CREDENTIAL_SOCKET, /* a named host socket: --deny-unix, the preset, $SSH_AUTH_SOCK */
 	POLICY_PATH_HOST_SOCKET,       /* any other host socket bound at start */

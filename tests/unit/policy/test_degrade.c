@@ -34,7 +34,8 @@ struct fake_entry {
 
 static const struct fake_entry tree[] = {
 	L("/", "bin"), D("/", "usr"), D("/", "etc"), D("/", "home"), D("/", "tmp"),
-	D("/", "dev"), D("/", "work"),
+	D("/", "dev"), D("/", "work"), D("/", "proc"),
+	F("/proc", "kallsyms"), D("/proc", "1"), L("/proc", "self"),
 	D("/usr", "bin"), D("/usr", "lib"),
 	F("/etc", "passwd"), F("/etc", "hosts"),
 	D("/home", "u"), D("/home", "v"),
@@ -128,6 +129,7 @@ static struct policy_plan *open_read_plan(void)
 	rule(p, "/dev/ptmx", POLICY_GRANT_READ | POLICY_GRANT_DEV, false);
 	rule(p, "/dev/pts", POLICY_GRANT_READ | POLICY_GRANT_DEV, true);
 	add_mount(p, POLICY_MOUNT_PROC, "/proc", POLICY_PATH_OWN_PROCESSES);
+	add_mount(p, POLICY_MOUNT_COVER_FILE, "/proc/kallsyms", POLICY_PATH_KERNEL_ADDRESSES);
 	add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", POLICY_PATH_PRIVATE_TMP);
 	add_mount(p, POLICY_MOUNT_TMPFS, "/dev", POLICY_PATH_PRIVATE_DEV);
 	add_mount(p, POLICY_MOUNT_REBIND, "/dev/null", POLICY_PATH_DEVICE);
@@ -212,6 +214,9 @@ Test(degrade_rules, read_grants_are_carved_around_the_closed_paths)
 		{ "/usr", R, true },
 		{ "/etc", R, true },
 		{ "/work", R, true },
+		/* the host's /proc, whole: its process directories come and
+		 * go, so the full sandbox's kallsyms cover is a stated loss */
+		{ "/proc", R, true },
 		{ "/home/v", R, true },
 		{ "/home/u/notes.txt", R, false },
 		{ "/home/u/locked", R, true },
@@ -242,6 +247,7 @@ Test(degrade_rules, read_grants_are_carved_around_the_closed_paths)
 	cr_expect_not(was_listed(&fs, "/home/u/.ssh"));
 	cr_expect_not(was_listed(&fs, "/dev"));
 	cr_expect_not(was_listed(&fs, "/usr"), "nothing closed beneath it: granted whole");
+	cr_expect_not(was_listed(&fs, "/proc"), "a carve would freeze its process directories");
 	cr_expect(was_listed(&fs, "/") && was_listed(&fs, "/home") && was_listed(&fs, "/home/u"));
 
 	policy_degrade_rules_free(g.v, g.n);
@@ -700,6 +706,31 @@ Test(degrade_losses, credential_sockets)
 	p = open_read_plan();
 	l = losses(p, PRIVATE_TMP);
 	cr_expect_null(line_with(&l, "credential sockets"));
+	policy_plan_destroy(p);
+}
+
+/* The full sandbox closes /proc/kallsyms in its fresh /proc; the host's
+ * /proc stays whole (degrade_rules above), and the line says what that
+ * leaves open and when it matters. */
+Test(degrade_losses, kernel_addresses_in_the_hosts_proc)
+{
+	struct policy_plan *p = open_read_plan();
+	struct lines l = losses(p, PRIVATE_TMP);
+	const char *s = line_with(&l, "/proc/kallsyms");
+
+	cr_assert_not_null(s);
+	cr_expect_not_null(strstr(s, "kernel.kptr_restrict"), "%s", s);
+	cr_expect_not_null(strstr(s, "kernel.perf_event_paranoid"), "%s", s);
+	char why[512] = "";
+	cr_expect_not(policy_degrade_refusal(p, false, why, sizeof(why)), "%s", why);
+	policy_plan_destroy(p);
+
+	/* A kernel without kallsyms: resolve adds no cover, nothing to say. */
+	p = new_plan();
+	rule(p, "/", POLICY_GRANT_READ, true);
+	add_mount(p, POLICY_MOUNT_PROC, "/proc", POLICY_PATH_OWN_PROCESSES);
+	l = losses(p, PRIVATE_TMP);
+	cr_expect_null(line_with(&l, "kallsyms"));
 	policy_plan_destroy(p);
 }
 

@@ -56,6 +56,7 @@ Test(path_reason, words_are_the_ones_printed_before_the_table)
 		{ POLICY_PATH_DENY_READ, "--deny-read" },
 		{ POLICY_PATH_PORTA_CONFIG, "porta's configuration" },
 		{ POLICY_PATH_HOME_STRICT, "home (strict reads)" },
+		{ POLICY_PATH_KERNEL_ADDRESSES, "kernel addresses" },
 		{ POLICY_PATH_CREDENTIAL_SOCKET, "credential socket" },
 		{ POLICY_PATH_HOST_SOCKET, "host socket" },
 		{ POLICY_PATH_SOCKET_DIR, "host programs bind sockets there" },
