@@ -19,7 +19,8 @@ import time
 
 from corpus import *  # noqa: F401,F403  (the runner's vocabulary)
 from corpus import (BROKEN, ESCAPED, HELD, MARKER, NA, Check, Policy, host_settings_at_most,
-                    judge, read, row, sh, simple, sysctl, ws_ug)
+                    host_settings_turn, judge, read, row, set_sysctl, sh, simple, sysctl,
+                    wait_for, ws_ug)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -766,7 +767,8 @@ def row61(ctx):
 # --------------------------------------------------------------------------
 # Row 62: a core dump outside the mounts
 
-@row(62, "a core dump written outside the mounts", "-v WS (the crash's cwd: UG)")
+@row(62, "a core dump written outside the mounts or handed to a host program",
+     "-v WS (the crash's cwd: UG)")
 def row62(ctx):
     pattern = sysctl("kernel.core_pattern") or ""
 
@@ -778,6 +780,57 @@ def row62(ctx):
         na = f"kernel.core_pattern={pattern!r}: cores go to a host helper, not the crash's directory"
     elif "/" in pattern:
         na = f"kernel.core_pattern={pattern!r} is an absolute path, not the crash's directory"
-    return [simple(ctx, "crash with cwd outside the mounts, RLIMIT_CORE raised", ws_ug,
-                   lambda s: Policy(mounts=[(s["ws"], False)]),
-                   lambda s: [ctx.probe("fs_core"), s["ug"]], ev, control_na=na)]
+    checks = [simple(ctx, "crash with cwd outside the mounts, RLIMIT_CORE raised", ws_ug,
+                     lambda s: Policy(mounts=[(s["ws"], False)]),
+                     lambda s: [ctx.probe("fs_core"), s["ug"]], ev, control_na=na)]
+    checks.append(core_helper_check(ctx))
+    return checks
+
+
+def core_helper_check(ctx):
+    """A kernel.core_pattern that pipes ("|/usr/lib/systemd/systemd-coredump
+    ...", apport) makes the kernel run that program as root, outside every
+    namespace, with the crash's memory on its stdin: it stores the dump
+    outside the mounts and parses what the sandbox chose (helpers have had
+    their holes).  A root run points the pattern at a helper of its own for
+    this check (restored afterwards); evidence: the helper ran for the probe,
+    and the dump it received, in UG."""
+    name = "crash handed to the host's core helper (core_pattern '|...'), limit lowered to 0"
+    if not ctx.is_root:
+        return Check(name, NA, "-", "only root can point kernel.core_pattern at the corpus's "
+                     "helper; run the corpus as root for this check")
+    with host_settings_turn(True):
+        results = {}
+        sbx = None
+        for mode in ("control", "sandbox"):
+            s = ws_ug(ctx.fresh(f"r62-helper-{mode}"))
+            helper = os.path.join(s["ug"], "helper")
+            log = os.path.join(s["ug"], "helper.log")
+            with open(helper, "w") as f:
+                f.write(f'#!/bin/sh\n[ "$2" = fs_core ] || exit 0\n'
+                        f'cat > {s["ug"]}/dumped.$1\necho "$1 $2 limit=$3" >> {log}\n')
+            os.chmod(helper, 0o755)
+            orig = sysctl("kernel.core_pattern") or "core"
+            ctx.cleanup.append(lambda v=orig: set_sysctl("kernel.core_pattern", v))
+            set_sysctl("kernel.core_pattern", f"|{helper} %P %e %c")
+            try:
+                argv = [ctx.probe("fs_core"), s["ws"], "lowered"]
+                if mode == "control":
+                    ctx.control(argv)
+                else:
+                    sbx = ctx.sandboxed(Policy(mounts=[(s["ws"], False)]), argv)
+                # The kernel waits for the helper only to exec it.
+                wait_for(lambda: os.path.exists(log), 2.0)
+            finally:
+                set_sysctl("kernel.core_pattern", orig)
+            got = (read(log, "") or "").splitlines()
+            dumped = sum(os.path.getsize(os.path.join(s["ug"], n)) for n in os.listdir(s["ug"])
+                         if n.startswith("dumped."))
+            results[mode] = (got, dumped)
+    c_got, _ = results["control"]
+    s_got, s_bytes = results["sandbox"]
+    return judge(name, bool(c_got), bool(s_got), sbx,
+                 f"the host's helper ran as root for {len(s_got)} crash(es) of the sandbox and "
+                 f"stored {s_bytes} bytes of its memory outside the mounts ({'; '.join(s_got)})"
+                 if s_got else "no crash of the sandbox reached the helper",
+                 expect=["core-dumped", "core-dumped-lowered"])

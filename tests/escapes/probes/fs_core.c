@@ -1,7 +1,8 @@
 /*
- * Row 62: a core dump written outside the mounts.
+ * Row 62: a core dump written outside the mounts, or handed to a program of
+ * the host.
  *
- * usage: fs_core DIR
+ * usage: fs_core DIR [lowered]
  *
  * The kernel writes a core file into the crashing process's working
  * directory (kernel.core_pattern "core"), opened on the process's behalf.
@@ -9,6 +10,12 @@
  * RLIMIT_CORE to the hard limit (or to unlimited where it may), marks itself
  * dumpable and crashes a child.  Evidence: a core file in DIR on the host.
  * Control: unconfined, the core lands in DIR.
+ *
+ * With "lowered" it then sets its soft limit to 0 and crashes a second
+ * child.  A core_pattern that pipes to a program ("|...") ignores the limit
+ * except for exactly 1, the kernel's guard against a helper's own crash
+ * (fs/coredump.c), so a limit of 1 alone keeps no dump from the host's
+ * helper: lowering it to 0 opens the way again.
  */
 #include "probe.h"
 
@@ -18,7 +25,7 @@
 int main(int argc, char **argv)
 {
 	probe_started();
-	if (argc != 2)
+	if (argc != 2 && argc != 3)
 		return 2;
 	if (chdir(argv[1]) < 0) {
 		probe_fail("chdir", errno);
@@ -44,5 +51,19 @@ int main(int argc, char **argv)
 	waitpid(pid, &status, 0);
 	probe_ok("crashed", WIFSIGNALED(status) ? WTERMSIG(status) : -1);
 	probe_ok("core-dumped", WIFSIGNALED(status) && WCOREDUMP(status));
+	if (argc < 3 || strcmp(argv[2], "lowered") != 0)
+		return 0;
+	struct rlimit zero = { 0, rl.rlim_max };
+	PROBE_TRY("lower-rlimit-core", setrlimit(RLIMIT_CORE, &zero));
+	getrlimit(RLIMIT_CORE, &rl);
+	probe_ok("rlimit-core-soft-lowered", rl.rlim_cur == RLIM_INFINITY ? -1 : (long)rl.rlim_cur);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		raise(SIGSEGV);
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	probe_ok("core-dumped-lowered", WIFSIGNALED(status) && WCOREDUMP(status));
 	return 0;
 }
