@@ -770,6 +770,13 @@ def row61(ctx):
 @row(62, "a core dump written outside the mounts or handed to a host program",
      "-v WS (the crash's cwd: UG)")
 def row62(ctx):
+    # kernel.core_pattern is host-wide, and the second check changes it:
+    # the whole row takes its turn (tests/integration's CoreDumps does too).
+    with host_settings_turn(ctx.is_root):
+        return row62_locked(ctx)
+
+
+def row62_locked(ctx):
     pattern = sysctl("kernel.core_pattern") or ""
 
     def ev(s, run):
@@ -799,34 +806,34 @@ def core_helper_check(ctx):
     if not ctx.is_root:
         return Check(name, NA, "-", "only root can point kernel.core_pattern at the corpus's "
                      "helper; run the corpus as root for this check")
-    with host_settings_turn(True):
-        results = {}
-        sbx = None
-        for mode in ("control", "sandbox"):
-            s = ws_ug(ctx.fresh(f"r62-helper-{mode}"))
-            helper = os.path.join(s["ug"], "helper")
-            log = os.path.join(s["ug"], "helper.log")
-            with open(helper, "w") as f:
-                f.write(f'#!/bin/sh\n[ "$2" = fs_core ] || exit 0\n'
-                        f'cat > {s["ug"]}/dumped.$1\necho "$1 $2 limit=$3" >> {log}\n')
-            os.chmod(helper, 0o755)
-            orig = sysctl("kernel.core_pattern") or "core"
-            ctx.cleanup.append(lambda v=orig: set_sysctl("kernel.core_pattern", v))
-            set_sysctl("kernel.core_pattern", f"|{helper} %P %e %c")
-            try:
-                argv = [ctx.probe("fs_core"), s["ws"], "lowered"]
-                if mode == "control":
-                    ctx.control(argv)
-                else:
-                    sbx = ctx.sandboxed(Policy(mounts=[(s["ws"], False)]), argv)
-                # The kernel waits for the helper only to exec it.
-                wait_for(lambda: os.path.exists(log), 2.0)
-            finally:
-                set_sysctl("kernel.core_pattern", orig)
-            got = (read(log, "") or "").splitlines()
-            dumped = sum(os.path.getsize(os.path.join(s["ug"], n)) for n in os.listdir(s["ug"])
-                         if n.startswith("dumped."))
-            results[mode] = (got, dumped)
+    # row62() holds the host-wide turn.
+    results = {}
+    sbx = None
+    for mode in ("control", "sandbox"):
+        s = ws_ug(ctx.fresh(f"r62-helper-{mode}"))
+        helper = os.path.join(s["ug"], "helper")
+        log = os.path.join(s["ug"], "helper.log")
+        with open(helper, "w") as f:
+            f.write(f'#!/bin/sh\n[ "$2" = fs_core ] || exit 0\n'
+                    f'cat > {s["ug"]}/dumped.$1\necho "$1 $2 limit=$3" >> {log}\n')
+        os.chmod(helper, 0o755)
+        orig = sysctl("kernel.core_pattern") or "core"
+        ctx.cleanup.append(lambda v=orig: set_sysctl("kernel.core_pattern", v))
+        set_sysctl("kernel.core_pattern", f"|{helper} %P %e %c")
+        try:
+            argv = [ctx.probe("fs_core"), s["ws"], "lowered"]
+            if mode == "control":
+                ctx.control(argv)
+            else:
+                sbx = ctx.sandboxed(Policy(mounts=[(s["ws"], False)]), argv)
+            # The kernel waits for the helper only to exec it.
+            wait_for(lambda: os.path.exists(log), 2.0)
+        finally:
+            set_sysctl("kernel.core_pattern", orig)
+        got = (read(log, "") or "").splitlines()
+        dumped = sum(os.path.getsize(os.path.join(s["ug"], n)) for n in os.listdir(s["ug"])
+                     if n.startswith("dumped."))
+        results[mode] = (got, dumped)
     c_got, _ = results["control"]
     s_got, s_bytes = results["sandbox"]
     return judge(name, bool(c_got), bool(s_got), sbx,
