@@ -1536,6 +1536,25 @@ static int add_network(struct resolver *r)
 	return 0;
 }
 
+/* Whether kernel.core_pattern hands dumps to a program of the host: '|'
+ * runs a helper, '@' (Linux 6.16) connects to a socket (core(5)).  Leading
+ * spaces are skipped and an unreadable pattern counts as yes: erring that
+ * way costs only core files. */
+static bool core_pattern_is_program(void)
+{
+	char buf[16] = "";
+	FILE *f = fopen("/proc/sys/kernel/core_pattern", "re");
+
+	if (!f)
+		return true;
+	bool ok = fgets(buf, sizeof(buf), f) != NULL;
+	fclose(f);
+	const char *p = buf;
+	while (*p == ' ')
+		p++;
+	return !ok || *p == '|' || *p == '@';
+}
+
 int host_resolve(const struct policy_options *opts, char *const argv[],
 		    char *const envp[], struct policy_plan **out, struct porta_error *e)
 {
@@ -1550,6 +1569,7 @@ int host_resolve(const struct policy_options *opts, char *const argv[],
 	r.plan->cwd = getcwd(NULL, 0);
 	if (!r.plan->cwd)
 		r.plan->cwd = strdup("/");
+	r.plan->core_to_program = core_pattern_is_program();
 	if ((rc = resolve_home(&r, envp)) || (rc = resolve_config_dir(&r, envp)) ||
 	    (rc = add_mount_grants(&r)) ||
 	    (rc = add_caches(&r, envp)) || (rc = add_base_grants(&r)) ||

@@ -285,6 +285,8 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 	json_object_set_new(root, "caches", caches);
 	json_object_set_new(root, "network", net);
 	json_object_set_new(root, "limits", limits_json(o));
+	json_object_set_new(root, "core_dumps",
+			    json_string(plan->core_to_program ? "none" : "as the host's core_pattern"));
 	json_object_set_new(root, "env", env);
 	json_object_set_new(root, "command", cmd);
 	if (plan->sources)
@@ -634,6 +636,9 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 
 	fprintf(out, "\nprocesses: own PID, IPC and UTS namespaces; capabilities dropped; "
 		     "no_new_privs; seccomp filter\n");
+	if (plan->core_to_program)
+		fprintf(out, "core dumps: none (kernel.core_pattern hands them to a program of the "
+			     "host; RLIMIT_CORE stays at 1)\n");
 	fprintf(out, "limits:");
 	if (!o->timeout_ms.set && !o->max_cpu_s.set && !o->max_procs.set &&
 	    !o->max_file_size_mib.set && !o->max_memory_mib.set)

@@ -103,6 +103,12 @@ struct policy_plan {
 	char *config_named;
 	char *config_real;
 	bool config_absent;
+	/* kernel.core_pattern hands a crash's dump to a program of the host
+	 * ('|' a helper such as systemd-coredump or apport, '@' a socket), or
+	 * could not be read: the payload's RLIMIT_CORE is pinned at 1
+	 * (sandbox/process.c, POLICY_SECCOMP_CORE_PINNED), the one limit the
+	 * kernel honours for such a pattern (escape corpus row 62). */
+	bool core_to_program;
 	struct policy_cache_dir *caches; /* --caches: granted writable, created if absent */
 	size_t n_caches;
 	char **notes; /* things the user should know, one sentence each */

@@ -507,6 +507,36 @@ static const struct policy_syscall_rule degraded_root_rules[] = {
 	REFUSE("469 file_setattr", EPERM, "file_setattr(2), Linux 6.17" WHY_ROOT_META),
 };
 
+/* --- POLICY_SECCOMP_CORE_PINNED ----------------------------------------
+ *
+ * A further filter where kernel.core_pattern hands a crash's dump to a
+ * program of the host ("|/usr/lib/systemd/systemd-coredump ...", apport, or
+ * "@socket" since Linux 6.16): the kernel runs or reaches it as root outside
+ * every namespace, with the crash's memory, and RLIMIT_CORE does not stop it
+ * but for exactly 1 (fs/coredump.c: the guard against a helper's own
+ * crash).  The payload starts with RLIMIT_CORE at 1, soft and hard
+ * (sandbox/process.c); lowering it to 0 would open the way again.  Setting
+ * it is answered success and changes nothing: what programs ask when they
+ * set it (ssh-agent, which exits when it fails, asks for 0) is no dump, and
+ * none is made; raising it would fail anyway (the hard limit is 1).  A
+ * prlimit64(2) that also reads the old limit is refused instead, since
+ * skipping it would leave the caller's buffer unfilled.  Escape corpus row
+ * 62. */
+#define WHY_CORE_PINNED                                                         \
+	": kernel.core_pattern hands dumps to a program of the host, and "      \
+	"RLIMIT_CORE stays at 1 so that none reaches it"
+
+static const struct policy_syscall_rule core_pinned_rules[] = {
+	{ "setrlimit", POLICY_SC_SKIP, 0, 1, { MASKED(0, LOW32, RLIMIT_CORE) },
+	  "setrlimit(2) of RLIMIT_CORE, answered without effect" WHY_CORE_PINNED },
+	{ "prlimit64", POLICY_SC_SKIP, 0, 3,
+	  { MASKED(1, LOW32, RLIMIT_CORE), CMP(2, NE, 0), CMP(3, EQ, 0) },
+	  "prlimit64(2) setting RLIMIT_CORE, answered without effect" WHY_CORE_PINNED },
+	REFUSE_IF("prlimit64", EPERM,
+		  "prlimit64(2) setting RLIMIT_CORE and reading the old value" WHY_CORE_PINNED,
+		  MASKED(1, LOW32, RLIMIT_CORE), CMP(2, NE, 0), CMP(3, NE, 0)),
+};
+
 /* BASE and NOTIFY_CONNECT are prefixes of rules[]: the rows each owns end
  * at .end; CLOSED_NET is a table of its own (a second, stacked filter). */
 #define N_NOTIFY_CONNECT_ROWS                                                  \
@@ -522,6 +552,7 @@ static const struct {
 	[POLICY_SECCOMP_CLOSED_NET] = { "closed_net", ARRAY_LEN(closed_net_rules) },
 	[POLICY_SECCOMP_DEGRADED] = { "degraded", ARRAY_LEN(degraded_rules) },
 	[POLICY_SECCOMP_DEGRADED_ROOT] = { "degraded_root", ARRAY_LEN(degraded_root_rules) },
+	[POLICY_SECCOMP_CORE_PINNED] = { "core_pinned", ARRAY_LEN(core_pinned_rules) },
 };
 
 const struct policy_syscall_rule *policy_seccomp_rules(enum policy_seccomp_variant v, size_t *n)
@@ -538,6 +569,8 @@ const struct policy_syscall_rule *policy_seccomp_rules(enum policy_seccomp_varia
 		return degraded_rules;
 	case POLICY_SECCOMP_DEGRADED_ROOT:
 		return degraded_root_rules;
+	case POLICY_SECCOMP_CORE_PINNED:
+		return core_pinned_rules;
 	default:
 		return rules;
 	}
@@ -750,6 +783,7 @@ static bool row_ok(const struct policy_syscall_rule *r)
 		break;
 	case POLICY_SC_KILL:
 	case POLICY_SC_NOTIFY:
+	case POLICY_SC_SKIP:
 		break;
 	default:
 		return false;

@@ -21,7 +21,9 @@
  * Variants: the rows of BASE and NOTIFY_CONNECT are prefixes of one table, so
  * NOTIFY_CONNECT is the base rows plus its own set appended; CLOSED_NET,
  * DEGRADED and DEGRADED_ROOT are tables of their own, installed as further
- * filters on top of one of them on hosts without user namespaces.  A row
+ * filters on top of one of them on hosts without user namespaces;
+ * CORE_PINNED is one too, installed where a crash's dump would go to a
+ * program of the host (policy_plan.core_to_program).  A row
  * may name a syscall newer than the build host's libseccomp as "NR name"
  * (its x86_64 number, a space, its name).
  * POLICY_SECCOMP_NOTIFY_CONNECT (network policy mode) appends POLICY_SC_NOTIFY
@@ -53,6 +55,9 @@ enum policy_seccomp_variant {
 					* message queues (no IPC namespace) */
 	POLICY_SECCOMP_DEGRADED_ROOT,  /* and, for uid 0 there, no change of a
 					* file's mode, owner, times or xattrs */
+	POLICY_SECCOMP_CORE_PINNED,    /* a further filter on any host whose
+					* kernel.core_pattern hands dumps to a
+					* program: RLIMIT_CORE stays at 1 */
 	POLICY_SECCOMP_VARIANT_COUNT,
 };
 
@@ -61,6 +66,10 @@ enum policy_sc_action {
 	POLICY_SC_KILL,  /* kill the whole process (SECCOMP_RET_KILL_PROCESS) */
 	POLICY_SC_NOTIFY, /* stop the call and ask the supervisor
 			   * (SECCOMP_RET_USER_NOTIF, seccomp_unotify(2)); err unused */
+	POLICY_SC_SKIP,   /* answer success without running the call
+			   * (SECCOMP_RET_ERRNO with 0, seccomp(2)); err unused.
+			   * Only for a setting the sandbox keeps where a refusal
+			   * would stop programs that only ask for less */
 };
 
 /* How an argument is compared; value and mask are 64-bit, as seccomp sees

@@ -167,7 +167,7 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 	signal(SIGPIPE, SIG_DFL); /* as porta's caller had it, not as the proxy needs it */
 	if (chdir(c->plan->cwd) < 0)
 		refuse_cwd(c, errno);
-	if (sandbox_limits_apply(c->plan->opts, &e) ||
+	if (sandbox_limits_apply(c->plan, &e) ||
 	    ((!c->degraded || sandbox_caps_held()) && sandbox_caps_drop(&e)))
 		child_die(c->ctl, &e);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) {
@@ -216,6 +216,10 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 			child_die(c->ctl, &e);
 	} else if ((r = sandbox_seccomp_install(POLICY_SECCOMP_BASE))) {
 		porta_fail(&e, "seccomp", NULL, -r, NULL);
+		child_die(c->ctl, &e);
+	}
+	if (c->plan->core_to_program && (r = sandbox_seccomp_install(POLICY_SECCOMP_CORE_PINNED))) {
+		porta_fail(&e, "seccomp", NULL, -r, "RLIMIT_CORE pinned");
 		child_die(c->ctl, &e);
 	}
 	trace_mark("payload confined, exec");

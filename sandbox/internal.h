@@ -29,8 +29,10 @@ int sandbox_landlock_enforce(int ruleset_fd, uint32_t flags);
  * 0 or -errno (e filled). */
 int sandbox_mounts_apply(const struct policy_plan *plan, struct porta_error *e);
 
-/* In the payload: rlimits from opts.  0 or -errno (e filled). */
-int sandbox_limits_apply(const struct policy_options *opts, struct porta_error *e);
+/* In the payload: rlimits from the options, and RLIMIT_CORE pinned at 1
+ * when the plan says dumps go to a program of the host.  0 or -errno (e
+ * filled). */
+int sandbox_limits_apply(const struct policy_plan *plan, struct porta_error *e);
 
 /* In the payload: drops every capability (effective, permitted, inheritable,
  * bounding, ambient) and locks the securebits.  0 or -errno (e filled). */

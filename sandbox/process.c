@@ -19,10 +19,17 @@ static int set_limit(int resource, rlim_t soft, rlim_t hard)
 	return setrlimit(resource, &rl) < 0 ? -errno : 0;
 }
 
-int sandbox_limits_apply(const struct policy_options *o, struct porta_error *e)
+int sandbox_limits_apply(const struct policy_plan *plan, struct porta_error *e)
 {
+	const struct policy_options *o = plan->opts;
 	int r;
 
+	/* A core_pattern that hands dumps to a program of the host ignores
+	 * RLIMIT_CORE but for exactly 1 (fs/coredump.c, the guard against a
+	 * helper's own crash); the hard limit keeps it from being raised, and
+	 * POLICY_SECCOMP_CORE_PINNED from being lowered to 0. */
+	if (plan->core_to_program && (r = set_limit(RLIMIT_CORE, 1, 1)))
+		return porta_fail(e, "RLIMIT_CORE", NULL, -r, NULL);
 	/* SIGXCPU at the soft limit; the hard limit one second later is
 	 * SIGKILL, for a program that ignores SIGXCPU. */
 	if (o->max_cpu_s.set &&

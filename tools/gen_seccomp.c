@@ -81,6 +81,10 @@ static uint32_t to_scmp_action(const struct policy_syscall_rule *r)
 		 * host's kernel knows the action; the program is exported, never
 		 * loaded here. */
 		return SCMP_ACT_NOTIFY;
+	case POLICY_SC_SKIP:
+		/* errno 0: the call returns 0 and never runs (seccomp(2),
+		 * SECCOMP_RET_ERRNO) */
+		return SCMP_ACT_ERRNO(0);
 	}
 	return SCMP_ACT_KILL_PROCESS;
 }

@@ -98,6 +98,32 @@ def clean_env(extra=None, drop=()):
     return env
 
 
+@contextlib.contextmanager
+def host_sysctl(name, value):
+    """Sets a host-wide sysctl (root only) for the block and puts it back.
+    Tests and escape-corpus runs that change one take turns on the lock the
+    corpus uses (tests/escapes/corpus.py, host_settings_turn()), so none
+    reads another's value as the host's."""
+    import fcntl
+    lock = ("/run/lock" if os.path.isdir("/run/lock") else tempfile.gettempdir()) + \
+        "/porta-escapes-sysctl.lock"
+    path = "/proc/sys/" + name.replace(".", "/")
+    fd = os.open(lock, os.O_RDONLY | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        with open(path) as f:
+            orig = f.read().strip()
+        with open(path, "w") as f:
+            f.write(value)
+        try:
+            yield orig
+        finally:
+            with open(path, "w") as f:
+                f.write(orig)
+    finally:
+        os.close(fd)
+
+
 def run(args, *, env=None, timeout=DEFAULT_TIMEOUT, input=None, allow_root=True, cwd=None):
     """Runs porta ARGS to completion; returns a Result.  A run that outlives
     timeout is killed and reported as a test failure by the caller (rc None)."""

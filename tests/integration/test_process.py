@@ -180,3 +180,48 @@ class PidNamespace(PortaTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+LIMITS = r"""
+import resource, sys
+print("start", *resource.getrlimit(resource.RLIMIT_CORE))
+resource.setrlimit(resource.RLIMIT_CORE, (0, 0))   # as ssh-agent does
+print("after", *resource.getrlimit(resource.RLIMIT_CORE))
+"""
+
+
+@unittest.skipUnless(harness.IS_ROOT, "changing kernel.core_pattern needs root")
+class CoreDumps(PortaTestCase):
+    """Where kernel.core_pattern hands dumps to a program of the host, the
+    command's RLIMIT_CORE stays at 1 (the one value the kernel honours for
+    such a pattern) and setting it is answered without effect; where the
+    pattern writes files, the command's limit is the caller's and a crash in
+    a writable mount leaves its core there.  The crash itself reaching a
+    helper is escape corpus row 62."""
+
+    def test_pinned_where_the_pattern_pipes_to_a_program(self):
+        for pattern in ("|/bin/false %P", "@/run/porta-it-no-such.socket"):
+            with harness.host_sysctl("kernel.core_pattern", pattern):
+                res = run(["run", "--", PY, "-c", LIMITS])
+                expl = run(["explain", "--", "true"])
+            self.assertOk(res, pattern)
+            self.assertIn("start 1 1\n", res.out, pattern)
+            self.assertIn("after 1 1\n", res.out, "setting it changes nothing: " + pattern)
+            self.assertIn("core dumps: none (kernel.core_pattern hands them to a program",
+                          expl.out, pattern)
+
+    def test_the_callers_limit_where_the_pattern_writes_files(self):
+        ws = self.mkdtemp()
+        crash = "ulimit -c unlimited && cd %s && exec %s -c 'import os, signal; " \
+                "os.kill(os.getpid(), signal.SIGSEGV)'" % (ws, PY)
+        with harness.host_sysctl("kernel.core_pattern", "core"):
+            res = run(["run", "-v", ws, "--", PY, "-c", LIMITS])
+            expl = run(["explain", "--", "true"])
+            dumped = run(["run", "-v", ws, "--", SH, "-c", crash])
+        self.assertOk(res)
+        self.assertIn("after 0 0\n", res.out, "the command's own limit to set")
+        self.assertNotIn("core dumps", expl.out)
+        # porta ends as its command did: by the same signal
+        self.assertIn(dumped.rc, (-signal.SIGSEGV, 128 + signal.SIGSEGV), dumped.describe())
+        self.assertTrue([n for n in os.listdir(ws) if n.startswith("core")],
+                        "no core file in the writable mount: %s" % os.listdir(ws))

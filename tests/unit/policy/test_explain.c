@@ -38,6 +38,7 @@ static void build(struct fixture *f, char *const *argv)
 
 static void fill(struct policy_plan *p)
 {
+	p->core_to_program = true;
 	cr_assert_eq(policy_plan_add_rule(p, "/usr", POLICY_GRANT_READ, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/work", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/dev/null", POLICY_GRANT_DEV, false), 0);
@@ -129,6 +130,7 @@ Test(explain, json_keys_and_values)
 	cr_assert_str_eq(json_string_value(key(m1, "access", JSON_STRING)), "rw");
 
 	cr_assert_str_eq(json_string_value(key(root, "read_policy", JSON_STRING)), "strict");
+	cr_assert_str_eq(json_string_value(key(root, "core_dumps", JSON_STRING)), "none");
 
 	json_t *closed = key(root, "closed_paths", JSON_ARRAY);
 	cr_assert_eq(json_array_size(closed), 3, "the socket cover is not a closed path");
@@ -213,6 +215,8 @@ Test(explain, json_of_an_empty_plan)
 					       JSON_STRING)),
 			 "none");
 	cr_assert_eq(json_object_size(key(root, "limits", JSON_OBJECT)), 0);
+	cr_assert_str_eq(json_string_value(key(root, "core_dumps", JSON_STRING)),
+			 "as the host's core_pattern");
 	cr_assert_eq(json_array_size(key(root, "command", JSON_ARRAY)), 1);
 	cr_assert_eq(json_integer_value(key(root, "landlock_abi", JSON_INTEGER)), 0);
 	json_decref(root);
@@ -296,6 +300,8 @@ Test(explain, text_sections)
 		"  closed now (bound when porta started):\n    /run/docker.sock  (credential socket)\n",
 		"  kept (they grant nothing):\n    /run/systemd/journal/socket",
 		"network: policy",
+		"core dumps: none (kernel.core_pattern hands them to a program of the host; "
+		"RLIMIT_CORE stays at 1)\n",
 		"limits: timeout 2.500s cpu 30s procs 64 file-size 100MiB memory 512MiB\n",
 		"environment: PATH HOME SECRET_LOOKING\n",
 		"notes:\n  - /work/.git is a worktree of /src/repo\n",
@@ -331,6 +337,7 @@ Test(explain, text_of_an_empty_plan)
 		cr_assert_not_null(strstr(s, want[i]), "missing \"%s\" in:\n%s", want[i], s);
 	cr_assert_null(strstr(s, "notes:"));
 	cr_assert_null(strstr(s, "absent now"));
+	cr_assert_null(strstr(s, "core dumps"), "the host's core_pattern writes files: nothing pinned");
 	free(s);
 	policy_plan_destroy(f.plan);
 }

@@ -789,3 +789,40 @@ Test(seccomp_table, closed_net_stacked_on_base_leaves_only_tcp)
 			}
 	cr_assert_eq(checked, ARRAY_LEN(fams) * ARRAY_LEN(types) * ARRAY_LEN(protos));
 }
+
+/* POLICY_SECCOMP_CORE_PINNED: setting RLIMIT_CORE is answered without effect,
+ * reading it and every other limit are the program's. */
+static const struct policy_syscall_rule *core_row(const char *sc, uint64_t a0, uint64_t a1,
+						  uint64_t a2, uint64_t a3)
+{
+	const uint64_t args[6] = { a0, a1, a2, a3, 0, 0 };
+	return policy_seccomp_match(POLICY_SECCOMP_CORE_PINNED, sc, args);
+}
+
+Test(seccomp_table, core_pinned_named_cases)
+{
+	const uint64_t buf = 0x7ffd0000, buf2 = 0x7ffd1000;
+	const struct policy_syscall_rule *r;
+
+	r = core_row("setrlimit", RLIMIT_CORE, buf, 0, 0);
+	cr_assert(r && r->action == POLICY_SC_SKIP, "setrlimit(RLIMIT_CORE)");
+	r = core_row("setrlimit", (1ULL << 32) | RLIMIT_CORE, buf, 0, 0);
+	cr_assert(r && r->action == POLICY_SC_SKIP, "the kernel reads 32 bits of the resource");
+	cr_expect_null(core_row("setrlimit", RLIMIT_NOFILE, buf, 0, 0));
+	cr_expect_null(core_row("setrlimit", RLIMIT_FSIZE, buf, 0, 0));
+
+	r = core_row("prlimit64", 0, RLIMIT_CORE, buf, 0);
+	cr_assert(r && r->action == POLICY_SC_SKIP, "prlimit64 setting RLIMIT_CORE");
+	r = core_row("prlimit64", 1234, RLIMIT_CORE, buf, 0);
+	cr_assert(r && r->action == POLICY_SC_SKIP, "another process of the sandbox");
+	r = core_row("prlimit64", 0, RLIMIT_CORE, buf, buf2);
+	cr_assert(r && r->action == POLICY_SC_ERRNO && r->err == EPERM,
+		  "setting and reading: refused, not left unfilled");
+	cr_expect_null(core_row("prlimit64", 0, RLIMIT_CORE, 0, buf2), "reading is free");
+	cr_expect_null(core_row("prlimit64", 0, RLIMIT_NOFILE, buf, buf2));
+	cr_expect_null(core_row("getrlimit", RLIMIT_CORE, buf, 0, 0));
+
+	cr_assert_not(policy_seccomp_variant_notifies(POLICY_SECCOMP_CORE_PINNED),
+		      "a further filter cannot notify: the first holds the listener");
+	cr_assert_str_eq(policy_seccomp_variant_name(POLICY_SECCOMP_CORE_PINNED), "core_pinned");
+}

@@ -220,6 +220,8 @@ static const struct {
 	NR(setxattr), NR(lsetxattr), NR(fsetxattr), { "463 setxattrat", 463 }, NR(removexattr),
 	NR(lremovexattr), NR(fremovexattr), { "466 removexattrat", 466 },
 	{ "469 file_setattr", 469 },
+	/* POLICY_SECCOMP_CORE_PINNED */
+	NR(setrlimit), NR(prlimit64),
 };
 
 static int nr_of(const char *name)
@@ -243,6 +245,8 @@ static uint32_t expected_ret(enum policy_seccomp_variant v, const char *name,
 		return SECCOMP_RET_KILL_PROCESS;
 	if (r->action == POLICY_SC_NOTIFY)
 		return SECCOMP_RET_USER_NOTIF;
+	if (r->action == POLICY_SC_SKIP)
+		return SECCOMP_RET_ERRNO;
 	return SECCOMP_RET_ERRNO | (uint32_t)r->err;
 }
 
@@ -1832,4 +1836,87 @@ Test(seccomp_install, without_no_new_privs_is_eacces)
 	char buf[96];
 
 	cr_expect(o.kind == OUTCOME_RETURNED && o.value == EACCES, "%s", describe(&o, buf, sizeof(buf)));
+}
+
+/* ===================================================================== */
+/* RLIMIT_CORE pinned (POLICY_SECCOMP_CORE_PINNED, escape corpus row 62)  */
+/* ===================================================================== */
+
+/* What a child sees of RLIMIT_CORE after asking for {0, 0} with each call,
+ * starting from {1, 1}, with or without the filter. */
+struct core_seen {
+	int set_rc, set_err;             /* setrlimit(RLIMIT_CORE, {0, 0}) */
+	int pr_rc, pr_err;               /* prlimit64(0, RLIMIT_CORE, {0, 0}, NULL) */
+	int pr_old_rc, pr_old_err;       /* prlimit64(0, RLIMIT_CORE, {0, 0}, &old) */
+	long cur, max;                   /* after all three, read with prlimit64 */
+	int nofile_rc;                   /* setrlimit(RLIMIT_NOFILE, lower): untouched */
+	long nofile_cur;
+};
+
+static struct core_seen core_child(bool filtered)
+{
+	int fds[2];
+	struct core_seen s;
+
+	cr_assert_eq(pipe2(fds, O_CLOEXEC), 0);
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct rlimit one = { 1, 1 }, zero = { 0, 0 }, old, nf;
+		memset(&s, 0, sizeof(s));
+		if (setrlimit(RLIMIT_CORE, &one) != 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    (filtered && sandbox_seccomp_install(POLICY_SECCOMP_CORE_PINNED) != 0))
+			_exit(1);
+		s.set_rc = setrlimit(RLIMIT_CORE, &zero);
+		s.set_err = s.set_rc ? errno : 0;
+		setrlimit(RLIMIT_CORE, &one); /* the control lowered it */
+		s.pr_rc = (int)syscall(SYS_prlimit64, 0, RLIMIT_CORE, &zero, NULL);
+		s.pr_err = s.pr_rc ? errno : 0;
+		setrlimit(RLIMIT_CORE, &one);
+		s.pr_old_rc = (int)syscall(SYS_prlimit64, 0, RLIMIT_CORE, &zero, &old);
+		s.pr_old_err = s.pr_old_rc ? errno : 0;
+		if (!filtered)
+			setrlimit(RLIMIT_CORE, &one);
+		if (syscall(SYS_prlimit64, 0, RLIMIT_CORE, NULL, &old) != 0)
+			_exit(1);
+		s.cur = (long)old.rlim_cur;
+		s.max = (long)old.rlim_max;
+		getrlimit(RLIMIT_NOFILE, &nf);
+		nf.rlim_cur = nf.rlim_cur > 64 ? 64 : nf.rlim_cur;
+		s.nofile_rc = setrlimit(RLIMIT_NOFILE, &nf);
+		getrlimit(RLIMIT_NOFILE, &nf);
+		s.nofile_cur = (long)nf.rlim_cur;
+		(void)!write(fds[1], &s, sizeof(s));
+		_exit(0);
+	}
+	close(fds[1]);
+	cr_assert_eq(read(fds[0], &s, sizeof(s)), (ssize_t)sizeof(s), "the child did not report");
+	close(fds[0]);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	return s;
+}
+
+Test(seccomp_core, lowering_rlimit_core_is_answered_without_effect)
+{
+	/* Control: lowering to 0 is every process's right. */
+	struct core_seen c = core_child(false);
+	cr_assert_eq(c.set_rc, 0, "control setrlimit: %s", strerror(c.set_err));
+	cr_assert_eq(c.pr_rc, 0, "control prlimit64: %s", strerror(c.pr_err));
+	cr_assert_eq(c.pr_old_rc, 0, "control prlimit64 with old: %s", strerror(c.pr_old_err));
+
+	/* Filtered: setting answers success (ssh-agent exits when it fails)
+	 * and the limit stays 1, the one value the kernel honours for a
+	 * core_pattern that pipes to a program; a call that also reads the
+	 * old value is refused rather than left unfilled. */
+	struct core_seen f = core_child(true);
+	cr_expect_eq(f.set_rc, 0, "setrlimit: %s", strerror(f.set_err));
+	cr_expect_eq(f.pr_rc, 0, "prlimit64: %s", strerror(f.pr_err));
+	cr_expect_eq(f.pr_old_rc, -1);
+	cr_expect_eq(f.pr_old_err, EPERM, "%s", strerror(f.pr_old_err));
+	cr_expect_eq(f.cur, 1, "soft limit %ld", f.cur);
+	cr_expect_eq(f.max, 1, "hard limit %ld", f.max);
+	/* Other limits are the program's to set. */
+	cr_expect_eq(f.nofile_rc, 0);
+	cr_expect_leq(f.nofile_cur, 64);
 }
