@@ -13,8 +13,10 @@ fs_handle, fs_core.
 import errno
 import os
 import re
+import socket
 import stat
 import subprocess
+import threading
 import time
 
 from corpus import *  # noqa: F401,F403  (the runner's vocabulary)
@@ -791,7 +793,74 @@ def row62_locked(ctx):
                      lambda s: Policy(mounts=[(s["ws"], False)]),
                      lambda s: [ctx.probe("fs_core"), s["ug"]], ev, control_na=na)]
     checks.append(core_helper_check(ctx))
+    checks.append(core_socket_check(ctx))
     return checks
+
+
+def core_socket_check(ctx):
+    """Since Linux 6.16 kernel.core_pattern "@PATH" has the kernel connect
+    to a Unix socket (systemd 258's coredump socket) as root in the host's
+    mount namespace and write the dump there; it ignores RLIMIT_CORE
+    altogether.  Evidence: the marker the probe holds in its heap arrived
+    at a listener of the corpus's own (a dump of headers and notes alone,
+    what coredump_filter 0 leaves, carries no memory)."""
+    name = "crash's memory sent to the host's core socket (core_pattern '@...')"
+    if not ctx.is_root:
+        return Check(name, NA, "-", "only root can point kernel.core_pattern at the corpus's "
+                     "socket; run the corpus as root for this check")
+    results = {}
+    sbx = None
+    for mode in ("control", "sandbox"):
+        s = ws_ug(ctx.fresh(f"r62-sock-{mode}"))
+        path = os.path.join(s["ug"], "core.sock")
+        srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        srv.bind(path)
+        srv.listen(8)
+        got = []
+
+        def serve(srv=srv, got=got):
+            while True:
+                try:
+                    c, _ = srv.accept()
+                except OSError:
+                    return
+                data = bytearray()
+                c.settimeout(5)
+                try:
+                    while (b := c.recv(1 << 16)):
+                        data += b
+                except OSError:
+                    pass
+                c.close()
+                got.append(bytes(data))
+        t = threading.Thread(target=serve, daemon=True)
+        t.start()
+        orig = sysctl("kernel.core_pattern") or "core"
+        ctx.cleanup.append(lambda v=orig: set_sysctl("kernel.core_pattern", v))
+        if not set_sysctl("kernel.core_pattern", "@" + path):
+            srv.close()
+            return Check(name, NA, "-", "this kernel refuses a '@' core_pattern (before Linux 6.16)")
+        try:
+            argv = [ctx.probe("fs_core"), s["ws"], "lowered"]
+            if mode == "control":
+                ctx.control(argv)
+            else:
+                sbx = ctx.sandboxed(Policy(mounts=[(s["ws"], False)]), argv)
+            wait_for(lambda: len(got) >= 2, 3.0)
+        finally:
+            set_sysctl("kernel.core_pattern", orig)
+            srv.shutdown(socket.SHUT_RDWR)
+            srv.close()
+        results[mode] = got
+    c_got, s_got = results["control"], results["sandbox"]
+    c_mem = [d for d in c_got if MARKER.encode() in d]
+    s_mem = [d for d in s_got if MARKER.encode() in d]
+    sizes = ", ".join(str(len(d)) for d in s_got) or "none"
+    return judge(name, bool(c_mem), bool(s_mem), sbx,
+                 f"{len(s_mem)} dump(s) of the sandbox carried its memory to the socket "
+                 f"(bytes per connection: {sizes})" if s_mem else
+                 f"no memory of the sandbox reached the socket (bytes per connection: {sizes})",
+                 expect=["core-dumped", "core-dumped-lowered"])
 
 
 def core_helper_check(ctx):

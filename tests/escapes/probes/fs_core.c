@@ -11,8 +11,8 @@
  * dumpable and crashes a child.  Evidence: a core file in DIR on the host.
  * Control: unconfined, the core lands in DIR.
  *
- * With "lowered" it then sets its soft limit to 0 and crashes a second
- * child.  A core_pattern that pipes to a program ("|...") ignores the limit
+ * Each crashing child holds the marker in its heap.  With "lowered" the
+ * probe then sets its soft limit to 0 and crashes a second child.  A core_pattern that pipes to a program ("|...") ignores the limit
  * except for exactly 1, the kernel's guard against a helper's own crash
  * (fs/coredump.c), so a limit of 1 alone keeps no dump from the host's
  * helper: lowering it to 0 opens the way again.
@@ -21,6 +21,21 @@
 
 #include <sys/prctl.h>
 #include <sys/resource.h>
+
+/* Dies of SIGSEGV with the marker in its memory (64 KiB of the heap), so
+ * that a dump that carries memory carries the marker. */
+static void crash(void)
+{
+	static const char m[] = "MUST-NOT-LEAK core ";
+	size_t len = 64 * 1024;
+	volatile char *buf = malloc(len);
+
+	for (size_t i = 0; buf && i < len; i++)
+		buf[i] = m[i % (sizeof(m) - 1)];
+	signal(SIGSEGV, SIG_DFL);
+	raise(SIGSEGV);
+	_exit(0);
+}
 
 int main(int argc, char **argv)
 {
@@ -43,9 +58,7 @@ int main(int argc, char **argv)
 	PROBE_TRY("set-dumpable", prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
 	pid_t pid = fork();
 	if (pid == 0) {
-		signal(SIGSEGV, SIG_DFL);
-		raise(SIGSEGV);
-		_exit(0);
+		crash();
 	}
 	int status = 0;
 	waitpid(pid, &status, 0);
@@ -59,9 +72,7 @@ int main(int argc, char **argv)
 	probe_ok("rlimit-core-soft-lowered", rl.rlim_cur == RLIM_INFINITY ? -1 : (long)rl.rlim_cur);
 	pid = fork();
 	if (pid == 0) {
-		signal(SIGSEGV, SIG_DFL);
-		raise(SIGSEGV);
-		_exit(0);
+		crash();
 	}
 	waitpid(pid, &status, 0);
 	probe_ok("core-dumped-lowered", WIFSIGNALED(status) && WCOREDUMP(status));
