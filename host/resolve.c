@@ -1536,23 +1536,25 @@ static int add_network(struct resolver *r)
 	return 0;
 }
 
-/* Whether kernel.core_pattern hands dumps to a program of the host: '|'
- * runs a helper, '@' (Linux 6.16) connects to a socket (core(5)).  Leading
- * spaces are skipped and an unreadable pattern counts as yes: erring that
- * way costs only core files. */
-static bool core_pattern_is_program(void)
+/* Where kernel.core_pattern sends dumps: '|' runs a helper, '@' (Linux
+ * 6.16) connects to a socket (core(5)), anything else names a file.
+ * Leading spaces are skipped, and an unreadable pattern is UNKNOWN: erring
+ * that way costs only core files. */
+static enum policy_core_target core_pattern_target(void)
 {
 	char buf[16] = "";
 	FILE *f = fopen("/proc/sys/kernel/core_pattern", "re");
 
 	if (!f)
-		return true;
+		return POLICY_CORE_UNKNOWN;
 	bool ok = fgets(buf, sizeof(buf), f) != NULL;
 	fclose(f);
 	const char *p = buf;
 	while (*p == ' ')
 		p++;
-	return !ok || *p == '|' || *p == '@';
+	return !ok ? POLICY_CORE_UNKNOWN : *p == '|' ? POLICY_CORE_PIPE
+		   : *p == '@'               ? POLICY_CORE_SOCKET
+					     : POLICY_CORE_FILES;
 }
 
 int host_resolve(const struct policy_options *opts, char *const argv[],
@@ -1569,7 +1571,7 @@ int host_resolve(const struct policy_options *opts, char *const argv[],
 	r.plan->cwd = getcwd(NULL, 0);
 	if (!r.plan->cwd)
 		r.plan->cwd = strdup("/");
-	r.plan->core_to_program = core_pattern_is_program();
+	r.plan->core_target = core_pattern_target();
 	if ((rc = resolve_home(&r, envp)) || (rc = resolve_config_dir(&r, envp)) ||
 	    (rc = add_mount_grants(&r)) ||
 	    (rc = add_caches(&r, envp)) || (rc = add_base_grants(&r)) ||

@@ -97,6 +97,38 @@ static json_t *sources_json(const struct policy_plan *plan)
 	return all;
 }
 
+/* What reaches the host of a crash (escape corpus row 62). */
+static const char *core_dumps_json(enum policy_core_target t)
+{
+	switch (t) {
+	case POLICY_CORE_FILES:
+		return "files";
+	case POLICY_CORE_PIPE:
+		return "none";
+	case POLICY_CORE_SOCKET:
+	case POLICY_CORE_UNKNOWN:
+		break;
+	}
+	return "notes";
+}
+
+static const char *core_dumps_words(enum policy_core_target t)
+{
+	switch (t) {
+	case POLICY_CORE_PIPE:
+		return "none (kernel.core_pattern pipes them to a program of the host; "
+		       "RLIMIT_CORE stays at 1)";
+	case POLICY_CORE_SOCKET:
+		return "the kernel's notes only, no memory (kernel.core_pattern sends them to "
+		       "a socket of the host whatever the limit; coredump_filter 0)";
+	case POLICY_CORE_FILES:
+	case POLICY_CORE_UNKNOWN:
+		break;
+	}
+	return "none, or the kernel's notes only (kernel.core_pattern unreadable; "
+	       "RLIMIT_CORE 1, coredump_filter 0)";
+}
+
 static json_t *limits_json(const struct policy_options *o)
 {
 	json_t *l = json_object();
@@ -285,8 +317,7 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 	json_object_set_new(root, "caches", caches);
 	json_object_set_new(root, "network", net);
 	json_object_set_new(root, "limits", limits_json(o));
-	json_object_set_new(root, "core_dumps",
-			    json_string(plan->core_to_program ? "none" : "as the host's core_pattern"));
+	json_object_set_new(root, "core_dumps", json_string(core_dumps_json(plan->core_target)));
 	json_object_set_new(root, "env", env);
 	json_object_set_new(root, "command", cmd);
 	if (plan->sources)
@@ -636,9 +667,8 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 
 	fprintf(out, "\nprocesses: own PID, IPC and UTS namespaces; capabilities dropped; "
 		     "no_new_privs; seccomp filter\n");
-	if (plan->core_to_program)
-		fprintf(out, "core dumps: none (kernel.core_pattern hands them to a program of the "
-			     "host; RLIMIT_CORE stays at 1)\n");
+	if (plan->core_target != POLICY_CORE_FILES)
+		fprintf(out, "core dumps: %s\n", core_dumps_words(plan->core_target));
 	fprintf(out, "limits:");
 	if (!o->timeout_ms.set && !o->max_cpu_s.set && !o->max_procs.set &&
 	    !o->max_file_size_mib.set && !o->max_memory_mib.set)

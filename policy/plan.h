@@ -75,6 +75,13 @@ struct policy_link {
  * resolvers more). */
 #define POLICY_MAX_RESOLVERS 8
 
+enum policy_core_target {
+	POLICY_CORE_FILES,   /* a file name: written where the crash is, Landlock judging */
+	POLICY_CORE_PIPE,    /* '|': a helper of the host (systemd-coredump, apport) */
+	POLICY_CORE_SOCKET,  /* '@' (Linux 6.16): a socket of the host */
+	POLICY_CORE_UNKNOWN, /* the pattern could not be read: treated as both */
+};
+
 struct policy_plan {
 	const struct policy_options *opts; /* not owned */
 	const struct policy_sources *sources; /* not owned; NULL: no profile was used */
@@ -103,12 +110,13 @@ struct policy_plan {
 	char *config_named;
 	char *config_real;
 	bool config_absent;
-	/* kernel.core_pattern hands a crash's dump to a program of the host
-	 * ('|' a helper such as systemd-coredump or apport, '@' a socket), or
-	 * could not be read: the payload's RLIMIT_CORE is pinned at 1
-	 * (sandbox/process.c, POLICY_SECCOMP_CORE_PINNED), the one limit the
-	 * kernel honours for such a pattern (escape corpus row 62). */
-	bool core_to_program;
+	/* Where kernel.core_pattern sends a crash's dump (escape corpus row
+	 * 62).  Anything but POLICY_CORE_FILES: the payload's RLIMIT_CORE is
+	 * pinned at 1, the one limit the kernel honours for a pipe
+	 * (POLICY_SECCOMP_CORE_PINNED keeps it), and its coredump_filter is 0,
+	 * so that a socket, which ignores every limit, gets no memory
+	 * (sandbox/process.c). */
+	enum policy_core_target core_target;
 	struct policy_cache_dir *caches; /* --caches: granted writable, created if absent */
 	size_t n_caches;
 	char **notes; /* things the user should know, one sentence each */

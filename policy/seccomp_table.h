@@ -23,7 +23,7 @@
  * DEGRADED and DEGRADED_ROOT are tables of their own, installed as further
  * filters on top of one of them on hosts without user namespaces;
  * CORE_PINNED is one too, installed where a crash's dump would go to a
- * program of the host (policy_plan.core_to_program).  A row
+ * program of the host (policy_plan.core_target).  A row
  * may name a syscall newer than the build host's libseccomp as "NR name"
  * (its x86_64 number, a space, its name).
  * POLICY_SECCOMP_NOTIFY_CONNECT (network policy mode) appends POLICY_SC_NOTIFY

@@ -218,7 +218,8 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 		porta_fail(&e, "seccomp", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}
-	if (c->plan->core_to_program && (r = sandbox_seccomp_install(POLICY_SECCOMP_CORE_PINNED))) {
+	if (c->plan->core_target != POLICY_CORE_FILES &&
+	    (r = sandbox_seccomp_install(POLICY_SECCOMP_CORE_PINNED))) {
 		porta_fail(&e, "seccomp", NULL, -r, "RLIMIT_CORE pinned");
 		child_die(c->ctl, &e);
 	}

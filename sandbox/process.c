@@ -3,6 +3,7 @@
  * root"; prctl(2) PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_SET_SECUREBITS).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <linux/securebits.h>
@@ -19,17 +20,38 @@ static int set_limit(int resource, rlim_t soft, rlim_t hard)
 	return setrlimit(resource, &rl) < 0 ? -errno : 0;
 }
 
+static int write_coredump_filter_zero(void)
+{
+	int fd = open("/proc/self/coredump_filter", O_WRONLY | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, "0\n", 2) != 2)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
 int sandbox_limits_apply(const struct policy_plan *plan, struct porta_error *e)
 {
 	const struct policy_options *o = plan->opts;
 	int r;
 
-	/* A core_pattern that hands dumps to a program of the host ignores
+	/* A core_pattern that pipes to a program of the host ignores
 	 * RLIMIT_CORE but for exactly 1 (fs/coredump.c, the guard against a
 	 * helper's own crash); the hard limit keeps it from being raised, and
-	 * POLICY_SECCOMP_CORE_PINNED from being lowered to 0. */
-	if (plan->core_to_program && (r = set_limit(RLIMIT_CORE, 1, 1)))
-		return porta_fail(e, "RLIMIT_CORE", NULL, -r, NULL);
+	 * POLICY_SECCOMP_CORE_PINNED from being lowered to 0.  One that names
+	 * a socket ('@', Linux 6.16) ignores the limit altogether: a
+	 * coredump_filter of 0 (core(5)) keeps the memory out of the dump,
+	 * leaving the kernel's notes.  It is the mm's, inherited across
+	 * execve, and Landlock keeps the command from writing it back. */
+	if (plan->core_target != POLICY_CORE_FILES) {
+		if ((r = set_limit(RLIMIT_CORE, 1, 1)))
+			return porta_fail(e, "RLIMIT_CORE", NULL, -r, NULL);
+		if ((r = write_coredump_filter_zero()))
+			return porta_fail(e, "write", "/proc/self/coredump_filter", -r, NULL);
+	}
 	/* SIGXCPU at the soft limit; the hard limit one second later is
 	 * SIGKILL, for a program that ignores SIGXCPU. */
 	if (o->max_cpu_s.set &&

@@ -187,6 +187,12 @@ import resource, sys
 print("start", *resource.getrlimit(resource.RLIMIT_CORE))
 resource.setrlimit(resource.RLIMIT_CORE, (0, 0))   # as ssh-agent does
 print("after", *resource.getrlimit(resource.RLIMIT_CORE))
+print("filter", open("/proc/self/coredump_filter").read().strip())
+try:
+    open("/proc/self/coredump_filter", "w").write("0x33")
+    print("filter written")
+except OSError as e:
+    print("filter refused", e.errno)
 """
 
 
@@ -194,7 +200,8 @@ print("after", *resource.getrlimit(resource.RLIMIT_CORE))
 class CoreDumps(PortaTestCase):
     """Where kernel.core_pattern hands dumps to a program of the host, the
     command's RLIMIT_CORE stays at 1 (the one value the kernel honours for
-    such a pattern) and setting it is answered without effect; where the
+    a pipe) and setting it is answered without effect, and its
+    coredump_filter is 0 (a socket ignores every limit); where the
     pattern writes files, the command's limit is the caller's and a crash in
     a writable mount leaves its core there.  The crash itself reaching a
     helper is escape corpus row 62."""
@@ -207,8 +214,13 @@ class CoreDumps(PortaTestCase):
             self.assertOk(res, pattern)
             self.assertIn("start 1 1\n", res.out, pattern)
             self.assertIn("after 1 1\n", res.out, "setting it changes nothing: " + pattern)
-            self.assertIn("core dumps: none (kernel.core_pattern hands them to a program",
-                          expl.out, pattern)
+            # '@' ignores every limit: no memory in the dump, and the
+            # command cannot put it back (Landlock)
+            self.assertIn("filter 00000000\n", res.out, pattern)
+            self.assertNotIn("filter written", res.out, pattern)
+            self.assertIn("core dumps: none (kernel.core_pattern pipes them to a program"
+                          if pattern.startswith("|") else
+                          "core dumps: the kernel's notes only, no memory", expl.out, pattern)
 
     def test_the_callers_limit_where_the_pattern_writes_files(self):
         ws = self.mkdtemp()
@@ -220,6 +232,7 @@ class CoreDumps(PortaTestCase):
             dumped = run(["run", "-v", ws, "--", SH, "-c", crash])
         self.assertOk(res)
         self.assertIn("after 0 0\n", res.out, "the command's own limit to set")
+        self.assertNotIn("filter 00000000\n", res.out, "the caller's coredump_filter")
         self.assertNotIn("core dumps", expl.out)
         # porta ends as its command did: by the same signal
         self.assertIn(dumped.rc, (-signal.SIGSEGV, 128 + signal.SIGSEGV), dumped.describe())

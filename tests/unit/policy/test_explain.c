@@ -38,7 +38,7 @@ static void build(struct fixture *f, char *const *argv)
 
 static void fill(struct policy_plan *p)
 {
-	p->core_to_program = true;
+	p->core_target = POLICY_CORE_PIPE;
 	cr_assert_eq(policy_plan_add_rule(p, "/usr", POLICY_GRANT_READ, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/work", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/dev/null", POLICY_GRANT_DEV, false), 0);
@@ -215,8 +215,7 @@ Test(explain, json_of_an_empty_plan)
 					       JSON_STRING)),
 			 "none");
 	cr_assert_eq(json_object_size(key(root, "limits", JSON_OBJECT)), 0);
-	cr_assert_str_eq(json_string_value(key(root, "core_dumps", JSON_STRING)),
-			 "as the host's core_pattern");
+	cr_assert_str_eq(json_string_value(key(root, "core_dumps", JSON_STRING)), "files");
 	cr_assert_eq(json_array_size(key(root, "command", JSON_ARRAY)), 1);
 	cr_assert_eq(json_integer_value(key(root, "landlock_abi", JSON_INTEGER)), 0);
 	json_decref(root);
@@ -300,7 +299,7 @@ Test(explain, text_sections)
 		"  closed now (bound when porta started):\n    /run/docker.sock  (credential socket)\n",
 		"  kept (they grant nothing):\n    /run/systemd/journal/socket",
 		"network: policy",
-		"core dumps: none (kernel.core_pattern hands them to a program of the host; "
+		"core dumps: none (kernel.core_pattern pipes them to a program of the host; "
 		"RLIMIT_CORE stays at 1)\n",
 		"limits: timeout 2.500s cpu 30s procs 64 file-size 100MiB memory 512MiB\n",
 		"environment: PATH HOME SECRET_LOOKING\n",
@@ -690,4 +689,39 @@ Test(explain, text_names_absent_names_relative_to_a_writable_root_dir)
 	cr_assert_not_null(strstr(s, "    in /: .envrc root/.bashrc\n"), "%s", s);
 	free(s);
 	policy_plan_destroy(f.plan);
+}
+
+/* Where a crash's dump goes (escape corpus row 62), in words and in JSON,
+ * for each kind of kernel.core_pattern. */
+Test(explain, core_dumps_follow_the_hosts_pattern)
+{
+	static const struct {
+		enum policy_core_target t;
+		const char *line; /* NULL: no line */
+		const char *json;
+	} v[] = {
+		{ POLICY_CORE_FILES, NULL, "files" },
+		{ POLICY_CORE_PIPE, "core dumps: none (kernel.core_pattern pipes them", "none" },
+		{ POLICY_CORE_SOCKET, "core dumps: the kernel's notes only, no memory", "notes" },
+		{ POLICY_CORE_UNKNOWN, "core dumps: none, or the kernel's notes only", "notes" },
+	};
+	static char *const argv[] = { "porta", "explain", "true", NULL };
+
+	for (size_t i = 0; i < N_ELEMS(v); i++) {
+		struct fixture f;
+		build(&f, argv);
+		f.plan->core_target = v[i].t;
+		char *s = render(&f, f.o.cmd_argc, argv + f.o.cmd_index, 7, false);
+		if (v[i].line)
+			cr_expect_not_null(strstr(s, v[i].line), "%zu: missing \"%s\" in:\n%s", i,
+					   v[i].line, s);
+		else
+			cr_expect_null(strstr(s, "core dumps"), "%zu:\n%s", i, s);
+		free(s);
+		json_t *root = render_json(&f, f.o.cmd_argc, argv + f.o.cmd_index, 7);
+		cr_expect_str_eq(json_string_value(key(root, "core_dumps", JSON_STRING)), v[i].json,
+				 "%zu", i);
+		json_decref(root);
+		policy_plan_destroy(f.plan);
+	}
 }
