@@ -797,6 +797,28 @@ def row62_locked(ctx):
     return checks
 
 
+def crash_under_pattern(ctx, mode, s, pattern, arrived):
+    """Runs fs_core (lowered: two crashes, the second after setting its
+    limit to 0) as the control or under the sandbox, with
+    kernel.core_pattern set to pattern, then puts the host's back.  The
+    kernel hands a dump on while the crash ends, so this waits up to 3 s
+    for arrived().  Returns (refused, the sandboxed run or None): refused
+    when the kernel does not take the pattern.  row62() holds the
+    host-wide turn."""
+    orig = sysctl("kernel.core_pattern") or "core"
+    ctx.cleanup.append(lambda v=orig: set_sysctl("kernel.core_pattern", v))
+    if not set_sysctl("kernel.core_pattern", pattern):
+        return True, None
+    try:
+        argv = [ctx.probe("fs_core"), s["ws"], "lowered"]
+        run = ctx.control(argv) if mode == "control" else \
+            ctx.sandboxed(Policy(mounts=[(s["ws"], False)]), argv)
+        wait_for(arrived, 3.0)
+    finally:
+        set_sysctl("kernel.core_pattern", orig)
+    return False, (run if mode == "sandbox" else None)
+
+
 def core_socket_check(ctx):
     """Since Linux 6.16 kernel.core_pattern "@PATH" has the kernel connect
     to a Unix socket (systemd 258's coredump socket) as root in the host's
@@ -812,9 +834,8 @@ def core_socket_check(ctx):
     sbx = None
     for mode in ("control", "sandbox"):
         s = ws_ug(ctx.fresh(f"r62-sock-{mode}"))
-        path = os.path.join(s["ug"], "core.sock")
         srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        srv.bind(path)
+        srv.bind(os.path.join(s["ug"], "core.sock"))
         srv.listen(8)
         got = []
 
@@ -833,27 +854,19 @@ def core_socket_check(ctx):
                     pass
                 c.close()
                 got.append(bytes(data))
-        t = threading.Thread(target=serve, daemon=True)
-        t.start()
-        orig = sysctl("kernel.core_pattern") or "core"
-        ctx.cleanup.append(lambda v=orig: set_sysctl("kernel.core_pattern", v))
-        if not set_sysctl("kernel.core_pattern", "@" + path):
-            srv.close()
-            return Check(name, NA, "-", "this kernel refuses a '@' core_pattern (before Linux 6.16)")
+        threading.Thread(target=serve, daemon=True).start()
         try:
-            argv = [ctx.probe("fs_core"), s["ws"], "lowered"]
-            if mode == "control":
-                ctx.control(argv)
-            else:
-                sbx = ctx.sandboxed(Policy(mounts=[(s["ws"], False)]), argv)
-            wait_for(lambda: len(got) >= 2, 3.0)
+            refused, run = crash_under_pattern(ctx, mode, s, "@" + srv.getsockname(),
+                                               lambda got=got: len(got) >= 2)
         finally:
-            set_sysctl("kernel.core_pattern", orig)
             srv.shutdown(socket.SHUT_RDWR)
             srv.close()
+        if refused:
+            return Check(name, NA, "-", "this kernel refuses a '@' core_pattern (before Linux 6.16)")
+        sbx = run or sbx
         results[mode] = got
-    c_got, s_got = results["control"], results["sandbox"]
-    c_mem = [d for d in c_got if MARKER.encode() in d]
+    c_mem = [d for d in results["control"] if MARKER.encode() in d]
+    s_got = results["sandbox"]
     s_mem = [d for d in s_got if MARKER.encode() in d]
     sizes = ", ".join(str(len(d)) for d in s_got) or "none"
     return judge(name, bool(c_mem), bool(s_mem), sbx,
@@ -875,7 +888,6 @@ def core_helper_check(ctx):
     if not ctx.is_root:
         return Check(name, NA, "-", "only root can point kernel.core_pattern at the corpus's "
                      "helper; run the corpus as root for this check")
-    # row62() holds the host-wide turn.
     results = {}
     sbx = None
     for mode in ("control", "sandbox"):
@@ -886,19 +898,9 @@ def core_helper_check(ctx):
             f.write(f'#!/bin/sh\n[ "$2" = fs_core ] || exit 0\n'
                     f'cat > {s["ug"]}/dumped.$1\necho "$1 $2 limit=$3" >> {log}\n')
         os.chmod(helper, 0o755)
-        orig = sysctl("kernel.core_pattern") or "core"
-        ctx.cleanup.append(lambda v=orig: set_sysctl("kernel.core_pattern", v))
-        set_sysctl("kernel.core_pattern", f"|{helper} %P %e %c")
-        try:
-            argv = [ctx.probe("fs_core"), s["ws"], "lowered"]
-            if mode == "control":
-                ctx.control(argv)
-            else:
-                sbx = ctx.sandboxed(Policy(mounts=[(s["ws"], False)]), argv)
-            # The kernel waits for the helper only to exec it.
-            wait_for(lambda: os.path.exists(log), 2.0)
-        finally:
-            set_sysctl("kernel.core_pattern", orig)
+        _, run = crash_under_pattern(ctx, mode, s, f"|{helper} %P %e %c",
+                                     lambda: len((read(log, "") or "").splitlines()) >= 2)
+        sbx = run or sbx
         got = (read(log, "") or "").splitlines()
         dumped = sum(os.path.getsize(os.path.join(s["ug"], n)) for n in os.listdir(s["ug"])
                      if n.startswith("dumped."))
