@@ -512,10 +512,12 @@ static const struct policy_syscall_rule degraded_root_rules[] = {
  * A further filter where kernel.core_pattern hands a crash's dump to a
  * program of the host ("|/usr/lib/systemd/systemd-coredump ...", apport, or
  * "@socket" since Linux 6.16): the kernel runs or reaches it as root outside
- * every namespace, with the crash's memory, and RLIMIT_CORE does not stop it
- * but for exactly 1 (fs/coredump.c: the guard against a helper's own
- * crash).  The payload starts with RLIMIT_CORE at 1, soft and hard
- * (sandbox/process.c); lowering it to 0 would open the way again.  Setting
+ * every namespace, with the crash's memory.  For a pipe RLIMIT_CORE does
+ * not stop it but for exactly 1 (fs/coredump.c: the guard against a
+ * helper's own crash); a socket ignores it altogether, and the payload's
+ * coredump_filter of 0 keeps the memory out there (sandbox/process.c).  The
+ * payload starts with RLIMIT_CORE at 1, soft and hard; lowering it to 0
+ * would open the pipe again.  Setting
  * it is answered success and changes nothing: what programs ask when they
  * set it (ssh-agent, which exits when it fails, asks for 0) is no dump, and
  * none is made; raising it would fail anyway (the hard limit is 1).  A
@@ -524,7 +526,7 @@ static const struct policy_syscall_rule degraded_root_rules[] = {
  * 62. */
 #define WHY_CORE_PINNED                                                         \
 	": kernel.core_pattern hands dumps to a program of the host, and "      \
-	"RLIMIT_CORE stays at 1 so that none reaches it"
+	"RLIMIT_CORE stays at 1, the value that keeps a pipe's helper from them"
 
 static const struct policy_syscall_rule core_pinned_rules[] = {
 	{ "setrlimit", POLICY_SC_SKIP, 0, 1, { MASKED(0, LOW32, RLIMIT_CORE) },

@@ -30,8 +30,8 @@ int sandbox_landlock_enforce(int ruleset_fd, uint32_t flags);
 int sandbox_mounts_apply(const struct policy_plan *plan, struct porta_error *e);
 
 /* In the payload: rlimits from the options, and RLIMIT_CORE pinned at 1
- * when the plan says dumps go to a program of the host.  0 or -errno (e
- * filled). */
+ * and coredump_filter 0 when the plan says dumps go to a program of the
+ * host.  0 or -errno (e filled). */
 int sandbox_limits_apply(const struct policy_plan *plan, struct porta_error *e);
 
 /* In the payload: drops every capability (effective, permitted, inheritable,
