@@ -821,7 +821,7 @@ def crash_under_pattern(ctx, mode, s, pattern, arrived):
 
 def core_socket_check(ctx):
     """Since Linux 6.16 kernel.core_pattern "@PATH" has the kernel connect
-    to a Unix socket (systemd 258's coredump socket) as root in the host's
+    to a Unix socket as root in the host's
     mount namespace and write the dump there; it ignores RLIMIT_CORE
     altogether.  Evidence: the marker the probe holds in its heap arrived
     at a listener of the corpus's own (a dump of headers and notes alone,
