@@ -366,27 +366,53 @@ PERSISTENCE = [
 ]
 
 
-@row(53, "persistence through a writable home: files the host later runs", "-v HOME (HOME=planted home)")
-def row53(ctx):
-    def setup(base):
-        home = os.path.join(base, "home")
-        os.makedirs(home)
-        plant(home, {p: c for p, c, _ in PERSISTENCE}, 0o644)
-        return {"home": home, "before": {t: snapshot(os.path.join(home, t)) for _, _, t in PERSISTENCE}}
+def persistence_checks(ctx, tag, files, home_of, policy_of):
+    """Each of files (PERSISTENCE's shape) planted in a fresh home
+    (home_of(base)), then written by a script with HOME there, unsandboxed
+    and under policy_of(base): one check per file, judged by whether it
+    appeared or changed on the host."""
+    targets = [t for _, _, t in files]
     script = ('cd "$HOME"; for f; do mkdir -p "$(dirname "$f")"; '
-              'printf "#!/bin/sh\\necho pwned\\n" >> "$f" || { mv "$f" "$f.old"; printf "pwned\\n" > "$f"; }; done')
-    targets = [t for _, _, t in PERSISTENCE]
+              'printf "#!/bin/sh\\necho pwned\\n" >> "$f" || '
+              '{ mv "$f" "$f.old"; printf "pwned\\n" > "$f"; }; done')
 
     def run(mode):
-        s = setup(ctx.fresh(f"r53-{mode}"))
-        env = ctx.env(HOME=s["home"])
+        base = ctx.fresh(f"{tag}-{mode}")
+        home = home_of(base)
+        os.makedirs(home)
+        plant(home, {p: c for p, c, _ in files}, 0o644)
+        before = {t: snapshot(os.path.join(home, t)) for t in targets}
+        env = ctx.env(HOME=home)
         r = ctx.control(sh(script, *targets), env=env) if mode == "control" else \
-            ctx.sandboxed(Policy(mounts=[(s["home"], False)]), sh(script, *targets), env=env)
-        return r, {t: diff(s["before"][t], snapshot(os.path.join(s["home"], t))) for t in targets}
-    ctl, c = run("control")
+            ctx.sandboxed(policy_of(base), sh(script, *targets), env=env)
+        return r, {t: diff(before[t], snapshot(os.path.join(home, t))) for t in targets}
+    _, c = run("control")
     sbx, s_ = run("sandbox")
     return [judge(f"~/{t}", bool(c[t]), bool(s_[t]), sbx,
                   "appeared or changed on the host" if s_[t] else "untouched") for t in targets]
+
+
+@row(53, "persistence through a writable home: files the host later runs", "-v HOME (HOME=planted home)")
+def row53(ctx):
+    return persistence_checks(ctx, "r53", PERSISTENCE, lambda base: os.path.join(base, "home"),
+                              lambda base: Policy(mounts=[(os.path.join(base, "home"), False)]))
+
+
+# The floor's start-up files, besides PERSISTENCE's: what a shell or git
+# runs as the user.
+HOME_FLOOR = [(".bashrc", "# bashrc\n", ".bashrc"), (".profile", "# profile\n", ".profile"),
+              (".gitconfig", "[user]\n\tname = me\n", ".gitconfig")]
+
+
+@row(91, "persistence through a writable mount that holds the home (-v /home, -v /)",
+     "-v PARENT (HOME=PARENT/home)")
+def row91(ctx):
+    # Protected names are kept relative to each writable mount's root; a
+    # mount of the directory above the home (or of /) has its root there,
+    # not at the home, and nothing relative to it names ~/.bashrc.
+    return persistence_checks(ctx, "r91", PERSISTENCE + HOME_FLOOR,
+                              lambda base: os.path.join(base, "home"),
+                              lambda base: Policy(mounts=[(base, False)]))
 
 
 # --------------------------------------------------------------------------
