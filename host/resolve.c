@@ -1025,10 +1025,48 @@ static int protect_git(struct resolver *r, const char *root)
 	return 0;
 }
 
-static int add_protection(struct resolver *r)
+static bool is_writable_root(const struct resolver *r, const char *path)
+{
+	for (size_t i = 0; i < r->n_writable; i++) {
+		if (strcmp(r->writable[i], path) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The protected names relative to root (a writable mount's, or the home
+ * inside one): the preset's, its repository's .git, and --protect's
+ * relative names.  0 or -errno. */
+static int protect_names_in(struct resolver *r, const char *root)
 {
 	const struct policy_options *o = r->o;
 	char p[PATH_MAX];
+	struct stat st;
+	int rc = 0;
+
+	if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (o->preset == POLICY_PRESET_DEFAULT) {
+		size_t n;
+		const char *const *names = policy_preset_protected(&n);
+		rc = protect_git(r, root);
+		for (size_t k = 0; k < n && rc == 0; k++) {
+			if (strncmp(names[k], ".git/", 5) == 0)
+				continue; /* protect_git's */
+			if (policy_path_join(root, names[k], p, sizeof(p)))
+				rc = protect_path(r, p);
+		}
+	}
+	for (size_t k = 0; k < o->protect.n && rc == 0; k++) {
+		if (o->protect.v[k][0] != '/' && policy_path_join(root, o->protect.v[k], p, sizeof(p)))
+			rc = protect_path(r, p);
+	}
+	return rc;
+}
+
+static int add_protection(struct resolver *r)
+{
+	const struct policy_options *o = r->o;
 	int rc = 0;
 
 	/* Pin writable roots, parents first so a child's pin lands on top. */
@@ -1043,27 +1081,15 @@ static int add_protection(struct resolver *r)
 		rc = protect_config_dir(r);
 	if (rc == 0 && r->n_writable)
 		rc = protect_installation(r);
-	for (size_t i = 0; i < r->n_writable && rc == 0; i++) {
-		struct stat st;
-		if (stat(r->writable[i], &st) < 0 || !S_ISDIR(st.st_mode))
-			continue;
-		if (o->preset == POLICY_PRESET_DEFAULT) {
-			size_t n;
-			const char *const *names = policy_preset_protected(&n);
-			rc = protect_git(r, r->writable[i]);
-			for (size_t k = 0; k < n && rc == 0; k++) {
-				if (strncmp(names[k], ".git/", 5) == 0)
-					continue; /* protect_git's */
-				if (policy_path_join(r->writable[i], names[k], p, sizeof(p)))
-					rc = protect_path(r, p);
-			}
-		}
-		for (size_t k = 0; k < o->protect.n && rc == 0; k++) {
-			if (o->protect.v[k][0] != '/' &&
-			    policy_path_join(r->writable[i], o->protect.v[k], p, sizeof(p)))
-				rc = protect_path(r, p);
-		}
-	}
+	for (size_t i = 0; i < r->n_writable && rc == 0; i++)
+		rc = protect_names_in(r, r->writable[i]);
+	/* A writable mount above the home (-v /home, -v /): its root is not
+	 * the home, and nothing relative to it names ~/.bashrc.  The home's
+	 * start-up files are what such a mount most exposes, so the names are
+	 * kept relative to the home too (escape corpus row 91). */
+	if (rc == 0 && r->plan->home && strictly_under_any(r->writable, r->n_writable, r->plan->home) &&
+	    !is_writable_root(r, r->plan->home))
+		rc = protect_names_in(r, r->plan->home);
 	for (size_t k = 0; k < o->protect.n && rc == 0; k++) {
 		if (o->protect.v[k][0] != '/')
 			continue;

@@ -264,6 +264,29 @@ class PresetProtectedNames(PortaTestCase):
         self.assertEqual(self.read(os.path.join(h, ".zshenv")), "orig\n")
         self.assertFalse(os.path.exists(os.path.join(h, ".config/systemd/user/evil.service")))
 
+    def test_a_mount_above_the_home_keeps_the_homes_start_up_files(self):
+        # -v PARENT with HOME=PARENT/home (as -v /home or -v / are): the
+        # names are kept relative to the home too, and the rest of the home
+        # stays writable (escape corpus row 91).
+        parent = self.mkdtemp(prefix="porta-it-above-home-")
+        h = os.path.join(parent, "home")
+        self.write(os.path.join(h, ".bashrc"), "orig\n")
+        self.write(os.path.join(h, ".config/git/config"), "orig\n")
+        env = harness.clean_env({"HOME": h})
+        for t in (".bashrc", ".config/git/config"):
+            res = run(["run", "-v", parent, "--"] + sh("echo evil >> %s/%s" % (h, t)), env=env)
+            self.assertFailed(res, t)
+            self.assertEqual(self.read(os.path.join(h, t)), "orig\n")
+        res = run(["run", "-v", parent, "--"] + sh("echo ok > %s/notes && echo ok > %s/x" % (h, parent)),
+                  env=env)
+        self.assertOk(res)
+        self.assertEqual(self.read(os.path.join(h, "notes")), "ok\n")
+        # an absent one that appears stops the run (the guard)
+        res = run(["run", "-v", parent, "--"] + sh("mkdir -p %s/.local/bin && echo evil > %s/.local/bin/git"
+                                                    % (h, h)), env=env)
+        self.assertEqual(res.rc, 137, res.err)
+        self.assertFalse(os.path.exists(os.path.join(h, ".local/bin/git")))
+
     def test_git_dir_cannot_be_swapped(self):
         # Renaming .git away and making a new .git/hooks must not leave a hook
         # the user's next git command would run, nor change the config.
