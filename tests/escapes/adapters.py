@@ -195,6 +195,8 @@ class PortaAdapter:
             cmd.append("--share-tmp")
         if policy.preset != "default":
             cmd += ["--preset", policy.preset]
+        if policy.why:
+            cmd.append("--why")
         if policy.no_net:
             cmd.append("--no-net")
         if policy.audit:
@@ -333,6 +335,8 @@ class BwrapAdapter:
 def not_offered_common(policy: Policy, tool: str, audit: bool = True, net_rules: bool = True,
                        ceilings: bool = False, timeout: bool = False) -> None:
     """Raise NotOffered for the Policy fields this tool has no setting for."""
+    if policy.why:
+        raise NotOffered(f"{tool} suggests no options after a run (porta's --why)")
     if audit and policy.audit:
         raise NotOffered(f"{tool} writes no audit file of network decisions (--audit)")
     if net_rules and (policy.proxy_allow or policy.allow_net or policy.secrets or policy.allow_http):

@@ -66,6 +66,8 @@ class Policy:
     # drops them; other sandboxes have no such lists, so for them the
     # policy is the same either way
     preset: str = "default"
+    # porta's --why: list the refusals after the run, with a line to run again
+    why: bool = False
 
     def describe(self) -> str:
         parts = [f"-v {p}{':ro' if ro else ''}" for p, ro in self.mounts]
@@ -75,6 +77,8 @@ class Policy:
             parts.append("--share-tmp")
         if self.preset != "default":
             parts.append(f"--preset {self.preset}")
+        if self.why:
+            parts.append("--why")
         for flag, val in (("--no-net", self.no_net or None), ("--audit", self.audit),
                           ("--max-procs", self.max_procs),
                           ("--max-file-size", self.max_file_size_mib),
