@@ -7,6 +7,7 @@
 
 #include "policy/path_reason.h"
 #include "policy/paths.h"
+#include "policy/preset.h"
 
 const char *policy_why_op_name(enum policy_why_op op)
 {
@@ -103,6 +104,75 @@ static enum policy_why_verdict option(struct policy_why_answer *out, const char 
 	return answer(out, POLICY_WHY_OPTION, reason);
 }
 
+/* Is rel (a relative path) equal to name, or one of them the other's
+ * leading components ("a" and "a/b", not "a" and "ab")? */
+static bool component_prefix(const char *rel, size_t rl, const char *name)
+{
+	size_t nl = strlen(name), m = rl < nl ? rl : nl;
+
+	if (strncmp(rel, name, m) != 0)
+		return false;
+	return rl == nl || (rl > nl ? rel[nl] == '/' : name[rl] == '/');
+}
+
+/* Would a protected name escape its protection with dir as a writable
+ * mount's root?  Names are kept relative to each mount's root (and to a
+ * home one holds), so a mount rooted at a protected name, beneath one, or
+ * between one and the directory it belongs to (REPO/.git beside
+ * .git/hooks, ~/.config beside .config/autostart) leaves it writable:
+ * some split of dir into an ancestor A and a rest R has R and a name one
+ * the other's leading components. */
+static bool opens_a_protected_name(const struct policy_plan *plan, const char *dir)
+{
+	const struct policy_options *o = plan->opts;
+	size_t n = 0, dl = strlen(dir);
+	const char *const *names = o->preset == POLICY_PRESET_DEFAULT ? policy_preset_protected(&n)
+								       : NULL;
+
+	for (size_t i = 0; i < dl; i++) {
+		if (dir[i] != '/')
+			continue;
+		const char *rel = dir + i + 1; /* dir below the ancestor dir[0..i] */
+		size_t rl = dl - i - 1;
+		if (rl == 0)
+			break;
+		for (size_t k = 0; k < n; k++) {
+			if (component_prefix(rel, rl, names[k]))
+				return true;
+		}
+		for (size_t k = 0; k < o->protect.n; k++) {
+			if (o->protect.v[k][0] != '/' && component_prefix(rel, rl, o->protect.v[k]))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* "-v DIR" for a refused write, unless DIR is one the command could have
+ * made porta suggest to open the host: every path with one write at the
+ * root, the home (files there run later outside the sandbox, docs/threat-
+ * model.md) or what holds it, or a protected name's own directory (escape
+ * corpus row 92).  Such an option is named, and left out of the command
+ * line to run again. */
+static enum policy_why_verdict write_option(const struct policy_plan *plan,
+					    struct policy_why_answer *out, const char *reason,
+					    const char *dir)
+{
+	const char *why = NULL;
+
+	if (strcmp(dir, "/") == 0)
+		why = "it would make every file you can write writable";
+	else if (plan->home && policy_path_is_under(dir, plan->home))
+		why = "it would make your home writable, and files there run later outside "
+		      "the sandbox";
+	else if (opens_a_protected_name(plan, dir))
+		why = "it would make a protected name writable";
+	if (option(out, reason, "-v ", dir, "") != POLICY_WHY_OPTION || !why)
+		return out->verdict;
+	out->withheld = why;
+	return answer(out, POLICY_WHY_WITHHELD, reason);
+}
+
 static bool is_file_op(enum policy_why_op op)
 {
 	return op != POLICY_WHY_NET;
@@ -125,14 +195,15 @@ static bool refused_errno(int err)
 
 /* A path the sandbox hides (a cover, the strict home, the private /tmp)
  * while the host has it: what to add so that the sandbox shows it. */
-static enum policy_why_verdict hidden(struct policy_why_answer *out,
+static enum policy_why_verdict hidden(const struct policy_plan *plan,
+				      struct policy_why_answer *out,
 				      const struct policy_why_facts *f, const char *reason)
 {
 	char dir[4096];
 
 	if (writes(f->op)) {
 		parent_of(f->path, dir, sizeof(dir));
-		return option(out, reason, "-v ", dir, "");
+		return write_option(plan, out, reason, dir);
 	}
 	return option(out, reason, "-v ", f->path, reads(f->op) ? ":ro" : "");
 }
@@ -162,7 +233,7 @@ static bool by_mount(const struct policy_plan *plan, const struct policy_mount_s
 				option(out, "a host socket (its directory is closed)", "--allow-unix ",
 				       f->path, "");
 			else
-				hidden(out, f, "closed: host programs bind sockets there");
+				hidden(plan, out, f, "closed: host programs bind sockets there");
 		} else if (m->reason == POLICY_PATH_DENY_READ) {
 			snprintf(out->option, sizeof(out->option), "--deny-read %s", m->path);
 			answer(out, POLICY_WHY_USER, "closed to reads");
@@ -178,7 +249,7 @@ static bool by_mount(const struct policy_plan *plan, const struct policy_mount_s
 		} else if (strcmp(m->path, "/tmp") == 0 && f->op == POLICY_WHY_UNIX) {
 			option(out, "a socket the private /tmp hides", "--allow-unix ", f->path, "");
 		} else if (strcmp(m->path, "/tmp") == 0) {
-			hidden(out, f, "hidden by the private /tmp");
+			hidden(plan, out, f, "hidden by the private /tmp");
 		} else {
 			answer(out, POLICY_WHY_FIXED, "not in the sandbox's private /dev");
 		}
@@ -203,7 +274,7 @@ static bool by_mount(const struct policy_plan *plan, const struct policy_mount_s
 				answer(out, POLICY_WHY_PRESET, "protected name");
 			}
 		} else if (strcmp(why, "read-only mount") == 0) {
-			option(out, "a read-only mount", "-v ", m->path, "");
+			write_option(plan, out, "a read-only mount", m->path);
 		} else {
 			answer(out, POLICY_WHY_FIXED, why[0] ? why : "read-only in the sandbox");
 		}
@@ -272,7 +343,7 @@ enum policy_why_verdict policy_why_classify(const struct policy_plan *plan,
 	case POLICY_WHY_READ:
 	case POLICY_WHY_EXEC:
 		if (home_cover)
-			return hidden(out, f, "the home is closed under strict reads");
+			return hidden(plan, out, f, "the home is closed under strict reads");
 		if (granted(plan, f->path, POLICY_GRANT_READ | POLICY_GRANT_WRITE))
 			return answer(out, POLICY_WHY_NOT_SANDBOX, "");
 		return option(out, "outside what strict reads allow", "-v ", f->path, ":ro");
@@ -282,7 +353,7 @@ enum policy_why_verdict policy_why_classify(const struct policy_plan *plan,
 		if (granted(plan, f->path, POLICY_GRANT_WRITE))
 			return answer(out, POLICY_WHY_NOT_SANDBOX, "");
 		parent_of(f->path, dir, sizeof(dir));
-		return option(out, "outside every writable mount", "-v ", dir, "");
+		return write_option(plan, out, "outside every writable mount", dir);
 	}
 	case POLICY_WHY_UNIX:
 	case POLICY_WHY_NET:

@@ -51,6 +51,9 @@ enum policy_why_verdict {
 	POLICY_WHY_PRESET,      /* closed by the built-in preset; no narrower option */
 	POLICY_WHY_USER,        /* closed by an option the user gave (answer.option names it) */
 	POLICY_WHY_FIXED,       /* closed by the sandbox itself; no option opens it */
+	POLICY_WHY_WITHHELD,    /* answer.option would allow it, but is not suggested
+				 * (answer.withheld says why): a writable mount that
+				 * the command could have asked for to open the host */
 };
 
 struct policy_why_answer {
@@ -58,6 +61,7 @@ struct policy_why_answer {
 	const char *reason;  /* static words: "outside every writable mount", "credential path", ... */
 	char option[POLICY_WHY_OPTION_MAX]; /* OPTION: "-v /home/u/proj"; USER: "--deny-read X" */
 	bool drops_no_net;   /* the option replaces --no-net (they cannot be combined) */
+	const char *withheld; /* WITHHELD: static words, why the option is not suggested */
 };
 
 /* Classifies one traced call against plan.  Always fills *out (verdict,

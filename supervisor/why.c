@@ -43,6 +43,7 @@ struct refusal {
 	char *reason; /* short words */
 	char *option; /* the option that allows it, or NULL */
 	enum policy_why_verdict verdict;
+	const char *withheld; /* WITHHELD: policy/why.c's static words */
 	bool drops_no_net;
 	unsigned long count;
 };
@@ -435,7 +436,7 @@ static void host_real(enum policy_why_op op, const char *path, char out[PATH_MAX
 }
 
 static void add(struct supervisor_why *w, const char *what, const char *reason, const char *opt,
-		enum policy_why_verdict v, bool drops_no_net)
+		enum policy_why_verdict v, const char *withheld, bool drops_no_net)
 {
 	for (size_t i = 0; i < w->n_ref; i++) {
 		if (strcmp(w->ref[i].what, what) == 0) {
@@ -454,7 +455,7 @@ static void add(struct supervisor_why *w, const char *what, const char *reason, 
 	struct refusal *r = &w->ref[w->n_ref];
 	*r = (struct refusal){ .what = strdup(what), .reason = strdup(reason ? reason : ""),
 			       .option = opt && opt[0] ? strdup(opt) : NULL, .verdict = v,
-			       .drops_no_net = drops_no_net, .count = 1 };
+			       .withheld = withheld, .drops_no_net = drops_no_net, .count = 1 };
 	if (!r->what || !r->reason || (opt && opt[0] && !r->option)) {
 		free(r->what);
 		free(r->reason);
@@ -485,7 +486,7 @@ void supervisor_why_add_net(struct supervisor_why *w, const char *dst, const cha
 		}
 	}
 	/* under --no-net the option is --allow-net, which replaces it */
-	add(w, what, reason, hint, hint && hint[0] ? POLICY_WHY_OPTION : POLICY_WHY_FIXED,
+	add(w, what, reason, hint, hint && hint[0] ? POLICY_WHY_OPTION : POLICY_WHY_FIXED, NULL,
 	    w->plan->opts->net_mode == POLICY_NET_NONE);
 }
 
@@ -520,7 +521,7 @@ static void judge(struct supervisor_why *w, const struct pending *p, int err)
 		snprintf(what, sizeof(what), "%s %s", verb, esc);
 		char opt[POLICY_WHY_OPTION_MAX];
 		log_escape(a.option, strlen(a.option), opt, sizeof(opt));
-		add(w, what, a.reason, opt, a.verdict, a.drops_no_net);
+		add(w, what, a.reason, opt, a.verdict, a.withheld, a.drops_no_net);
 		return; /* one refusal per call */
 	}
 }
@@ -601,7 +602,7 @@ bool supervisor_why_on_sigchld(struct supervisor_why *w, pid_t init, int *init_s
 void supervisor_why_report(const struct supervisor_why *w, int argc, char *const argv[], FILE *err)
 {
 	const char *opts[256];
-	size_t n_opts = 0;
+	size_t n_opts = 0, n_withheld = 0;
 	bool drop_no_net = false;
 
 	if (w->n_ref == 0) {
@@ -633,6 +634,12 @@ void supervisor_why_report(const struct supervisor_why *w, int argc, char *const
 			fprintf(err, "porta:   %s (%s%s): closed by your own %s\n", r->what, r->reason,
 				times, r->option ? r->option : "option");
 			break;
+		case POLICY_WHY_WITHHELD:
+			fprintf(err, "porta:   %s (%s%s): %s would allow it, and is not suggested: %s\n",
+				r->what, r->reason, times, r->option ? r->option : "an option",
+				r->withheld ? r->withheld : "");
+			n_withheld++;
+			break;
 		case POLICY_WHY_FIXED:
 		case POLICY_WHY_NOT_SANDBOX:
 			fprintf(err, "porta:   %s (%s%s): closed by the sandbox, no option opens it\n",
@@ -640,7 +647,9 @@ void supervisor_why_report(const struct supervisor_why *w, int argc, char *const
 			break;
 		}
 	}
-	if (n_opts == 0) {
+	if (n_opts == 0 && n_withheld) {
+		fprintf(err, "porta: --why: no option is suggested for these\n");
+	} else if (n_opts == 0) {
 		fprintf(err, "porta: --why: no option allows these\n");
 	} else {
 		size_t cap = 65536;
@@ -672,6 +681,7 @@ int supervisor_why_answers(const struct supervisor_why *w, char ***options, size
 		}
 		const char *by = r->verdict == POLICY_WHY_PRESET ? "; closed by the preset"
 				 : r->verdict == POLICY_WHY_USER ? "; closed by your own option"
+				 : r->verdict == POLICY_WHY_WITHHELD ? "; not suggested"
 								 : "";
 		ok = asprintf(&cl[nc], "%s (%s%s)", r->what, r->reason, by) >= 0;
 		if (ok)

@@ -165,6 +165,38 @@ class WhyLocal(harness.PortaTestCase):
                              "blamed on the sandbox (mount %r)\n%s" % (mount, res))
             self.assertIsNone(again, res)
 
+    def test_a_line_to_run_again_never_opens_the_home_or_a_protected_name(self):
+        # The command picks what --why names (escape corpus row 92): a
+        # write in the home or into a repository's hooks is named with its
+        # option, and that option stays out of the line to run again.
+        d = self.mkdtemp()
+        home = os.path.join(d, "home")
+        hooks = os.path.join(d, "repo", ".git", "hooks")
+        os.makedirs(home)
+        os.makedirs(hooks)
+        os.makedirs(os.path.join(d, "out"))
+        env = harness.clean_env(dict(PYENV, HOME=home))
+        steered = [{"op": "write", "path": os.path.join(home, "notes")},
+                   {"op": "write", "path": os.path.join(hooks, "pre-commit")}]
+        res = run(["run", "--why", "--"] + self.payload(steered), env=env)
+        self.assertOk(res)
+        items, again, _ = why_block(res.err)
+        self.assertEqual(items, [
+            "create %s/notes (outside every writable mount): -v %s would allow it, and is not "
+            "suggested: it would make your home writable, and files there run later outside the "
+            "sandbox" % (home, home),
+            "create %s/pre-commit (outside every writable mount): -v %s would allow it, and is "
+            "not suggested: it would make a protected name writable" % (hooks, hooks)], res)
+        self.assertIsNone(again, res)
+        self.assertIn("porta: --why: no option is suggested for these", res.err)
+        # beside an ordinary refusal: only that one's option is in the line
+        res = run(["run", "--why", "--"] + self.payload(
+            steered + [{"op": "write", "path": os.path.join(d, "out", "f")}]), env=env)
+        items, again, _ = why_block(res.err)
+        self.assertEqual(len(items), 3, res)
+        mounts = [again[i + 1] for i, w in enumerate(again) if w == "-v"]
+        self.assertEqual(mounts, [os.path.join(d, "out")], res)
+
     def test_repeats_are_one_line(self):
         d = self.mkdtemp()
         target = os.path.join(d, "out.txt")

@@ -20,6 +20,8 @@ static struct policy_plan *open_plan(void)
 	opts.net_mode = POLICY_NET_OPEN;
 	struct policy_plan *p = policy_plan_create(&opts);
 	cr_assert_not_null(p);
+	p->home = strdup("/home/u");
+	cr_assert_not_null(p->home);
 	cr_assert_eq(policy_plan_add_rule(p, "/home/u/proj", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/", POLICY_GRANT_READ, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/tmp", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
@@ -60,6 +62,8 @@ static void check(struct policy_plan *p, const struct vector *v, size_t n)
 			cr_assert_str_eq(a.option, v[i].option, "vector %zu", i);
 		else if (got != POLICY_WHY_OPTION && got != POLICY_WHY_USER)
 			cr_assert_str_eq(a.option, "", "vector %zu", i);
+		cr_assert_eq(got == POLICY_WHY_WITHHELD, a.withheld && a.withheld[0],
+			     "vector %zu: a withheld option says why, no other does", i);
 		if (got != POLICY_WHY_NOT_SANDBOX)
 			cr_assert(a.reason && a.reason[0], "vector %zu gives no reason", i);
 	}
@@ -70,9 +74,12 @@ Test(why, files_under_open_reads)
 	struct policy_plan *p = open_plan();
 	const struct vector v[] = {
 		/* a write outside every writable mount: its directory */
-		{ POLICY_WHY_CREATE, "/home/u/out.txt", EACCES, false, true, POLICY_WHY_OPTION, "-v /home/u" },
 		{ POLICY_WHY_WRITE, "/srv/data/log", EROFS, true, true, POLICY_WHY_OPTION, "-v /srv/data" },
-		{ POLICY_WHY_CREATE, "/x", EACCES, false, true, POLICY_WHY_OPTION, "-v /" },
+		{ POLICY_WHY_CREATE, "/home/u/src/new.c", EACCES, false, true, POLICY_WHY_OPTION, "-v /home/u/src" },
+		/* ... unless the command could have steered it to open the host
+		 * (escape corpus row 92): named, not suggested */
+		{ POLICY_WHY_CREATE, "/home/u/out.txt", EACCES, false, true, POLICY_WHY_WITHHELD, "-v /home/u" },
+		{ POLICY_WHY_CREATE, "/x", EACCES, false, true, POLICY_WHY_WITHHELD, "-v /" },
 		/* the same, but the user's own permissions refuse it too */
 		{ POLICY_WHY_CREATE, "/etc/passwd-new", EACCES, false, false, POLICY_WHY_NOT_SANDBOX, NULL },
 		{ POLICY_WHY_READ, "/home/u/proj/locked", EACCES, true, false, POLICY_WHY_NOT_SANDBOX, NULL },
@@ -128,6 +135,58 @@ Test(why, covers_and_protected_names)
 		{ POLICY_WHY_WRITE, "/home/u/proj/.bashrc", EACCES, true, true, POLICY_WHY_PRESET, NULL },
 	};
 	check(p, u, N_ELEMS(u));
+	policy_plan_destroy(p);
+}
+
+/* Every write suggestion the command could steer to open the host: the
+ * root, the home or what holds it, a protected name's own directory, one
+ * beneath it, or one between it and the directory it belongs to.  Names
+ * that merely begin like one are suggested (escape corpus row 92). */
+Test(why, suggestions_the_command_could_steer)
+{
+	struct policy_plan *p = open_plan();
+	const struct vector v[] = {
+		{ POLICY_WHY_CREATE, "/home/x", EACCES, false, true, POLICY_WHY_WITHHELD, "-v /home" },
+		{ POLICY_WHY_CREATE, "/home/u/.vimrc", EROFS, false, true, POLICY_WHY_WITHHELD, "-v /home/u" },
+		{ POLICY_WHY_CREATE, "/home/u/.config/x", EROFS, false, true, POLICY_WHY_WITHHELD,
+		  "-v /home/u/.config" },
+		{ POLICY_WHY_CREATE, "/home/u/.config/autostart/x.desktop", EROFS, false, true,
+		  POLICY_WHY_WITHHELD, "-v /home/u/.config/autostart" },
+		{ POLICY_WHY_CREATE, "/home/u/.local/bin/git", EROFS, false, true, POLICY_WHY_WITHHELD,
+		  "-v /home/u/.local/bin" },
+		{ POLICY_WHY_CREATE, "/srv/repo/.git/hooks/pre-commit", EROFS, false, true,
+		  POLICY_WHY_WITHHELD, "-v /srv/repo/.git/hooks" },
+		{ POLICY_WHY_CREATE, "/srv/repo/.git/x", EROFS, false, true, POLICY_WHY_WITHHELD,
+		  "-v /srv/repo/.git" },
+		{ POLICY_WHY_CREATE, "/srv/repo/.vscode/sub/x", EROFS, false, true, POLICY_WHY_WITHHELD,
+		  "-v /srv/repo/.vscode/sub" },
+		/* beginning like a name is not being one */
+		{ POLICY_WHY_CREATE, "/srv/repo/.github/x", EROFS, false, true, POLICY_WHY_OPTION,
+		  "-v /srv/repo/.github" },
+		{ POLICY_WHY_CREATE, "/srv/.configs/x", EROFS, false, true, POLICY_WHY_OPTION,
+		  "-v /srv/.configs" },
+		{ POLICY_WHY_CREATE, "/home/u/.cache/pip/x", EROFS, false, true, POLICY_WHY_OPTION,
+		  "-v /home/u/.cache/pip" },
+		{ POLICY_WHY_CREATE, "/home/u2/x", EACCES, false, true, POLICY_WHY_OPTION, "-v /home/u2" },
+	};
+	check(p, v, N_ELEMS(v));
+
+	/* --protect's relative names count; --preset none drops the preset's */
+	opts.protect.v[0] = "build/out";
+	opts.protect.n = 1;
+	const struct vector u[] = {
+		{ POLICY_WHY_CREATE, "/srv/proj/build/x", EROFS, false, true, POLICY_WHY_WITHHELD,
+		  "-v /srv/proj/build" },
+	};
+	check(p, u, N_ELEMS(u));
+	opts.protect.n = 0;
+	opts.preset = POLICY_PRESET_NONE;
+	const struct vector w[] = {
+		{ POLICY_WHY_CREATE, "/srv/repo/.git/hooks/pre-commit", EROFS, false, true,
+		  POLICY_WHY_OPTION, "-v /srv/repo/.git/hooks" },
+		{ POLICY_WHY_CREATE, "/x", EACCES, false, true, POLICY_WHY_WITHHELD, "-v /" },
+	};
+	check(p, w, N_ELEMS(w));
 	policy_plan_destroy(p);
 }
 
