@@ -415,6 +415,44 @@ def row91(ctx):
                               lambda base: Policy(mounts=[(base, False)]))
 
 
+@row(93, "repositories directly below a writable mount's root, there at start: hooks and config",
+     "-v WS (WS/proj a git repository, WS/linked one whose .git is a gitdir: file)")
+def row93(ctx):
+    # `-v ~/code` holding ~/code/proj: only WS's own .git was protected, and
+    # git runs proj's hooks and config when the user next commits there.
+    def setup(base):
+        s = ws_ug(base)
+        s["gitdirs"] = [make_git_repo(os.path.join(s["ws"], name), gf)
+                        for name, gf in (("proj", False), ("linked", True))]
+        s["before"] = {g: snapshot(g) for g in s["gitdirs"]}
+        return s
+
+    def evidence(s, run):
+        found = []
+        for g in s["gitdirs"]:
+            after = snapshot(g)
+            for what in ("hooks", "config"):
+                rel = "./" + what
+                pick = lambda snap: {k: v for k, v in snap.items() if k == rel or k.startswith(rel + "/")}  # noqa: E731
+                if diff(pick(s["before"][g]), pick(after)):
+                    found.append(f"{os.path.relpath(os.path.join(g, what), s['ws'])} changed")
+        return bool(found), "; ".join(found) or "both repositories' hooks and config intact"
+    variants = [
+        ("write a hook and git config of each", 'for g in "$1/proj/.git" "$1/linked/.gitstore"; do '
+         'printf "#!/bin/sh\\necho pwned\\n" > "$g/hooks/pre-commit"; '
+         'printf "[core]\\n\\thooksPath = /evil\\n" >> "$g/config"; done'),
+        ("rename each hooks directory aside and make another", 'for g in "$1/proj/.git" "$1/linked/.gitstore"; do '
+         'mv "$g/hooks" "$g/hooks.old" && mkdir "$g/hooks" && '
+         'printf "#!/bin/sh\\necho pwned\\n" > "$g/hooks/pre-commit"; done'),
+        ("rename the repository aside and put another in its place",
+         'mv "$1/proj" "$1/proj.old" && mkdir -p "$1/proj/.git/hooks" && '
+         'cp "$1/proj.old/.git/config" "$1/proj/.git/config" && '
+         'printf "#!/bin/sh\\necho pwned\\n" > "$1/proj/.git/hooks/pre-commit"'),
+    ]
+    return [simple(ctx, name, setup, lambda s: Policy(mounts=[(s["ws"], False)]),
+                   lambda s, sc=script: sh(sc, s["ws"]), evidence) for name, script in variants]
+
+
 # --------------------------------------------------------------------------
 # Rows 54-56: links, fds and metadata of files outside the mounts
 
