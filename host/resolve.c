@@ -1025,6 +1025,47 @@ static int protect_git(struct resolver *r, const char *root)
 	return 0;
 }
 
+/* Repositories directly below root (`-v ~/code` holding ~/code/proj): each
+ * subdirectory with a .git entry gets protect_git() as a root's own does,
+ * since git runs its hooks and config at the user's next command there
+ * (escape corpus row 93).  One level only: a walk deeper would cost every
+ * start with a writable mount a read of the whole tree; deeper repositories
+ * are a stated loss (docs/threat-model.md).  Bounded by MAX_REPOS_BELOW per
+ * root, with a note past it.  0 or -errno. */
+#define MAX_REPOS_BELOW 256
+static int protect_repos_below(struct resolver *r, const char *root)
+{
+	char p[PATH_MAX];
+	size_t n = 0;
+	int rc = 0;
+	DIR *d = opendir(root);
+
+	if (!d)
+		return 0;
+	for (struct dirent *de; rc == 0 && (de = readdir(d));) {
+		struct stat st;
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+		    strcmp(de->d_name, ".git") == 0 ||
+		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		if (!policy_path_join(root, de->d_name, p, sizeof(p)) || lstat(p, &st) < 0 ||
+		    !S_ISDIR(st.st_mode) || hidden_in_sandbox(r, p))
+			continue;
+		char git[PATH_MAX];
+		if (!policy_path_join(p, ".git", git, sizeof(git)) || lstat(git, &st) < 0)
+			continue;
+		if (n++ == MAX_REPOS_BELOW) {
+			rc = policy_plan_add_note(r->plan, "more than %d repositories directly below "
+						  "%s: only the first %d have their hooks and config "
+						  "protected", MAX_REPOS_BELOW, root, MAX_REPOS_BELOW);
+			break;
+		}
+		rc = protect_git(r, p);
+	}
+	closedir(d);
+	return rc;
+}
+
 static bool is_writable_root(const struct resolver *r, const char *path)
 {
 	for (size_t i = 0; i < r->n_writable; i++) {
@@ -1035,8 +1076,9 @@ static bool is_writable_root(const struct resolver *r, const char *path)
 }
 
 /* The protected names relative to root (a writable mount's, or the home
- * inside one): the preset's, its repository's .git, and --protect's
- * relative names.  0 or -errno. */
+ * inside one): the preset's, its repository's .git and those of the
+ * repositories directly below it, and --protect's relative names.  0 or
+ * -errno. */
 static int protect_names_in(struct resolver *r, const char *root)
 {
 	const struct policy_options *o = r->o;
@@ -1050,6 +1092,8 @@ static int protect_names_in(struct resolver *r, const char *root)
 		size_t n;
 		const char *const *names = policy_preset_protected(&n);
 		rc = protect_git(r, root);
+		if (rc == 0)
+			rc = protect_repos_below(r, root);
 		for (size_t k = 0; k < n && rc == 0; k++) {
 			if (strncmp(names[k], ".git/", 5) == 0)
 				continue; /* protect_git's */

@@ -287,6 +287,28 @@ class PresetProtectedNames(PortaTestCase):
         self.assertEqual(res.rc, 137, res.err)
         self.assertFalse(os.path.exists(os.path.join(h, ".local/bin/git")))
 
+    def test_repositories_directly_below_the_mount_keep_their_hooks(self):
+        # -v ~/code holding ~/code/proj (escape corpus row 93): proj's hooks
+        # and config as the root's own; the rest of the tree stays writable.
+        code = self.mkdtemp(prefix="porta-it-code-")
+        proj = os.path.join(code, "proj")
+        self.write(os.path.join(proj, ".git", "config"), "orig\n")
+        self.write(os.path.join(proj, ".git", "hooks", "pre-commit"), "orig\n")
+        self.write(os.path.join(proj, "src.txt"), "src\n")
+        for cmd in ("echo evil >> %s/.git/config" % proj,
+                    "echo evil > %s/.git/hooks/post-checkout" % proj,
+                    "mv %s %s/moved" % (proj, code)):
+            res = run(["run", "-v", code, "--"] + sh(cmd))
+            self.assertFailed(res, cmd)
+        self.assertEqual(self.read(os.path.join(proj, ".git", "config")), "orig\n")
+        self.assertEqual(os.listdir(os.path.join(proj, ".git", "hooks")), ["pre-commit"])
+        res = run(["run", "-v", code, "--"] + sh("echo more >> %s/src.txt && mkdir %s/other"
+                                                  % (proj, code)))
+        self.assertOk(res)
+        res = run(["explain", "-v", code])
+        self.assertOk(res)
+        self.assertIn(os.path.join(proj, ".git", "hooks"), res.out)
+
     def test_git_dir_cannot_be_swapped(self):
         # Renaming .git away and making a new .git/hooks must not leave a hook
         # the user's next git command would run, nor change the config.
