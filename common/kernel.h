@@ -72,6 +72,14 @@ struct kernel_landlock_net_port_attr {
 #ifndef SECCOMP_GET_NOTIF_SIZES
 #define SECCOMP_GET_NOTIF_SIZES 3
 #endif
+/* include/uapi/linux/seccomp.h, 6.6: a listener's flags, and the one flag
+ * there is (supervisor/watch.c). */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS _IOW('!', 4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (1UL << 0)
+#endif
 
 /* --- memfd (include/uapi/linux/memfd.h, 6.3) ---------------------------- */
 

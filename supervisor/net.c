@@ -389,6 +389,12 @@ int supervisor_net_take(struct supervisor_net *ns, const struct sandbox_fdpass_m
 		}
 		ns->watch_fd = m->fds[0];
 		used = 1;
+		/* a hint: without it (a kernel before 6.6) only the speed
+		 * differs, so a failure is noted, not fatal */
+		int sw = supervisor_connect_watch_sync_wake(ns->watch_fd);
+		if (sw < 0)
+			log_msg(LOG_LEVEL_DEBUG, "connect watch: no synchronous wake-up: %s",
+				strerror(-sw));
 		ns->ev_watch = event_new(ns->base, ns->watch_fd, EV_READ | EV_PERSIST, on_watch, ns);
 		if (!ns->ev_watch || event_add(ns->ev_watch, NULL) < 0)
 			rc = porta_fail(e, "connect watch", NULL, ENOMEM, NULL);

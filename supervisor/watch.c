@@ -315,6 +315,16 @@ static int answer(int fd, uint64_t id, enum supervisor_connect_verdict v, int re
 	return 0;
 }
 
+int supervisor_connect_watch_sync_wake(int listener_fd)
+{
+	/* The flags are the argument itself, not a pointer to them
+	 * (seccomp_notify_ioctl). */
+	if (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+		  (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) != 0)
+		return -errno;
+	return 0;
+}
+
 void supervisor_connect_cache_clear(struct supervisor_connect_cache *cache)
 {
 	if (cache && cache->pidfd >= 0)

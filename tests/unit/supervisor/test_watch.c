@@ -789,6 +789,9 @@ struct serve {
 	/* The watch's cache (watch.h) as serve() starts it: seed.pid 0 for an
 	 * empty one; serve() takes seed.pidfd over. */
 	struct supervisor_connect_cache seed;
+	/* serve() sets SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP on the listener
+	 * first, as the supervisor does (watch.h) */
+	bool sync_wake;
 };
 
 static double now_ns(void)
@@ -808,6 +811,13 @@ static void serve(struct target *t, struct serve *s)
 	struct supervisor_connect_cache cache = SUPERVISOR_CONNECT_CACHE_INIT;
 	if (s->seed.pid)
 		cache = s->seed;
+	if (s->sync_wake) {
+		int rc = supervisor_connect_watch_sync_wake(t->listener);
+		cr_assert(rc == 0 || rc == -EINVAL, "synchronous wake-up: %s", strerror(-rc));
+		if (rc == -EINVAL)
+			cr_log_warn("no SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP here (Linux 6.6): "
+				    "the answers are checked without it");
+	}
 
 	while (results_open || listener_open) {
 		struct pollfd p[2 + 2 * MAX_SOCKS];
@@ -945,12 +955,13 @@ static void body_allowed_and_denied(int out, void *arg)
 
 TestSuite(connect_watch, .init = own_network, .fini = close_network);
 
-Test(connect_watch, allowed_port_connects_denied_port_refused_before_any_listener)
+static void allowed_and_denied(bool sync_wake)
 {
 	static struct serve s;
 	struct ports p = { .target_cpu = -1 };
 
 	memset(&s, 0, sizeof(s));
+	s.sync_wake = sync_wake;
 	s.tcp[0] = tcp_listener(&p.allowed);
 	s.tcp[1] = tcp_listener(&p.denied);
 	s.n_tcp = 2;
@@ -985,6 +996,23 @@ Test(connect_watch, allowed_port_connects_denied_port_refused_before_any_listene
 	cr_log_info("handler: %.1f us per notification", s.handle_ns / (double)s.n_ev / 1e3);
 	close(s.tcp[0]);
 	close(s.tcp[1]);
+}
+
+Test(connect_watch, allowed_port_connects_denied_port_refused_before_any_listener)
+{
+	allowed_and_denied(false);
+}
+
+/* The supervisor asks for synchronous wake-ups (net.c): the same calls get
+ * the same answers, from both threads, with the listener so flagged. */
+Test(connect_watch, with_synchronous_wake_ups_the_answers_are_the_same)
+{
+	int probe[2];
+	cr_assert_eq(pipe2(probe, O_CLOEXEC), 0);
+	cr_assert_lt(supervisor_connect_watch_sync_wake(probe[0]), 0, "a pipe is no listener");
+	close(probe[0]);
+	close(probe[1]);
+	allowed_and_denied(true);
 }
 
 /* A datagram from a thread that is not its process's first: its socket's
