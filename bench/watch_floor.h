@@ -12,7 +12,11 @@
  * caller's memory (process_vm_readv(2)), let the call go on
  * (SECCOMP_USER_NOTIF_FLAG_CONTINUE).  No decision, no socket type, no
  * /proc: what any design pays that sees a program's connect() from outside
- * it (docs/design.md, the connect watch), and nothing of porta's. */
+ * it (docs/design.md, the connect watch), and nothing of porta's.  The
+ * listener asks for synchronous wake-ups, as porta's does
+ * (supervisor_connect_watch_sync_wake(), Linux 6.6), unless
+ * WATCH_FLOOR_ASYNC is set in the environment (the floors as they were
+ * before porta asked for them). */
 #ifndef PORTA_BENCH_WATCH_FLOOR_H
 #define PORTA_BENCH_WATCH_FLOOR_H
 
@@ -23,9 +27,11 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h> /* before common/kernel.h, which fills in what it lacks */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -35,6 +41,8 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "common/kernel.h" /* bench/relay compiles with -I the repository */
 
 static int watch_floor_send_fd(int sock, int fd)
 {
@@ -124,6 +132,10 @@ static int watch_floor_spawn(char **argv, pid_t *child)
 	close(sp[1]);
 	int listener = watch_floor_recv_fd(sp[0]);
 	close(sp[0]);
+	if (listener >= 0 && !getenv("WATCH_FLOOR_ASYNC") &&
+	    ioctl(listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+		  (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) != 0)
+		perror("watch_floor: synchronous wake-up (continuing without)");
 	return listener;
 }
 
