@@ -162,7 +162,7 @@ int supervisor_connect_watch_handle(int listener_fd, const struct policy_port_se
  * (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP, Linux 6.6): the caller waits anyway,
  * so the two wake-ups of every watched call need no other CPU.  A
  * scheduling hint only, nothing is decided differently; it made a relayed
- * connection's p50 0.77x and p90 0.90x what they were without it
+ * connection's p50 about 0.8x and p90 about 0.9x what they were without it
  * (docs/benchmarks/relay.md, tenth pass).  0, or -errno: -EINVAL on a
  * kernel without it (the watch works as before), -ENOTTY or -EBADF for an
  * fd that is not a seccomp listener. */
