@@ -51,42 +51,78 @@ struct opt_spec {
 	bool takes_value;
 	enum opt_id id;
 	const char *value_hint; /* what would be accepted, for messages */
+	enum policy_value_kind kind; /* what the value is, for completion */
+	const char *const *words;   /* POLICY_VALUE_WORD: the only values accepted */
 };
 
+/* The values of the options that take one of a few words, in the order of
+ * their enums (policy_read_mode, policy_preset): apply() parses them from
+ * here and the completions offer them from here (policy_option_next()). */
+static const char *const read_policy_words[] = { "open", "strict", NULL };
+static const char *const preset_words[] = { "default", "none", NULL };
+_Static_assert(POLICY_READ_OPEN == 0 && POLICY_READ_STRICT == 1, "read_policy_words' order");
+_Static_assert(POLICY_PRESET_DEFAULT == 0 && POLICY_PRESET_NONE == 1, "preset_words' order");
+
 static const struct opt_spec opt_table[] = {
-	{ "mount", 'v', true, OPT_MOUNT, "PATH or PATH:ro" },
-	{ "read-policy", 0, true, OPT_READ_POLICY, "open or strict" },
-	{ "deny-read", 0, true, OPT_DENY_READ, "a PATH" },
-	{ "protect", 0, true, OPT_PROTECT, "a NAME relative to each mount, or an absolute path" },
-	{ "allow-unix", 0, true, OPT_ALLOW_UNIX, "the PATH of a Unix socket" },
-	{ "deny-unix", 0, true, OPT_DENY_UNIX, "a regular expression over socket paths" },
-	{ "preset", 0, true, OPT_PRESET, "default or none" },
-	{ "share-tmp", 0, false, OPT_SHARE_TMP, NULL },
-	{ "caches", 0, false, OPT_CACHES, NULL },
-	{ "no-net", 0, false, OPT_NO_NET, NULL },
-	{ "allow-net", 0, true, OPT_ALLOW_NET, "HOST[:PORT]" },
-	{ "deny-net", 0, true, OPT_DENY_NET, "HOST[:PORT]" },
-	{ "proxy-allow", 0, true, OPT_PROXY_ALLOW, "HOST[:PORT]" },
-	{ "proxy-deny", 0, true, OPT_PROXY_DENY, "HOST[:PORT]" },
-	{ "secret", 0, true, OPT_SECRET, "NAME@HOST[,HOST...]" },
-	{ "allow-http", 0, true, OPT_ALLOW_HTTP, "'METHODS URL', e.g. 'GET,HEAD https://HOST/PATH*'" },
-	{ "audit", 0, true, OPT_AUDIT, "a FILE" },
-	{ "proxy-audit", 0, true, OPT_AUDIT, "a FILE" },
-	{ "dns-upstream", 0, true, OPT_DNS_UPSTREAM, "ADDR[:PORT]" },
-	{ "env", 'e', true, OPT_ENV, "KEY=VALUE" },
-	{ "env-pass", 0, true, OPT_ENV_PASS, "NAME[,NAME...]" },
-	{ "env-file", 0, true, OPT_ENV_FILE, "a FILE of KEY=VALUE lines" },
-	{ "timeout", 0, true, OPT_TIMEOUT, "seconds > 0, e.g. 30 or 2.5" },
-	{ "max-cpu", 0, true, OPT_MAX_CPU, "whole seconds > 0" },
-	{ "max-procs", 0, true, OPT_MAX_PROCS, "a count > 0" },
-	{ "max-file-size", 0, true, OPT_MAX_FILE_SIZE, "MiB > 0" },
-	{ "max-memory-mb", 0, true, OPT_MAX_MEMORY, "MiB > 0" },
-	{ "allow-root", 0, false, OPT_ALLOW_ROOT, NULL },
-	{ "why", 0, false, OPT_WHY, NULL },
-	{ "quiet", 'q', false, OPT_QUIET, NULL },
-	{ "json", 0, false, OPT_JSON, NULL },
-	{ "profile", 0, true, OPT_PROFILE, "a profile's NAME or PATH (porta profiles lists them)" },
-	{ "output", 'o', true, OPT_OUTPUT, "the FILE to write the learned profile to (it must not exist)" },
+	{ "mount", 'v', true, OPT_MOUNT, "PATH or PATH:ro", POLICY_VALUE_PATH, NULL },
+	{ "read-policy", 0, true, OPT_READ_POLICY, "open or strict", POLICY_VALUE_WORD,
+	  read_policy_words },
+	{ "deny-read", 0, true, OPT_DENY_READ, "a PATH", POLICY_VALUE_PATH, NULL },
+	{ "protect", 0, true, OPT_PROTECT, "a NAME relative to each mount, or an absolute path",
+	  POLICY_VALUE_PATH, NULL },
+	{ "allow-unix", 0, true, OPT_ALLOW_UNIX, "the PATH of a Unix socket", POLICY_VALUE_PATH,
+	  NULL },
+	{ "deny-unix", 0, true, OPT_DENY_UNIX, "a regular expression over socket paths",
+	  POLICY_VALUE_TEXT, NULL },
+	{ "preset", 0, true, OPT_PRESET, "default or none", POLICY_VALUE_WORD, preset_words },
+	{ "share-tmp", 0, false, OPT_SHARE_TMP, NULL, POLICY_VALUE_NONE, NULL },
+	{ "caches", 0, false, OPT_CACHES, NULL, POLICY_VALUE_NONE, NULL },
+	{ "no-net", 0, false, OPT_NO_NET, NULL, POLICY_VALUE_NONE, NULL },
+	{ "allow-net", 0, true, OPT_ALLOW_NET, "HOST[:PORT]", POLICY_VALUE_TEXT, NULL },
+	{ "deny-net", 0, true, OPT_DENY_NET, "HOST[:PORT]", POLICY_VALUE_TEXT, NULL },
+	{ "proxy-allow", 0, true, OPT_PROXY_ALLOW, "HOST[:PORT]", POLICY_VALUE_TEXT, NULL },
+	{ "proxy-deny", 0, true, OPT_PROXY_DENY, "HOST[:PORT]", POLICY_VALUE_TEXT, NULL },
+	{ "secret", 0, true, OPT_SECRET, "NAME@HOST[,HOST...]", POLICY_VALUE_TEXT, NULL },
+	{ "allow-http", 0, true, OPT_ALLOW_HTTP, "'METHODS URL', e.g. 'GET,HEAD https://HOST/PATH*'",
+	  POLICY_VALUE_TEXT, NULL },
+	{ "audit", 0, true, OPT_AUDIT, "a FILE", POLICY_VALUE_PATH, NULL },
+	{ "proxy-audit", 0, true, OPT_AUDIT, "a FILE", POLICY_VALUE_PATH, NULL },
+	{ "dns-upstream", 0, true, OPT_DNS_UPSTREAM, "ADDR[:PORT]", POLICY_VALUE_TEXT, NULL },
+	{ "env", 'e', true, OPT_ENV, "KEY=VALUE", POLICY_VALUE_TEXT, NULL },
+	{ "env-pass", 0, true, OPT_ENV_PASS, "NAME[,NAME...]", POLICY_VALUE_TEXT, NULL },
+	{ "env-file", 0, true, OPT_ENV_FILE, "a FILE of KEY=VALUE lines", POLICY_VALUE_PATH, NULL },
+	{ "timeout", 0, true, OPT_TIMEOUT, "seconds > 0, e.g. 30 or 2.5", POLICY_VALUE_TEXT, NULL },
+	{ "max-cpu", 0, true, OPT_MAX_CPU, "whole seconds > 0", POLICY_VALUE_TEXT, NULL },
+	{ "max-procs", 0, true, OPT_MAX_PROCS, "a count > 0", POLICY_VALUE_TEXT, NULL },
+	{ "max-file-size", 0, true, OPT_MAX_FILE_SIZE, "MiB > 0", POLICY_VALUE_TEXT, NULL },
+	{ "max-memory-mb", 0, true, OPT_MAX_MEMORY, "MiB > 0", POLICY_VALUE_TEXT, NULL },
+	{ "allow-root", 0, false, OPT_ALLOW_ROOT, NULL, POLICY_VALUE_NONE, NULL },
+	{ "why", 0, false, OPT_WHY, NULL, POLICY_VALUE_NONE, NULL },
+	{ "quiet", 'q', false, OPT_QUIET, NULL, POLICY_VALUE_NONE, NULL },
+	{ "json", 0, false, OPT_JSON, NULL, POLICY_VALUE_NONE, NULL },
+	{ "profile", 0, true, OPT_PROFILE, "a profile's NAME or PATH (porta profiles lists them)",
+	  POLICY_VALUE_PROFILE, NULL },
+	{ "output", 'o', true, OPT_OUTPUT,
+	  "the FILE to write the learned profile to (it must not exist)", POLICY_VALUE_PATH, NULL },
+};
+
+/* Every first word porta takes, in the order `porta help` shows them.  The
+ * ones with POLICY_CMD_NONE are run by src/main.c before it calls
+ * policy_parse_args(); listed here so that the completions
+ * (tools/gen_completions.c) and the unknown command's message know them. */
+static const struct policy_command_info cmd_table[] = {
+	{ "run", POLICY_CMD_RUN, POLICY_ARGS_COMMAND, false },
+	{ "learn", POLICY_CMD_LEARN, POLICY_ARGS_COMMAND, false },
+	{ "explain", POLICY_CMD_EXPLAIN, POLICY_ARGS_COMMAND, false },
+	{ "check", POLICY_CMD_CHECK, POLICY_ARGS_OPTIONS, false },
+	{ "profiles", POLICY_CMD_NONE, POLICY_ARGS_NONE, false },
+	{ "trust", POLICY_CMD_NONE, POLICY_ARGS_FILES, false },
+	{ "audit", POLICY_CMD_NONE, POLICY_ARGS_FILES, false },
+	{ "help", POLICY_CMD_HELP, POLICY_ARGS_NONE, false },
+	{ "--help", POLICY_CMD_HELP, POLICY_ARGS_NONE, true },
+	{ "-h", POLICY_CMD_HELP, POLICY_ARGS_NONE, true },
+	{ "--version", POLICY_CMD_VERSION, POLICY_ARGS_NONE, false },
+	{ "version", POLICY_CMD_VERSION, POLICY_ARGS_NONE, true },
 };
 
 static enum policy_parse_status fail(char err[POLICY_ERR_MAX], const char *fmt, ...)
@@ -236,6 +272,16 @@ static enum policy_parse_status check_rule_list(const struct opt_spec *spec, con
 	return POLICY_PARSE_OK;
 }
 
+/* The index of value among spec->words (the order of the option's enum), or
+ * -1 when it is none of them. */
+static int word_index(const struct opt_spec *spec, const char *value)
+{
+	for (int k = 0; spec->words && spec->words[k]; k++)
+		if (strcmp(spec->words[k], value) == 0)
+			return k;
+	return -1;
+}
+
 static enum policy_parse_status apply(struct policy_options *o, const struct opt_spec *spec,
 				      const char *value, char err[POLICY_ERR_MAX])
 {
@@ -263,13 +309,11 @@ static enum policy_parse_status apply(struct policy_options *o, const struct opt
 		return POLICY_PARSE_OK;
 	}
 	case OPT_READ_POLICY: {
-		enum policy_read_mode m;
-		if (strcmp(value, "open") == 0)
-			m = POLICY_READ_OPEN;
-		else if (strcmp(value, "strict") == 0)
-			m = POLICY_READ_STRICT;
-		else
-			return fail(err, "--read-policy '%.64s': expected open or strict", value);
+		int k = word_index(spec, value);
+		if (k < 0)
+			return fail(err, "--read-policy '%.64s': expected %s", value,
+				    spec->value_hint);
+		enum policy_read_mode m = (enum policy_read_mode)k;
 		if (o->read_mode != m && o->read_mode_given)
 			return fail(err, "--read-policy given twice with different values");
 		o->read_mode = m;
@@ -277,13 +321,10 @@ static enum policy_parse_status apply(struct policy_options *o, const struct opt
 		return POLICY_PARSE_OK;
 	}
 	case OPT_PRESET: {
-		enum policy_preset p;
-		if (strcmp(value, "default") == 0)
-			p = POLICY_PRESET_DEFAULT;
-		else if (strcmp(value, "none") == 0)
-			p = POLICY_PRESET_NONE;
-		else
-			return fail(err, "--preset '%.64s': expected default or none", value);
+		int k = word_index(spec, value);
+		if (k < 0)
+			return fail(err, "--preset '%.64s': expected %s", value, spec->value_hint);
+		enum policy_preset p = (enum policy_preset)k;
 		if (o->preset != p && o->preset_given)
 			return fail(err, "--preset given twice with different values");
 		o->preset = p;
@@ -524,22 +565,27 @@ enum policy_parse_status policy_parse_args(int argc, char *const argv[],
 	if (argc < 2)
 		return fail(err, "missing command; try 'porta help'");
 	const char *cmd = argv[1];
-	if (strcmp(cmd, "run") == 0)
-		out->command = POLICY_CMD_RUN;
-	else if (strcmp(cmd, "learn") == 0)
-		out->command = POLICY_CMD_LEARN;
-	else if (strcmp(cmd, "explain") == 0)
-		out->command = POLICY_CMD_EXPLAIN;
-	else if (strcmp(cmd, "check") == 0)
-		out->command = POLICY_CMD_CHECK;
-	else if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 ||
-		 strcmp(cmd, "-h") == 0)
-		out->command = POLICY_CMD_HELP;
-	else if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0)
-		out->command = POLICY_CMD_VERSION;
-	else
-		return fail(err, "unknown command '%.64s'; expected run, learn, explain, check, help or --version",
-			    cmd);
+	for (size_t k = 0; k < sizeof(cmd_table) / sizeof(cmd_table[0]); k++)
+		if (strcmp(cmd, cmd_table[k].name) == 0)
+			out->command = cmd_table[k].command;
+	if (out->command == POLICY_CMD_NONE) {
+		/* the commands main runs itself reach here only by mistake */
+		char names[256];
+		size_t n = 0, last = 0;
+		for (size_t k = 0; k < sizeof(cmd_table) / sizeof(cmd_table[0]); k++)
+			if (!cmd_table[k].alias)
+				last = k;
+		for (size_t k = 0; k < sizeof(cmd_table) / sizeof(cmd_table[0]); k++) {
+			if (cmd_table[k].alias)
+				continue;
+			int w = snprintf(names + n, sizeof(names) - n, "%s%s",
+					 n == 0 ? "" : k == last ? " or " : ", ", cmd_table[k].name);
+			if (w < 0 || (size_t)w >= sizeof(names) - n)
+				break;
+			n += (size_t)w;
+		}
+		return fail(err, "unknown command '%.64s'; expected %s", cmd, names);
+	}
 
 	if (out->command == POLICY_CMD_HELP || out->command == POLICY_CMD_VERSION) {
 		if (argc > 2)
@@ -604,6 +650,35 @@ enum policy_parse_status policy_parse_args(int argc, char *const argv[],
 	out->cmd_index = i;
 	out->cmd_argc = argc - i;
 	return finish(out, err);
+}
+
+bool policy_option_next(size_t *cursor, struct policy_option_info *out)
+{
+	static const enum policy_command cmds[] = { POLICY_CMD_RUN, POLICY_CMD_LEARN,
+						    POLICY_CMD_EXPLAIN, POLICY_CMD_CHECK };
+
+	if (*cursor >= sizeof(opt_table) / sizeof(opt_table[0]))
+		return false;
+	const struct opt_spec *spec = &opt_table[(*cursor)++];
+	*out = (struct policy_option_info){
+		.long_name = spec->long_name,
+		.short_name = spec->short_name,
+		.kind = spec->kind,
+		.words = spec->words,
+		.hint = spec->value_hint,
+	};
+	for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++)
+		if (allowed_for(cmds[k], spec->id))
+			out->commands |= POLICY_CMD_BIT(cmds[k]);
+	return true;
+}
+
+bool policy_command_next(size_t *cursor, struct policy_command_info *out)
+{
+	if (*cursor >= sizeof(cmd_table) / sizeof(cmd_table[0]))
+		return false;
+	*out = cmd_table[(*cursor)++];
+	return true;
 }
 
 int policy_option_words(const char *arg)

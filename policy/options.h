@@ -117,6 +117,57 @@ enum policy_parse_status policy_parse_args(int argc, char *const argv[],
 					   struct policy_options *out,
 					   char err[POLICY_ERR_MAX]);
 
+/* What an option's value is: how the shell completions complete it. */
+enum policy_value_kind {
+	POLICY_VALUE_NONE,    /* a flag: no value */
+	POLICY_VALUE_PATH,    /* a file or directory (--mount's may end in :ro) */
+	POLICY_VALUE_WORD,    /* one of the words of policy_option_info.words */
+	POLICY_VALUE_PROFILE, /* a profile's NAME (host/profiles.h) or its PATH */
+	POLICY_VALUE_TEXT,    /* anything else: a host, a number, KEY=VALUE, a regex */
+};
+
+/* The bit of policy_option_info.commands for one command. */
+#define POLICY_CMD_BIT(cmd) (1u << (unsigned)(cmd))
+
+/* One option of the command line, as policy_parse_args() reads it. */
+struct policy_option_info {
+	const char *long_name; /* without "--" */
+	char short_name;       /* 0 when none */
+	enum policy_value_kind kind;
+	const char *const *words; /* POLICY_VALUE_WORD: every accepted value,
+				   * NULL-terminated; otherwise NULL */
+	const char *hint;	  /* what a value must be, in words; NULL for a flag */
+	unsigned commands;	  /* POLICY_CMD_BIT() of each command that takes it */
+};
+
+/* Walks the option table policy_parse_args() parses with, one entry per
+ * spelling (an alias such as --proxy-audit is an entry of its own): with
+ * *cursor 0 at the start, fills *out and advances *cursor; false after
+ * the last.  The strings are static.  Pure; for build-time generators
+ * (tools/gen_completions.c) and tests. */
+bool policy_option_next(size_t *cursor, struct policy_option_info *out);
+
+/* What a command takes after its name. */
+enum policy_args {
+	POLICY_ARGS_NONE,    /* nothing */
+	POLICY_ARGS_OPTIONS, /* options only (check) */
+	POLICY_ARGS_COMMAND, /* options, then from the first other word COMMAND [ARGS...] */
+	POLICY_ARGS_FILES,   /* files (trust, audit: their own options are src/'s) */
+};
+
+/* One first word of porta's command line. */
+struct policy_command_info {
+	const char *name;
+	enum policy_command command; /* POLICY_CMD_NONE: src/main.c runs it itself,
+				      * policy_parse_args() refuses it */
+	enum policy_args args;
+	bool alias; /* another spelling of a command listed before it (-h) */
+};
+
+/* Walks every command porta takes, as policy_option_next() walks the
+ * options.  Pure. */
+bool policy_command_next(size_t *cursor, struct policy_command_info *out);
+
 /* Walks a comma-separated list: starting at *cursor (a NUL-terminated
  * string), returns the next item's start and length through item/len and
  * advances *cursor; returns false at the end.  Empty items are returned as
