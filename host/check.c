@@ -22,6 +22,10 @@
 #include "sandbox/landlock.h"
 #include "sandbox/sandbox.h"
 
+#ifndef PORTA_APPARMOR_PROFILE
+#define PORTA_APPARMOR_PROFILE "/usr/share/porta/apparmor/porta"
+#endif
+
 struct primitive {
 	const char *name;
 	bool available;
@@ -29,32 +33,6 @@ struct primitive {
 	char detail[768];
 	const char *missing_means;
 };
-
-/* Runs fn in a forked child; true when it exits 0. */
-static bool in_child(int (*fn)(void))
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return false;
-	if (pid == 0)
-		_exit(fn() == 0 ? 0 : 1);
-	if (waitpid(pid, &st, 0) != pid)
-		return false;
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
-static int probe_userns(void)
-{
-	return unshare(CLONE_NEWUSER);
-}
-
-static int probe_all_ns(void)
-{
-	return unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |
-		       CLONE_NEWUTS);
-}
 
 static long read_long(const char *path)
 {
@@ -69,9 +47,9 @@ static long read_long(const char *path)
 	return v;
 }
 
-bool host_userns_available(void)
+static void add_advice(const char *line, void *arg)
 {
-	return in_child(probe_userns);
+	json_array_append_new(arg, json_string(line));
 }
 
 int host_check(FILE *out, bool json)
@@ -81,10 +59,17 @@ int host_check(FILE *out, bool json)
 	int abi = sandbox_landlock_abi();
 	long max_userns = read_long("/proc/sys/user/max_user_namespaces");
 
-	bool userns = host_userns_available();
+	struct host_userns ns;
+	host_userns_probe(&ns);
+	bool userns = ns.mode != HOST_USERNS_REFUSED;
 	p[n] = (struct primitive){ "user namespaces", userns, false, "", NULL };
-	snprintf(p[n].detail, sizeof(p[n].detail), "%s (max_user_namespaces=%ld)",
-		 userns ? "unprivileged creation allowed" : "creation refused", max_userns);
+	if (userns)
+		snprintf(p[n].detail, sizeof(p[n].detail),
+			 "unprivileged creation allowed (max_user_namespaces=%ld)", max_userns);
+	else
+		snprintf(p[n].detail, sizeof(p[n].detail),
+			 "creation refused: %s (max_user_namespaces=%ld)", strerror(ns.err),
+			 max_userns);
 	p[n++].missing_means = "porta runs degraded, with Landlock and seccomp only (README, Hosts "
 			       "without user namespaces): other processes visible, no protected names "
 			       "inside writable mounts, credential sockets reachable, names listable, "
@@ -92,11 +77,20 @@ int host_check(FILE *out, bool json)
 			       "or --deny-net and no --max-procs (refused), --no-net and proxy mode "
 			       "through Landlock TCP rules";
 
-	bool all_ns = userns && in_child(probe_all_ns);
-	p[n] = (struct primitive){ "mount, PID, network, IPC and UTS namespaces", all_ns, false, "", NULL };
-	snprintf(p[n].detail, sizeof(p[n].detail), "%s", all_ns ? "available inside a user namespace"
-								 : "refused");
-	p[n++].missing_means = "porta runs degraded (see user namespaces above)";
+	bool caps = ns.mode == HOST_USERNS_FULL;
+	p[n] = (struct primitive){ "mounts and id maps inside a user namespace", caps, false, "",
+				   NULL };
+	if (caps)
+		snprintf(p[n].detail, sizeof(p[n].detail),
+			 "mount, PID, network, IPC and UTS namespaces made; ids mapped, / private, "
+			 "a fresh /proc and a tmpfs mounted");
+	else if (userns)
+		snprintf(p[n].detail, sizeof(p[n].detail), "refused: %s: %s", ns.step,
+			 strerror(ns.err));
+	else
+		snprintf(p[n].detail, sizeof(p[n].detail), "not tried: no user namespace");
+	p[n++].missing_means = "porta runs degraded by itself (see user namespaces above), one "
+			       "line for each protection lost; what gives the full sandbox is below";
 
 	p[n] = (struct primitive){ "Landlock TCP rules", abi >= 4, false, "", NULL };
 	snprintf(p[n].detail, sizeof(p[n].detail), "needs ABI 4, have %d", abi);
@@ -165,6 +159,12 @@ int host_check(FILE *out, bool json)
 	for (size_t i = 0; i < n; i++)
 		can_run = can_run && (p[i].available || !p[i].required);
 
+	/* What refuses the full sandbox here, and what would give it. */
+	struct host_userns_facts facts_ns;
+	host_userns_facts(&ns, &facts_ns);
+	json_t *advice = json_array();
+	host_userns_advice(&facts_ns, PORTA_APPARMOR_PROFILE, add_advice, advice);
+
 	if (json) {
 		json_t *root = json_object(), *arr = json_array();
 		for (size_t i = 0; i < n; i++) {
@@ -179,7 +179,17 @@ int host_check(FILE *out, bool json)
 		json_object_set_new(root, "primitives", arr);
 		json_object_set_new(root, "landlock_abi", json_integer(abi));
 		json_object_set_new(root, "can_run", json_boolean(can_run));
-		json_object_set_new(root, "degraded", json_boolean(can_run && !all_ns));
+		json_object_set_new(root, "degraded", json_boolean(can_run && !caps));
+		static const char *const modes[] = { "full", "refused", "no-capabilities" };
+		json_t *u = json_object();
+		json_object_set_new(u, "mode", json_string(modes[ns.mode]));
+		if (ns.mode != HOST_USERNS_FULL) {
+			json_object_set_new(u, "step", json_string(ns.step));
+			json_object_set_new(u, "errno", json_string(strerror(ns.err)));
+		}
+		json_object_set_new(root, "userns", u);
+		json_object_set_new(root, "advice", advice);
+		advice = NULL;
 		json_dumpf(root, out, JSON_INDENT(2));
 		fputc('\n', out);
 		json_decref(root);
@@ -190,9 +200,14 @@ int host_check(FILE *out, bool json)
 			if (!p[i].available)
 				fprintf(out, "     without it: %s\n", p[i].missing_means);
 		}
+		if (json_array_size(advice))
+			fprintf(out, "Why, and what to do:\n");
+		for (size_t i = 0; i < json_array_size(advice); i++)
+			fprintf(out, "  - %s\n", json_string_value(json_array_get(advice, i)));
 		fprintf(out, "%s\n", !can_run ? "porta cannot run here: a required primitive is missing."
-				     : all_ns ? "porta can run here."
+				     : caps ? "porta can run here."
 					      : "porta can run here, degraded: Landlock and seccomp only.");
 	}
+	json_decref(advice);
 	return can_run ? 0 : 1;
 }

@@ -31,8 +31,50 @@ int host_resolve(const struct policy_options *opts, char *const argv[], char *co
  * what would help.  Reads /proc and the cgroup files, creates nothing. */
 bool host_ceilings_refusal(const struct policy_options *o, char *why, size_t cap);
 
-/* Whether this process may create a user namespace (probed in a forked
- * child, so it costs a fork: for check and explain, not run's hot path). */
+/* What a user namespace gives porta on this host. */
+enum host_userns_mode {
+	HOST_USERNS_FULL,    /* created, and porta's init steps work inside it */
+	HOST_USERNS_REFUSED, /* clone/unshare(CLONE_NEWUSER) refused */
+	HOST_USERNS_NO_CAPS, /* created, but an init step is refused inside it
+			      * (sandbox_ctl_ns_refused(): Ubuntu's AppArmor
+			      * restriction, a container's masked /proc) */
+};
+
+struct host_userns {
+	enum host_userns_mode mode;
+	int err;        /* the refusal's errno (not FULL) */
+	char step[128]; /* NO_CAPS: the step refused, as porta's init names it */
+};
+
+/* Probes, in forked children, what porta's clone and init would meet: the
+ * namespaces unshared, the id maps written, / made private, a fresh /proc
+ * and a tmpfs mounted in a new PID namespace.  Costs two forks: for check,
+ * explain and learn, not run's hot path (run learns the same from init's
+ * first failure, supervisor/run.c). */
+void host_userns_probe(struct host_userns *out);
+
+/* What else the advice depends on: the host's settings and marks. */
+struct host_userns_facts {
+	struct host_userns ns;
+	long apparmor_restrict;         /* kernel.apparmor_restrict_unprivileged_userns, or -1 */
+	long unprivileged_userns_clone; /* kernel.unprivileged_userns_clone (Debian), or -1 */
+	long max_user_namespaces;       /* user.max_user_namespaces, or -1 */
+	int seccomp;                    /* "Seccomp:" of /proc/self/status: 2 = a filter */
+	const char *container;          /* "Docker", "Podman", "a container" or NULL */
+};
+
+/* Reads the facts for ns from /proc and the container marks. */
+void host_userns_facts(const struct host_userns *ns, struct host_userns_facts *f);
+
+/* Calls emit once per sentence of advice (without "porta: "): what refuses
+ * the full sandbox here, what would give it (the AppArmor profile at
+ * apparmor_file where Ubuntu's restriction is on; a container's flags), and
+ * that porta runs degraded by itself otherwise.  Nothing for
+ * HOST_USERNS_FULL.  Returns the number of sentences.  Pure. */
+size_t host_userns_advice(const struct host_userns_facts *f, const char *apparmor_file,
+			  void (*emit)(const char *line, void *arg), void *arg);
+
+/* host_userns_probe() says HOST_USERNS_FULL. */
 bool host_userns_available(void);
 
 /* `porta check`: probes the host and prints each primitive to out, as text or

@@ -132,16 +132,26 @@ bool policy_degrade_refusal(const struct policy_plan *plan, bool procs_in_cgroup
 }
 
 void policy_degrade_losses(const struct policy_plan *plan, const char *private_tmp,
-			   void (*emit)(const char *line, void *arg), void *arg)
+			   const char *no_caps, void (*emit)(const char *line, void *arg),
+			   void *arg)
 {
 	const struct policy_options *o = plan->opts;
 	char line[1024];
 	size_t n_protected = 0, n_sockets = 0;
 	const char *first_protected = NULL, *first_socket = NULL, *proc_cover = NULL;
 
-	emit("user namespaces are refused on this host: porta confines the command with "
-	     "Landlock and seccomp only (see 'porta check')",
-	     arg);
+	if (no_caps) {
+		snprintf(line, sizeof(line),
+			 "this host makes user namespaces but refuses porta what it needs inside "
+			 "them (%s): porta confines the command with Landlock and seccomp only "
+			 "(see 'porta check' for what gives the full sandbox)",
+			 no_caps);
+		emit(line, arg);
+	} else {
+		emit("user namespaces are refused on this host: porta confines the command with "
+		     "Landlock and seccomp only (see 'porta check')",
+		     arg);
+	}
 	emit("other processes stay visible (no PID namespace): their command lines can be "
 	     "read, their memory, environment and files cannot",
 	     arg);

@@ -41,9 +41,12 @@ bool policy_degrade_refusal(const struct policy_plan *plan, bool procs_in_cgroup
 /* Calls emit once per protection the full sandbox gives this plan and the
  * degraded one cannot (one sentence each, without "porta: "), in a fixed
  * order; private_tmp is the directory that stands in for /tmp (or NULL with
- * --share-tmp).  Pure. */
+ * --share-tmp).  no_caps: NULL where user namespaces are refused outright;
+ * else the step init was refused inside one (Ubuntu's AppArmor restriction,
+ * a container's /proc), which the first sentence names.  Pure. */
 void policy_degrade_losses(const struct policy_plan *plan, const char *private_tmp,
-			   void (*emit)(const char *line, void *arg), void *arg);
+			   const char *no_caps, void (*emit)(const char *line, void *arg),
+			   void *arg);
 
 /* One directory entry as the lister reports it. */
 struct policy_dirent {

@@ -49,10 +49,14 @@ void sandbox_ctl_send(int fd, enum sandbox_ctl type, int value, const struct por
 	(void)sandbox_fdpass_send(fd, type, &m, sizeof(m), NULL, 0);
 }
 
-/* Reports a set-up failure from init or the payload and ends the process. */
+/* Reports a set-up failure from init or the payload and ends the process;
+ * one that means "no capabilities in this user namespace" as such, so the
+ * supervisor can run the command degraded instead. */
 static __attribute__((noreturn)) void child_die(int ctl, const struct porta_error *e)
 {
-	sandbox_ctl_send(ctl, SANDBOX_CTL_SETUP_ERROR, 0, e);
+	sandbox_ctl_send(ctl, sandbox_ctl_ns_refused(e) ? SANDBOX_CTL_NS_REFUSED
+							: SANDBOX_CTL_SETUP_ERROR,
+			 0, e);
 	_exit(125);
 }
 

@@ -12,6 +12,7 @@
 #ifndef PORTA_SANDBOX_CONTROL_H
 #define PORTA_SANDBOX_CONTROL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
 
@@ -26,6 +27,8 @@ enum sandbox_ctl {
 	SANDBOX_CTL_SIGNAL,          /* supervisor -> init: value = signal to forward */
 	SANDBOX_CTL_EMPTY,           /* init -> supervisor: after the status, every other
 				      * process of the sandbox is gone; init exits next */
+	SANDBOX_CTL_NS_REFUSED,      /* init -> supervisor: error, a set-up failure for
+				      * which sandbox_ctl_ns_refused() holds */
 	SANDBOX_CTL_NET_LISTENERS,   /* init -> supervisor: fds + struct sandbox_net_listener[] */
 	SANDBOX_CTL_NET_DONE,        /* init -> supervisor: every listener was sent */
 	SANDBOX_CTL_NET_WATCH,       /* payload -> supervisor: the seccomp listener fd */
@@ -46,6 +49,17 @@ static inline int32_t sandbox_ctl_cpu_ms(const struct rusage *ru)
 
 	return ms > INT32_MAX ? INT32_MAX : (int32_t)ms;
 }
+
+/* True when e, a failure of init's, says the host made the user namespace
+ * but refuses what porta needs inside it: writing the id maps, making /
+ * private, mounting a fresh /proc or a private tmpfs, refused with EPERM or
+ * EACCES.  Ubuntu's AppArmor restriction
+ * (kernel.apparmor_restrict_unprivileged_userns=1) refuses every capability
+ * inside (the id maps first); a container's masked /proc refuses the proc
+ * mount.  The supervisor then runs the command degraded, as where user
+ * namespaces are refused outright (supervisor/degraded.h).  Steps that name
+ * a user's path never count: their failures stop the run.  Pure. */
+bool sandbox_ctl_ns_refused(const struct porta_error *e);
 
 /* Sends one message (type, value, e may be NULL) on fd; a peer that is gone
  * has nothing left to learn, so failures are ignored (and no SIGPIPE). */

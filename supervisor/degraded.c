@@ -29,18 +29,22 @@ static void note_line(const char *line, void *arg)
 
 void supervisor_degraded_explain(struct policy_plan *plan)
 {
-	char why[1024];
+	char why[1024], cause[200];
+	struct host_userns ns;
 
-	if (host_userns_available())
+	host_userns_probe(&ns);
+	if (ns.mode == HOST_USERNS_FULL)
 		return;
+	if (ns.mode == HOST_USERNS_NO_CAPS)
+		snprintf(cause, sizeof(cause), "%s: %s", ns.step, strerror(ns.err));
 	bool procs_in_cgroup = host_cg_needed(plan->opts) & (1u << HOST_CG_PIDS);
 	if (policy_degrade_refusal(plan, procs_in_cgroup, why, sizeof(why))) {
 		policy_plan_add_note(plan, "run would refuse this: user namespaces are refused "
 					   "here, and %s", why);
 		return;
 	}
-	policy_degrade_losses(plan, plan->opts->share_tmp ? NULL : "/tmp/porta-XXXXXX", note_line,
-			      plan);
+	policy_degrade_losses(plan, plan->opts->share_tmp ? NULL : "/tmp/porta-XXXXXX",
+			      ns.mode == HOST_USERNS_NO_CAPS ? cause : NULL, note_line, plan);
 }
 
 bool supervisor_degraded_errno(int err)
@@ -112,6 +116,7 @@ fail:
 }
 
 int supervisor_degraded_prepare(const struct policy_plan *plan, struct supervisor_net *net,
+			     const struct porta_error *no_caps,
 			     struct sandbox_net_ports *ports, struct supervisor_degraded *d,
 			     int *ruleset_fd, struct policy_landlock_masks *m,
 			     struct porta_error *e)
@@ -152,7 +157,10 @@ int supervisor_degraded_prepare(const struct policy_plan *plan, struct superviso
 	policy_degrade_rules_free(rules, n_rules);
 	if (rc)
 		goto fail;
-	policy_degrade_losses(plan, d->tmpdir, warn_line, NULL);
+	char cause[700];
+	if (no_caps)
+		porta_error_format(no_caps, cause, sizeof(cause));
+	policy_degrade_losses(plan, d->tmpdir, no_caps ? cause : NULL, warn_line, NULL);
 	/* What depends on who runs porta, and on the seccomp filters above. */
 	log_msg(LOG_LEVEL_WARN, "no IPC namespace: System V IPC and POSIX message queues are "
 				"refused; the host's namespaces can be opened under /proc (setns "

@@ -37,18 +37,21 @@ struct supervisor_degraded {
 	char **envp;    /* the command's environment with TMPDIR pointing there */
 };
 
-/* Steps 1-5 above.  net may be NULL (open or --no-net); in policy mode it
+/* Steps 1-5 above.  no_caps: NULL where clone(CLONE_NEWUSER) was refused;
+ * else init's refusal inside the namespace (sandbox_ctl_ns_refused()),
+ * named in the first line.  net may be NULL (open or --no-net); in policy mode it
  * gets its listeners and *ports their numbers.  On success *ruleset_fd and
  * *m are the degraded ruleset and its masks; d owns what it holds
  * (supervisor_degraded_cleanup()).  0 or -errno (e filled); d is cleaned up on
  * failure. */
 int supervisor_degraded_prepare(const struct policy_plan *plan, struct supervisor_net *net,
+			     const struct porta_error *no_caps,
 			     struct sandbox_net_ports *ports, struct supervisor_degraded *d,
 			     int *ruleset_fd, struct policy_landlock_masks *m,
 			     struct porta_error *e);
 
-/* For `porta explain`: when this host refuses user namespaces (probed in a
- * forked child), adds notes to plan saying that run will confine with
+/* For `porta explain`: when this host refuses user namespaces or what porta
+ * needs inside them (host_userns_probe()), adds notes to plan saying that run will confine with
  * Landlock and seccomp only, what that loses, or why run would refuse. */
 void supervisor_degraded_explain(struct policy_plan *plan);
 

@@ -49,6 +49,7 @@ struct supervisor {
 	bool have_status;
 	int payload_status;
 	bool have_error;
+	bool ns_refused; /* the error is init's sandbox_ctl_ns_refused() */
 	bool exec_failed;
 	int exec_code;
 	struct porta_error error;
@@ -145,6 +146,10 @@ static void drain_ctl(struct supervisor *s)
 			s->error = buf.m.error;
 			break;
 		case SANDBOX_CTL_SETUP_ERROR:
+			setup_failed(s, &buf.m.error);
+			break;
+		case SANDBOX_CTL_NS_REFUSED:
+			s->ns_refused = !s->have_error;
 			setup_failed(s, &buf.m.error);
 			break;
 		default:
@@ -300,6 +305,10 @@ struct run {
 	struct supervisor_cgroup *cg;
 	FILE *audit;
 	struct supervisor_term *term; /* --secret, --allow-http: what is terminated */
+	/* Set: a first attempt's init found no capabilities in its user
+	 * namespace (sandbox_ctl_ns_refused()); this attempt runs degraded
+	 * without trying the clone again. */
+	const struct porta_error *ns_refused;
 	char **term_env;              /* the command's environment with the placeholders */
 	int ruleset, sfd, ctl, child_ctl, gate_r, gate_w;
 	pid_t pid;
@@ -454,15 +463,16 @@ static int fork_degraded(struct run *u)
 {
 	int rc;
 
-	trace_mark("user namespaces refused: degraded");
+	trace_mark(u->ns_refused ? "no capabilities in the user namespace: degraded"
+				 : "user namespaces refused: degraded");
 	if (u->c.trust_pem)
 		return porta_fail(&u->r->error, "TLS termination", NULL, 0,
 				  "needs a private mount namespace for porta's CA in the trust "
 				  "bundles, and this host refuses user namespaces (see 'porta check'); "
 				  "drop --secret and --allow-http here");
 	close_fd(&u->ruleset);
-	if ((rc = supervisor_degraded_prepare(u->plan, u->s.net, &u->c.net_ports, &u->dg,
-					      &u->ruleset, &u->c.masks, &u->r->error)))
+	if ((rc = supervisor_degraded_prepare(u->plan, u->s.net, u->ns_refused, &u->c.net_ports,
+					      &u->dg, &u->ruleset, &u->c.masks, &u->r->error)))
 		return rc;
 	u->c.degraded = true;
 	u->c.degraded_envp = u->dg.envp;
@@ -490,9 +500,14 @@ static int clone_sandbox(struct run *u)
 
 	if (u->o->net_mode != POLICY_NET_OPEN)
 		flags |= CLONE_NEWNET;
-	u->pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
-	if (u->pid < 0 && supervisor_degraded_errno(errno) && (rc = fork_degraded(u)))
-		return rc;
+	if (u->ns_refused) {
+		if ((rc = fork_degraded(u)))
+			return rc;
+	} else {
+		u->pid = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
+		if (u->pid < 0 && supervisor_degraded_errno(errno) && (rc = fork_degraded(u)))
+			return rc;
+	}
 	if (u->pid < 0)
 		return porta_fail(&u->r->error, "clone", NULL, errno,
 				  "creating user, mount and PID namespaces failed; see 'porta check'");
@@ -587,6 +602,7 @@ static void fill_result(const struct supervisor *s, struct supervisor_result *r)
 	if (s->have_error) {
 		r->outcome = SUPERVISOR_SETUP_FAILED;
 		r->error = s->error;
+		r->ns_refused = s->ns_refused;
 	} else if (s->stopped) {
 		r->outcome = SUPERVISOR_STOPPED;
 		r->code = 128 + SIGKILL;
@@ -655,10 +671,14 @@ static void run_teardown(struct run *u, int rc)
 	 * Ctrl-C) must not end porta before it reports the command's status. */
 }
 
-int supervisor_run(const struct policy_plan *plan, char *const argv[], struct supervisor_result *r)
+/* One attempt at the run: in full (the clone, or degraded where the clone
+ * is refused), or, ns_refused set, degraded from the start. */
+static int run_once(const struct policy_plan *plan, char *const argv[], struct supervisor_result *r,
+		    const struct porta_error *ns_refused)
 {
 	struct run u = {
 		.plan = plan, .o = plan->opts, .r = r, .s = { .ctl = -1, .payload_cpu_ms = -1 },
+		.ns_refused = ns_refused,
 		.c = { .plan = plan, .argv = argv, .uid = getuid(), .gid = getgid(),
 		       .supervisor = getpid(), .why_gate = -1 },
 		.ruleset = -1, .sfd = -1, .ctl = -1, .child_ctl = -1, .gate_r = -1, .gate_w = -1,
@@ -686,6 +706,29 @@ int supervisor_run(const struct policy_plan *plan, char *const argv[], struct su
 out:
 	run_teardown(&u, rc);
 	return rc;
+}
+
+/* Where the host makes the user namespace but refuses porta the
+ * capabilities inside it (Ubuntu's AppArmor restriction, a container's
+ * masked /proc), init fails on its first steps and nothing of the command
+ * has run: that attempt is taken down whole and the run made again,
+ * degraded, as on a host that refuses user namespaces outright.  Nothing
+ * is probed before the clone, so a host that gives the full sandbox pays
+ * nothing for the check. */
+int supervisor_run(const struct policy_plan *plan, char *const argv[], struct supervisor_result *r)
+{
+	sigset_t callers;
+	struct porta_error cause;
+
+	sigprocmask(SIG_SETMASK, NULL, &callers);
+	int rc = run_once(plan, argv, r, NULL);
+	if (rc || r->outcome != SUPERVISOR_SETUP_FAILED || !r->ns_refused)
+		return rc;
+	cause = r->error;
+	supervisor_result_release(r);
+	/* the command's signal mask is the caller's, not the first attempt's */
+	sigprocmask(SIG_SETMASK, &callers, NULL);
+	return run_once(plan, argv, r, &cause);
 }
 
 void supervisor_result_release(struct supervisor_result *r)

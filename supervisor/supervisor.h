@@ -19,6 +19,9 @@
 #ifndef PORTA_SUPERVISOR_SUPERVISOR_H
 #define PORTA_SUPERVISOR_SUPERVISOR_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "common/error.h"
 #include "policy/plan.h"
 
@@ -40,6 +43,11 @@ struct supervisor_result {
 	struct porta_error error;
 	int cpu_ms; /* the command's CPU time when known, else -1 */
 	size_t net_refused; /* distinct destinations refused (network policy mode) */
+	/* SUPERVISOR_SETUP_FAILED because init found no capabilities in its
+	 * user namespace (sandbox_ctl_ns_refused()); supervisor_run() then
+	 * ran the command degraded, so a caller only sees it set if that
+	 * attempt failed the same way, which it cannot (no namespace) */
+	bool ns_refused;
 	/* porta learn: --why's answers (supervisor_why_answers()), freed by
 	 * supervisor_result_release() */
 	char **learn_options, **learn_closed;

@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
@@ -410,11 +411,76 @@ static void withdraw(struct supervisor_connect_event *ev)
 	ev->sock_type = 0;
 }
 
+/* The file status flags of the caller's descriptor, from
+ * /proc/PID/fdinfo/FD ("flags:\t0NNNN", octal, O_CLOEXEC included); -1
+ * when unreadable. */
+static long fdinfo_flags(pid_t pid, int fd)
+{
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", (int)pid, fd);
+	int f = open(path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return -1;
+	ssize_t n = read(f, buf, sizeof(buf) - 1);
+	close(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	const char *t = strstr(buf, "\nflags:");
+	char *end;
+	if (!t)
+		return -1;
+	long v = strtol(t + strlen("\nflags:"), &end, 8);
+	return end == t + strlen("\nflags:") ? -1 : v;
+}
+
+/* Where pidfd_getfd(2) is refused (Docker's default seccomp profile allows
+ * it only with CAP_SYS_PTRACE): a TCP socket of porta's own, connected by
+ * porta to the address it checked, put in place of the caller's descriptor
+ * (SECCOMP_IOCTL_NOTIF_ADDFD with SETFD, as dup2(2) would), carrying the
+ * caller's O_NONBLOCK and close-on-exec.  The destination is porta's choice
+ * whatever the caller's memory says later; what the caller set on its own
+ * socket before connecting (options, a bound port) is not carried over.
+ * Only for the degraded host's proxies, where the second filter
+ * (POLICY_SECCOMP_CLOSED_NET) lets no IP socket but TCP exist.  0 or -errno. */
+static int connect_by_replacing(int listener_fd, uint64_t id,
+				const struct supervisor_connect_event *ev)
+{
+	long flags = fdinfo_flags(ev->pid, ev->sockfd);
+	if (flags < 0)
+		return -ECONNREFUSED;
+	int fd = socket(ev->family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+	if (fd < 0)
+		return -ECONNREFUSED;
+	int err = 0;
+	if (connect(fd, (const struct sockaddr *)&ev->sa, ev->sa_len) < 0)
+		err = -errno;
+	if (!err && (flags & O_NONBLOCK) && fcntl(fd, F_SETFL, O_NONBLOCK) < 0)
+		err = -errno;
+	if (!err) {
+		struct seccomp_notif_addfd a = {
+			.id = id,
+			.flags = SECCOMP_ADDFD_FLAG_SETFD,
+			.srcfd = (uint32_t)fd,
+			.newfd = (uint32_t)ev->sockfd,
+			.newfd_flags = (flags & O_CLOEXEC) ? O_CLOEXEC : 0,
+		};
+		if (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ADDFD, &a) < 0)
+			err = errno == ENOENT ? -ENOENT : -ECONNREFUSED;
+	}
+	close(fd);
+	return err;
+}
+
 /* The supervisor's own connect(2) of a copy of the caller's socket (the same
- * open file description) to the address it read: 0 or -errno. */
-static int connect_on_behalf(int pidfd, const struct supervisor_connect_event *ev)
+ * open file description) to the address it read: 0 or -errno.  Where the
+ * copy is refused, connect_by_replacing(). */
+static int connect_on_behalf(int listener_fd, uint64_t id, int pidfd,
+			     const struct supervisor_connect_event *ev)
 {
 	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, ev->sockfd, 0);
+	if (fd < 0 && (errno == EPERM || errno == EACCES))
+		return connect_by_replacing(listener_fd, id, ev);
 	if (fd < 0)
 		return -ECONNREFUSED;
 	int r = connect(fd, (const struct sockaddr *)&ev->sa, ev->sa_len);
@@ -498,8 +564,15 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 	} else {
 		read_address(&nb.n.data, ev);
 		if (ev->addr_status == SUPERVISOR_CONNECT_ADDR_OK &&
-		    (ev->family == AF_INET || ev->family == AF_INET6))
+		    (ev->family == AF_INET || ev->family == AF_INET6)) {
 			ev->sock_type = read_socket_type(ev, cache, &copy);
+			/* A copy refused (no CAP_SYS_PTRACE under Docker's
+			 * profile): on the degraded host the second filter
+			 * lets no IP socket but TCP exist, so it is one. */
+			if (local && ev->sock_type == 0 && copy < 0 &&
+			    (errno == EPERM || errno == EACCES))
+				ev->sock_type = SOCK_STREAM;
+		}
 	}
 	/* The verdict sent below, unless the call is withdrawn meanwhile (and
 	 * then nothing read is kept anyway). */
@@ -528,7 +601,7 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 			 * later process that reused its pid. */
 			int pidfd = (int)syscall(SYS_pidfd_open, ev->pid, 0);
 			if (pidfd >= 0 && ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0)
-				result = connect_on_behalf(pidfd, ev);
+				result = connect_on_behalf(listener_fd, id, pidfd, ev);
 			else
 				result = -ECONNREFUSED;
 			if (pidfd >= 0)

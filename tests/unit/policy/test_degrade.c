@@ -611,7 +611,7 @@ static struct lines losses(const struct policy_plan *p, const char *private_tmp)
 {
 	struct lines l = { .n = 0 };
 
-	policy_degrade_losses(p, private_tmp, collect, &l);
+	policy_degrade_losses(p, private_tmp, NULL, collect, &l);
 	for (size_t i = 0; i < l.n; i++) {
 		cr_expect_neq(l.v[i][0], '\0', "line %zu is empty", i);
 		cr_expect_neq(strncmp(l.v[i], "porta: ", 7), 0, "line %zu: the caller says porta", i);
