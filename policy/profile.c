@@ -259,10 +259,16 @@ static bool rewrite(struct policy_profile *p, size_t i, const char *prefix, size
 	size_t need = plen + strlen(dir) + 1 + strlen(value) + 1;
 	if (p->used + need > sizeof(p->text))
 		return false;
+	/* prefix and value lie in p->text, before p->used: the pieces are
+	 * copied one by one (snprintf(3) may not read what it writes into,
+	 * and GCC cannot tell these regions apart) */
 	char *w = p->text + p->used;
-	int n = snprintf(w, need, "%.*s%s/%s", (int)plen, prefix, dir, value);
-	if (n < 0 || (size_t)n + 1 != need)
-		return false;
+	size_t dlen = strlen(dir), vlen = strlen(value);
+	memmove(w, prefix, plen);
+	memcpy(w + plen, dir, dlen);
+	w[plen + dlen] = '/';
+	memmove(w + plen + dlen + 1, value, vlen);
+	w[plen + dlen + 1 + vlen] = '\0';
 	p->word[i] = p->used;
 	p->used += need;
 	return true;

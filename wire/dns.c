@@ -432,7 +432,10 @@ enum dnsd_status dnsd_response_parse(const uint8_t *msg, size_t len, struct dnsd
 	off = answers;
 	for (unsigned i = 0; i < an; i++) {
 		struct rr rr;
-		(void)read_rr(msg, len, &off, owner, &owner_len, &rr);
+		/* the pass above read every record already: one that fails
+		 * now would be a bug, not input */
+		if (read_rr(msg, len, &off, owner, &owner_len, &rr) != DNSD_OK)
+			return DNSD_MALFORMED;
 		if (rr.klass != DNSD_CLASS_IN ||
 		    (rr.type != DNSD_TYPE_A && rr.type != DNSD_TYPE_AAAA) ||
 		    !dnsd_name_equal(owner, owner_len, out->target, out->target_len))
