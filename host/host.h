@@ -17,6 +17,7 @@
 
 #include "common/error.h"
 #include "policy/options.h"
+#include "policy/paths.h"
 #include "policy/plan.h"
 
 /* Resolves opts against the host into a new plan.  argv is the argv opts
@@ -80,5 +81,42 @@ bool host_userns_available(void);
 /* `porta check`: probes the host and prints each primitive to out, as text or
  * JSON.  Returns 0 when porta can run here, 1 when it cannot. */
 int host_check(FILE *out, bool json);
+
+/* ---- links (host/links.c) ------------------------------------------------
+ * The rule for every path porta grants or reads on the user's behalf (-v,
+ * --caches, --env-file, --profile PATH, .porta, --audit): followed through
+ * its links, it may not land in a place porta closes (policy_closed_place():
+ * credentials, --deny-read, porta's configuration, a protected name, the
+ * strict home) unless the name itself already lies there (reopening a closed
+ * place takes naming it).  A link elsewhere keeps working. */
+
+#define HOST_LINKS_DENY_MAX 64
+
+struct host_links {
+	struct policy_closed_places named, real; /* the places, as named and as real */
+	char home_named[4096], home_real[4096];
+	char config_named[4096], config_real[4096];
+	char *deny_named[HOST_LINKS_DENY_MAX], *deny_real[HOST_LINKS_DENY_MAX];
+	size_t n_deny;
+};
+
+/* Fills l from the environment (HOME, porta's configuration directory),
+ * deny_read (as given, relative to cwd), strict (--read-policy strict) and
+ * preset (the default preset's credentials and protected names).  0 or
+ * -ENOMEM; host_links_release() frees what it holds. */
+int host_links_init(struct host_links *l, char *const envp[], const char *cwd,
+		    const char *const *deny_read, size_t n_deny, bool strict, bool preset);
+void host_links_release(struct host_links *l);
+
+/* True when real (named's realpath, or as far as it exists) lies in a closed
+ * place that named does not: why[cap] then names the link, its target and
+ * the place, for a 125 message.  Reads the links on the way (lstat,
+ * readlink) only to say which. */
+bool host_links_refused(const struct host_links *l, const char *named, const char *real,
+			char *why, size_t cap);
+
+/* realpath(3) of the deepest part of path (absolute, normalized) that
+ * exists, the rest appended as named.  0 or -errno. */
+int host_real_path_as_far(const char *path, char *out, size_t cap);
 
 #endif /* PORTA_HOST_HOST_H */

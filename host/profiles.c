@@ -15,6 +15,8 @@
 #include <mbedtls/sha256.h>
 
 #include "common/cleanup.h"
+#include "host/host.h"
+#include "policy/paths.h"
 
 const char *host_env_get(char *const envp[], const char *name)
 {
@@ -169,6 +171,24 @@ int host_profile_read(const char *file, char *const envp[], struct policy_profil
 	size_t len = 0;
 	if (!buf)
 		return porta_fail(e, "profile", file, ENOMEM, NULL);
+	/* Read through a link into a closed place (a credential, porta's own
+	 * configuration from elsewhere), never: host_links_refused(). */
+	{
+		_cleanup_free_ char *cwd = getcwd(NULL, 0);
+		char named[PATH_MAX], why[3 * PATH_MAX];
+		_cleanup_free_ char *real = NULL;
+		struct host_links *links = malloc(sizeof(*links));
+		bool refused = false;
+		if (links && cwd && policy_path_normalize(cwd, file, strlen(file), named, sizeof(named)) &&
+		    (real = realpath(named, NULL)) &&
+		    host_links_init(links, envp, cwd, NULL, 0, false, true) == 0) {
+			refused = host_links_refused(links, named, real, why, sizeof(why));
+			host_links_release(links);
+		}
+		free(links);
+		if (refused)
+			return porta_fail(e, "profile", file, 0, "%s", why);
+	}
 	int rc = read_small(file, buf, POLICY_PROFILE_BYTES_MAX, &len);
 	if (rc == -EFBIG)
 		return porta_fail(e, "profile", file, 0, "longer than %d bytes",

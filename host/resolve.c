@@ -53,6 +53,7 @@ struct resolver {
 	char config_dir[PATH_MAX];   /* porta's configuration, its real path; "" if none */
 	char config_named[PATH_MAX]; /* the same as the next run names it; "" if none */
 	bool config_exists;          /* config_dir is its real path */
+	struct host_links links;     /* closed places, for grants through links */
 };
 
 /* What a directory held when resolve first asked: one getdents(2) where a
@@ -284,6 +285,17 @@ static int real_path_as_far(const char *path, char *out, size_t cap)
 	}
 }
 
+/* The closed places, as named and as real, for the grants through links
+ * (host_links_refused()). */
+static int init_links(struct resolver *r, char *const envp[])
+{
+	const struct policy_options *o = r->o;
+	int rc = host_links_init(&r->links, envp, r->plan->cwd, o->deny_read.v, o->deny_read.n,
+				 o->read_mode == POLICY_READ_STRICT, o->preset == POLICY_PRESET_DEFAULT);
+
+	return rc ? porta_fail(r->e, "resolve", NULL, -rc, NULL) : 0;
+}
+
 static int add_mount_grants(struct resolver *r)
 {
 	const struct policy_options *o = r->o;
@@ -296,6 +308,10 @@ static int add_mount_grants(struct resolver *r)
 		if (!real)
 			return porta_fail(r->e, "--mount", shown, errno,
 					    "give a directory or file that exists");
+		char named[PATH_MAX], why[3 * PATH_MAX];
+		if (policy_path_normalize(r->plan->cwd, m->path, m->path_len, named, sizeof(named)) &&
+		    host_links_refused(&r->links, named, real, why, sizeof(why)))
+			return porta_fail(r->e, "--mount", shown, 0, "%s", why);
 		if (r->config_dir[0] && policy_path_is_under(r->config_dir, real))
 			return porta_fail(r->e, "--mount", shown, 0,
 					  "that is porta's own configuration (%s: profiles, trusted "
@@ -367,6 +383,32 @@ static int add_caches(struct resolver *r, char *const envp[])
 	for (size_t i = 0; i < n; i++) {
 		struct policy_cache_dir *c = &plan->caches[i];
 		int rc;
+		/* A link at a cache path, or on the way to one into a closed
+		 * place, may be an earlier run's (a command that could write the
+		 * home): not followed, that cache is left out. */
+		char real_far[PATH_MAX], why[3 * PATH_MAX];
+		struct stat lst;
+		if (lstat(c->path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t tn = readlink(c->path, target, sizeof(target) - 1);
+			target[tn < 0 ? 0 : tn] = '\0';
+			policy_plan_add_warning(plan,
+						"--caches: %s is a symbolic link (to %s): porta does not "
+						"follow a link at a cache path, so the %s cache is left "
+						"out; make it a directory to have it",
+						c->path, target, c->tool);
+			c->absent = true;
+			c->skipped = true;
+			continue;
+		}
+		if (host_real_path_as_far(c->path, real_far, sizeof(real_far)) == 0 &&
+		    host_links_refused(&r->links, c->path, real_far, why, sizeof(why))) {
+			policy_plan_add_warning(plan, "--caches: the %s cache is left out: %s", c->tool,
+						why);
+			c->absent = true;
+			c->skipped = true;
+			continue;
+		}
 		if (r->o->command == POLICY_CMD_EXPLAIN) {
 			c->absent = access(c->path, F_OK) < 0;
 			if (c->absent)
@@ -1518,6 +1560,12 @@ static int add_env(struct resolver *r, char *const envp[])
 	for (size_t k = 0; k < o->env_files.n; k++) {
 		const char *file = o->env_files.v[k];
 		size_t len = 0, pos = 0, line = 0;
+		char named[PATH_MAX], why[3 * PATH_MAX];
+		_cleanup_free_ char *real = NULL;
+		if (policy_path_normalize(plan->cwd, file, strlen(file), named, sizeof(named)) &&
+		    (real = realpath(named, NULL)) &&
+		    host_links_refused(&r->links, named, real, why, sizeof(why)))
+			return porta_fail(r->e, "--env-file", file, 0, "%s", why);
 		_cleanup_free_ uint8_t *buf = read_all(file, &len);
 		struct policy_span key, val;
 		enum policy_envfile_status st;
@@ -1643,7 +1691,7 @@ int host_resolve(const struct policy_options *opts, char *const argv[],
 		r.plan->cwd = strdup("/");
 	r.plan->core_target = core_pattern_target();
 	if ((rc = resolve_home(&r, envp)) || (rc = resolve_config_dir(&r, envp)) ||
-	    (rc = add_mount_grants(&r)) ||
+	    (rc = init_links(&r, envp)) || (rc = add_mount_grants(&r)) ||
 	    (rc = add_caches(&r, envp)) || (rc = add_base_grants(&r)) ||
 	    (rc = reach_config_dir(&r)))
 		goto out;
@@ -1665,7 +1713,7 @@ int host_resolve(const struct policy_options *opts, char *const argv[],
 	trace_mark("resolve: closed sockets");
 	if ((rc = add_env(&r, envp)) || (rc = add_network(&r)))
 		goto out;
-	if (opts->audit_path) {
+	if (opts->audit_path && opts->audit_fd < 0) {
 		/* docs/porta.1: the audit file may not lie inside a writable mount of
 		 * the same run, where the command could rewrite it. */
 		char p[PATH_MAX];
@@ -1675,12 +1723,48 @@ int host_resolve(const struct policy_options *opts, char *const argv[],
 			rc = porta_fail(e, "--audit", opts->audit_path, ENAMETOOLONG, NULL);
 			goto out;
 		}
-		/* The file may not exist yet: judge its directory's real path. */
-		char *slash = strrchr(p, '/');
+		/* Judged as resolved, never by its name: the file itself may
+		 * not be a link (one an earlier run made would redirect
+		 * porta's appends), and where the rest leads is what counts. */
+		struct stat ast;
+		if (lstat(p, &ast) == 0 && !S_ISREG(ast.st_mode)) {
+			char target[PATH_MAX] = "";
+			ssize_t tn = S_ISLNK(ast.st_mode) ? readlink(p, target, sizeof(target) - 1) : -1;
+			target[tn < 0 ? 0 : tn] = '\0';
+			rc = porta_fail(e, "--audit", opts->audit_path, 0,
+					S_ISLNK(ast.st_mode)
+						? "it is a symbolic link (to %s): porta appends only to a "
+						  "regular file it names itself; give the file's own path"
+						: "not a regular file%s",
+					target);
+			goto out;
+		}
+		if (lstat(p, &ast) == 0 && ast.st_uid != geteuid()) {
+			rc = porta_fail(e, "--audit", opts->audit_path, 0,
+					"the file belongs to uid %u, not to you (uid %u): porta "
+					"appends only to your own file",
+					(unsigned)ast.st_uid, (unsigned)geteuid());
+			goto out;
+		}
+		char real_file[PATH_MAX], why[3 * PATH_MAX];
+		if ((rc = host_real_path_as_far(p, real_file, sizeof(real_file)))) {
+			rc = porta_fail(e, "--audit", opts->audit_path, -rc, NULL);
+			goto out;
+		}
+		if (host_links_refused(&r.links, p, real_file, why, sizeof(why))) {
+			rc = porta_fail(e, "--audit", opts->audit_path, 0, "%s", why);
+			goto out;
+		}
+		char *slash = strrchr(real_file, '/');
 		char dir[PATH_MAX];
-		snprintf(dir, sizeof(dir), "%.*s", slash == p ? 1 : (int)(slash - p), p);
-		dir_real = realpath(dir, NULL);
-		const char *judged = dir_real ? dir_real : dir;
+		snprintf(dir, sizeof(dir), "%.*s", slash == real_file ? 1 : (int)(slash - real_file),
+			 real_file);
+		dir_real = strdup(dir);
+		const char *judged = real_file;
+		if (!dir_real || !(r.plan->audit_real = strdup(real_file))) {
+			rc = porta_fail(e, "--audit", opts->audit_path, ENOMEM, NULL);
+			goto out;
+		}
 		if (under_any(r.writable, r.n_writable, judged) ||
 		    (opts->share_tmp && policy_path_is_under("/tmp", judged))) {
 			rc = porta_fail(e, "--audit", opts->audit_path, 0,
@@ -1706,6 +1790,7 @@ out:
 	for (size_t i = 0; i < r.n_ro; i++)
 		free(r.ro[i]);
 	dirlists_free(&r);
+	host_links_release(&r.links);
 	policy_plan_destroy(r.plan);
 	return rc;
 }

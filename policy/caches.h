@@ -27,6 +27,7 @@ struct policy_cache_dir {
 	const char *var;     /* the variable that placed it, or NULL for the default */
 	bool is_file;        /* a lock file (cargo's), not a directory */
 	bool absent;         /* set by host/resolve.c for explain: run will make it */
+	bool skipped;        /* a link at (or into a closed place on the way to) it: left out */
 };
 
 enum policy_caches_status {

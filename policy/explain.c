@@ -312,6 +312,7 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 		json_object_set_new(j, "tool", json_string(c->tool));
 		json_object_set_new(j, "variable", c->var ? json_string(c->var) : json_null());
 		json_object_set_new(j, "absent", json_boolean(c->absent));
+		json_object_set_new(j, "left_out", json_boolean(c->skipped));
 		json_array_append_new(caches, j);
 	}
 	json_object_set_new(root, "caches", caches);
@@ -479,6 +480,11 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 	for (size_t i = 0; i < plan->n_caches; i++) {
 		const struct policy_cache_dir *c = &plan->caches[i];
 		esc_print(out, "  cache ", c->path, "");
+		if (c->skipped) {
+			fprintf(out, "  left out (--caches: %s): a symbolic link porta does not follow\n",
+				c->tool);
+			continue;
+		}
 		fprintf(out, "  read-write (--caches: %s%s%s)%s\n", c->tool, c->var ? ", from $" : "",
 			c->var ? c->var : "", c->absent ? ", absent now: run makes it" : "");
 	}

@@ -28,6 +28,7 @@ enum opt_id {
 	OPT_ALLOW_HTTP,
 	OPT_PROXY_DENY,
 	OPT_AUDIT,
+	OPT_AUDIT_MAX,
 	OPT_DNS_UPSTREAM,
 	OPT_ENV,
 	OPT_ENV_PASS,
@@ -87,6 +88,7 @@ static const struct opt_spec opt_table[] = {
 	  POLICY_VALUE_TEXT, NULL },
 	{ "audit", 0, true, OPT_AUDIT, "a FILE", POLICY_VALUE_PATH, NULL },
 	{ "proxy-audit", 0, true, OPT_AUDIT, "a FILE", POLICY_VALUE_PATH, NULL },
+	{ "audit-max", 0, true, OPT_AUDIT_MAX, "MiB > 0", POLICY_VALUE_TEXT, NULL },
 	{ "dns-upstream", 0, true, OPT_DNS_UPSTREAM, "ADDR[:PORT]", POLICY_VALUE_TEXT, NULL },
 	{ "env", 'e', true, OPT_ENV, "KEY=VALUE", POLICY_VALUE_TEXT, NULL },
 	{ "env-pass", 0, true, OPT_ENV_PASS, "NAME[,NAME...]", POLICY_VALUE_TEXT, NULL },
@@ -406,6 +408,8 @@ static enum policy_parse_status apply(struct policy_options *o, const struct opt
 			return fail(err, "--audit given twice; give it once");
 		o->audit_path = value;
 		return POLICY_PARSE_OK;
+	case OPT_AUDIT_MAX:
+		return set_limit(&o->audit_max_mib, name, value, 1ULL << 20, err);
 	case OPT_DNS_UPSTREAM:
 		if (o->dns_upstream)
 			return fail(err, "--dns-upstream given twice; give it once");
@@ -548,6 +552,9 @@ static enum policy_parse_status finish(struct policy_options *o, char err[POLICY
 	o->net_mode = o->no_net ? POLICY_NET_NONE
 		      : policy_rules ? POLICY_NET_POLICY
 				     : POLICY_NET_OPEN;
+	/* learn writes an audit of its own when none is given */
+	if (o->audit_max_mib.set && !o->audit_path && o->command != POLICY_CMD_LEARN)
+		return fail(err, "--audit-max bounds the --audit file: give --audit FILE with it");
 	if (o->dns_upstream && o->net_mode != POLICY_NET_POLICY)
 		return fail(err, "--dns-upstream needs a network rule (--allow-net or --proxy-allow)");
 	if (o->command == POLICY_CMD_RUN && o->cmd_argc == 0)
@@ -560,6 +567,7 @@ enum policy_parse_status policy_parse_args(int argc, char *const argv[],
 					   char err[POLICY_ERR_MAX])
 {
 	memset(out, 0, sizeof(*out));
+	out->audit_fd = -1;
 	err[0] = '\0';
 
 	if (argc < 2)

@@ -18,6 +18,13 @@
 #define POLICY_MAX_LIST 128 /* per repeatable option */
 #define POLICY_ERR_MAX 512
 
+/* The ceilings that hold without an option (README, "Resource ceilings and
+ * cgroups"): tasks of the run at once, threads included (--max-procs
+ * changes it), and the bytes one run writes to its --audit file, in MiB
+ * (--audit-max changes it). */
+#define POLICY_DEFAULT_MAX_PROCS 4096
+#define POLICY_DEFAULT_AUDIT_MAX_MIB 64
+
 enum policy_command {
 	POLICY_CMD_NONE,
 	POLICY_CMD_RUN,
@@ -78,6 +85,7 @@ struct policy_options {
 	struct policy_strlist secrets;
 	struct policy_strlist allow_http;
 	const char *audit_path;
+	int audit_fd; /* porta learn's own audit, a memory file (audit_path names it), or -1 */
 	const char *dns_upstream;
 
 	/* process and environment */
@@ -89,6 +97,7 @@ struct policy_options {
 	struct policy_limit max_procs;
 	struct policy_limit max_file_size_mib;
 	struct policy_limit max_memory_mib;
+	struct policy_limit audit_max_mib; /* --audit-max: unset, POLICY_DEFAULT_AUDIT_MAX_MIB */
 	bool allow_root;
 	bool why;
 	bool quiet;

@@ -89,3 +89,63 @@ size_t policy_path_aside_name(const char *name, long pid, unsigned k, char *out,
 	memcpy(out, buf, (size_t)n + 1);
 	return (size_t)n;
 }
+
+/* True when the last components of path equal the first k >= 1 components
+ * of name, or name's components appear in path as a whole run of
+ * components ending at the end of path or before a '/'. */
+static bool holds_or_under_name(const char *path, const char *name)
+{
+	size_t plen = strlen(path), nlen = strlen(name);
+
+	/* path at or beneath some X/name: "/name" as whole components */
+	for (const char *p = path; (p = strstr(p, "/")) != NULL; p++) {
+		if (strncmp(p + 1, name, nlen) == 0 && (p[1 + nlen] == '\0' || p[1 + nlen] == '/'))
+			return true;
+	}
+	/* path a directory that holds name at its top: path ends with the
+	 * first k components of name ("/.git" for ".git/hooks") */
+	for (size_t k = 0; k < nlen; k++) {
+		if (name[k] != '/')
+			continue;
+		if (plen > k && path[plen - k - 1] == '/' && strncmp(path + plen - k, name, k) == 0)
+			return true;
+	}
+	return false;
+}
+
+bool policy_closed_place(const struct policy_closed_places *c, const char *path,
+			 enum policy_path_reason *reason)
+{
+	char p[4096];
+
+	if (c->home) {
+		for (size_t i = 0; i < c->n_credentials; i++) {
+			if (policy_path_join(c->home, c->credentials[i], p, sizeof(p)) &&
+			    policy_path_is_under(p, path)) {
+				*reason = POLICY_PATH_CREDENTIAL;
+				return true;
+			}
+		}
+	}
+	for (size_t i = 0; i < c->n_deny_read; i++) {
+		if (policy_path_is_under(c->deny_read[i], path)) {
+			*reason = POLICY_PATH_DENY_READ;
+			return true;
+		}
+	}
+	if (c->config_dir && c->config_dir[0] && policy_path_is_under(c->config_dir, path)) {
+		*reason = POLICY_PATH_PORTA_CONFIG;
+		return true;
+	}
+	for (size_t i = 0; i < c->n_protected; i++) {
+		if (holds_or_under_name(path, c->protected_names[i])) {
+			*reason = POLICY_PATH_PROTECTED;
+			return true;
+		}
+	}
+	if (c->home_hidden && c->home && policy_path_is_under(c->home, path)) {
+		*reason = POLICY_PATH_HOME_STRICT;
+		return true;
+	}
+	return false;
+}

@@ -61,6 +61,7 @@ void policy_plan_destroy(struct policy_plan *plan)
 	free(plan->listen_ports);
 	free(plan->host_addrs);
 	free(plan->home);
+	free(plan->audit_real);
 	free(plan->cwd);
 	free(plan);
 }

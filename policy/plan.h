@@ -89,6 +89,10 @@ struct policy_plan {
 	char *const *argv;                 /* not owned, outlives the plan */
 	char *home;                        /* the user's home, absolute, or NULL */
 	char *cwd;
+	/* --audit's file as resolved before the command starts: a real path
+	 * (no link in it), which the supervisor opens without following one
+	 * (common/safeopen.h); NULL without --audit */
+	char *audit_real;
 
 	struct policy_rule *rules;
 	size_t n_rules;

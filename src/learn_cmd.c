@@ -17,6 +17,7 @@
 #include "common/cleanup.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/safeopen.h"
 #include "host/host.h"
 #include "policy/learn.h"
 #include "src/audit_cmd.h"
@@ -52,7 +53,7 @@ int porta_learn_prepare(struct porta_learn *l, struct policy_options *opts)
 	struct stat st;
 	char err[POLICY_ERR_MAX];
 
-	*l = (struct porta_learn){ .audit_fd = -1 };
+	*l = (struct porta_learn){ .audit_fd = -1, .out_dir = -1 };
 	if (lstat(out, &st) == 0)
 		return refuse("learn: -o %s exists; porta learn writes a new file and never over "
 			      "one: remove it, or choose another FILE", out);
@@ -61,7 +62,17 @@ int porta_learn_prepare(struct porta_learn *l, struct policy_options *opts)
 		return refuse("learn: %s", strerror(ENOMEM));
 	char *slash = strrchr(copy, '/');
 	const char *dir = !slash ? "." : slash == copy ? "/" : (*slash = '\0', copy);
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+	const char *name = slash ? slash + 1 : copy;
+	if (!name[0] || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    strlen(name) >= sizeof(l->out_name))
+		return refuse("learn: -o %s: give a file name", out);
+	snprintf(l->out_name, sizeof(l->out_name), "%s", name);
+	/* The directory is taken now, before the command runs: the profile
+	 * is made in it after the run through this descriptor, so that a
+	 * command that swaps the directory for a link (rm -rf DIR; ln -s
+	 * ELSEWHERE DIR) cannot steer porta's write elsewhere. */
+	l->out_dir = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (l->out_dir < 0 || fstat(l->out_dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return refuse("learn: -o: the directory %s does not exist", dir);
 
 	/* the user's own rules, to leave out what they allow already */
@@ -97,6 +108,7 @@ int porta_learn_prepare(struct porta_learn *l, struct policy_options *opts)
 			return refuse("learn: an audit in memory (memfd_create): %s", strerror(errno));
 		snprintf(l->audit_path, sizeof(l->audit_path), "/proc/self/fd/%d", l->audit_fd);
 		opts->audit_path = l->audit_path;
+		opts->audit_fd = l->audit_fd;
 	}
 	return 0;
 }
@@ -108,6 +120,9 @@ void porta_learn_release(struct porta_learn *l)
 	if (l->audit_fd >= 0)
 		close(l->audit_fd);
 	l->audit_fd = -1;
+	if (l->out_dir >= 0)
+		close(l->out_dir);
+	l->out_dir = -1;
 }
 
 static int read_audit(struct porta_learn *l, struct policy_audit *a)
@@ -257,19 +272,24 @@ int porta_learn_finish(struct porta_learn *l, const struct policy_options *opts,
 		.when = when,
 	};
 
-	/* O_EXCL and O_NOFOLLOW: never over a file, nor through a link, that
-	 * appeared while the command ran (it may have made one). */
+	/* In the directory taken before the run, O_EXCL and O_NOFOLLOW:
+	 * never over a file, nor through a link, that appeared while the
+	 * command ran (it may have made one), never in a directory it put in
+	 * the old one's place. */
 	const char *path = opts->learn_output;
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = porta_openat_beneath(l->out_dir, l->out_name, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
 	struct policy_learn_counts counts;
 	rc = 0;
 	if (!out) {
-		int err = errno;
+		int err = fd < 0 ? -fd : errno;
 		if (fd >= 0)
 			close(fd);
-		log_msg(LOG_LEVEL_ERROR, "learn: write %s: %s; the profile follows here instead",
-			path, strerror(err));
+		log_msg(LOG_LEVEL_ERROR, "learn: write %s: %s%s; the profile follows here instead",
+			path, strerror(err),
+			err == ENOENT ? " (its directory was removed during the run)"
+			: err == EEXIST || err == ELOOP ? " (something was made there during the run)"
+							: "");
 		if (!policy_learn_write(stderr, &in, &counts))
 			log_msg(LOG_LEVEL_ERROR, "learn: out of memory");
 		rc = EXIT_PORTA;

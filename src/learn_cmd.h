@@ -20,6 +20,8 @@ struct porta_learn {
 	struct policy_net_rule *user_rules; /* the user's rules, before the catch-all */
 	size_t n_user_rules;
 	bool transparent; /* ports 80 and 443 caught transparently (user namespaces) */
+	int out_dir;      /* -o's directory, opened before the run (O_PATH), or -1 */
+	char out_name[256]; /* -o's last component, made in out_dir after the run */
 };
 
 /* Before the plan is resolved: refuses an -o FILE that exists or whose

@@ -20,12 +20,14 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/cleanup.h"
 #include "common/log.h"
+#include "common/safeopen.h"
 #include "common/trace.h"
 #include "sandbox/child.h"
 #include "sandbox/control.h"
@@ -397,19 +399,58 @@ static bool term_params(void *arg, const struct policy_net_target *host, uint16_
 	return supervisor_term_params(arg, host, port, out);
 }
 
+/* The audit file, through what host_resolve() resolved before the command
+ * starts: a real path opened without following any link on the way (a
+ * link made since fails with ELOOP, it never redirects porta's appends),
+ * which must be a regular file of the user's; or learn's memory file. */
+static int open_audit(struct run *u)
+{
+	const struct policy_options *o = u->o;
+	int fd;
+
+	if (o->audit_fd >= 0) {
+		fd = fcntl(o->audit_fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			fd = -errno;
+	} else if (u->plan->audit_real) {
+		fd = porta_open_nofollow(u->plan->audit_real, O_WRONLY | O_APPEND | O_CREAT, 0600);
+	} else {
+		fd = -EINVAL;
+	}
+	if (fd < 0)
+		return porta_fail(&u->r->error, "--audit", o->audit_path, -fd,
+				  fd == -ELOOP ? "a symbolic link appeared on the way since porta "
+						 "resolved it; nothing was written"
+					       : NULL);
+	struct stat st;
+	if (o->audit_fd < 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+				st.st_uid != geteuid())) {
+		close(fd);
+		return porta_fail(&u->r->error, "--audit", o->audit_path, 0,
+				  "not a regular file of yours");
+	}
+	if (!(u->audit = fdopen(fd, "a"))) {
+		int err = errno;
+		close(fd);
+		return porta_fail(&u->r->error, "--audit", o->audit_path, err, NULL);
+	}
+	return 0;
+}
+
 /* Network policy mode: the audit file, the proxy, the DNS responder and
  * the connect watch's supervisor side (net.h).  --no-net: the audit file
  * and the responder that answers every name "no such host". */
 static int start_network(struct run *u)
 {
 	const struct policy_options *o = u->o;
+	int rc;
 
 	if (o->net_mode == POLICY_NET_OPEN)
 		return 0;
 	/* The audit file is porta's, opened before anything runs (its path
 	 * was checked to lie outside every writable mount). */
-	if (o->audit_path && !(u->audit = fopen(o->audit_path, "ae")))
-		return porta_fail(&u->r->error, "--audit", o->audit_path, errno, NULL);
+	if (o->audit_path && (rc = open_audit(u)))
+		return rc;
 	u->s.net = supervisor_net_create(u->s.base, u->plan, u->audit, o->quiet);
 	if (!u->s.net)
 		return porta_fail(&u->r->error, "network policy", NULL, ENOMEM, NULL);

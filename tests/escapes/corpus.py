@@ -143,18 +143,26 @@ class Check:
 
 def judge(name: str, control_escaped: bool | None, sandbox_escaped: bool,
           sbx: Run | None, detail: str = "", control_na: str | None = None,
-          refusal_is_na: bool | str = False, expect: list = ()) -> Check:
+          refusal_is_na: bool | str = False, expect: list = (),
+          refusal_holds: bool | str = False) -> Check:
     """One sub-check's verdict. Evidence of an escape always wins; otherwise
     a held verdict needs a control that escaped, a probe that started and,
     where the evidence is the probe's RESULT lines, every expected attempt
     reported (an attempt that never happened proves nothing).
     refusal_is_na: a refusal (125) is n/a rather than broken; when it is a
     string, only a refusal whose message contains it (any other refusal of
-    the policy is broken)."""
+    the policy is broken).
+    refusal_holds: a refusal (125) whose message contains it is the defence
+    itself, held (rows_links.py: porta refusing a path a command changed),
+    once the control escaped."""
     ctl = "-" if control_escaped is None else ("escaped" if control_escaped else "no")
     if sandbox_escaped:
         return Check(name, ESCAPED, ctl, detail)
     if sbx is not None and not sbx.started:
+        if (refusal_holds and control_escaped and sbx.rc == 125 and
+                (refusal_holds is True or refusal_holds in sbx.stderr)):
+            first = (sbx.stderr.strip().splitlines() or ["(no message)"])[0]
+            return Check(name, HELD, ctl, f"porta refused: {first}")
         if refusal_is_na and sbx.rc == 125 and (
                 refusal_is_na is True or refusal_is_na in sbx.stderr):
             first = (sbx.stderr.strip().splitlines() or ["(no message)"])[0]
