@@ -13,6 +13,7 @@
 #include "common/cleanup.h"
 #include "common/log.h"
 #include "common/trace.h"
+#include "generated/porta_revision.h"
 #include "policy/explain.h"
 #include "host/host.h"
 #include "host/profiles.h"
@@ -374,7 +375,9 @@ int main(int argc, char *argv[])
 		fputs(help_text, stdout);
 		return 0;
 	case POLICY_CMD_VERSION:
-		printf("porta %s\n", PORTA_VERSION);
+		/* "porta X.Y.Z (rev HEX12[-dirty])", "rev unknown" when built
+		 * outside a git checkout (cmake/porta_revision.cmake) */
+		printf("porta %s (rev %s)\n", PORTA_VERSION, PORTA_REVISION);
 		return 0;
 	case POLICY_CMD_CHECK:
 		/* 1 when a primitive porta needs is missing: scripts can ask. */
