@@ -100,12 +100,14 @@ struct host_links {
 	size_t n_deny;
 };
 
-/* Fills l from the environment (HOME, porta's configuration directory),
- * deny_read (as given, relative to cwd), strict (--read-policy strict) and
- * preset (the default preset's credentials and protected names).  0 or
- * -ENOMEM; host_links_release() frees what it holds. */
-int host_links_init(struct host_links *l, char *const envp[], const char *cwd,
-		    const char *const *deny_read, size_t n_deny, bool strict, bool preset);
+/* Fills l from the home and porta's configuration directory as named (either
+ * may be NULL), deny_read (as given, relative to cwd), strict (--read-policy
+ * strict) and preset (the default preset's credentials and protected
+ * names); their real paths are looked up here.  0 or -ENOMEM;
+ * host_links_release() frees what it holds. */
+int host_links_init(struct host_links *l, const char *home, const char *config_dir,
+		    const char *cwd, const char *const *deny_read, size_t n_deny, bool strict,
+		    bool preset);
 void host_links_release(struct host_links *l);
 
 /* True when real (named's realpath, or as far as it exists) lies in a closed

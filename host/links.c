@@ -10,7 +10,6 @@
 
 #include "common/log.h"
 #include "host/host.h"
-#include "host/profiles.h"
 #include "policy/paths.h"
 #include "policy/preset.h"
 
@@ -57,11 +56,11 @@ static void set_places(struct policy_closed_places *c, const char *home, const c
 	}
 }
 
-int host_links_init(struct host_links *l, char *const envp[], const char *cwd,
-		    const char *const *deny_read, size_t n_deny, bool strict, bool preset)
+int host_links_init(struct host_links *l, const char *home, const char *config_dir,
+		    const char *cwd, const char *const *deny_read, size_t n_deny, bool strict,
+		    bool preset)
 {
-	char dir[PATH_MAX];
-	const char *home = host_env_get(envp, "HOME");
+	const char *dir = config_dir;
 
 	memset(l, 0, sizeof(*l));
 	if (home && home[0] == '/' &&
@@ -70,7 +69,7 @@ int host_links_init(struct host_links *l, char *const envp[], const char *cwd,
 		snprintf(l->home_real, sizeof(l->home_real), "%s", real ? real : l->home_named);
 		free(real);
 	}
-	if (host_config_dir(envp, dir, sizeof(dir)) == 0 &&
+	if (dir && dir[0] == '/' &&
 	    policy_path_normalize("/", dir, strlen(dir), l->config_named, sizeof(l->config_named)))
 		(void)host_real_path_as_far(l->config_named, l->config_real, sizeof(l->config_real));
 	for (size_t i = 0; i < n_deny && l->n_deny < HOST_LINKS_DENY_MAX; i++) {

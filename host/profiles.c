@@ -175,13 +175,15 @@ int host_profile_read(const char *file, char *const envp[], struct policy_profil
 	 * configuration from elsewhere), never: host_links_refused(). */
 	{
 		_cleanup_free_ char *cwd = getcwd(NULL, 0);
-		char named[PATH_MAX], why[3 * PATH_MAX];
+		char named[PATH_MAX], why[3 * PATH_MAX], cfg[PATH_MAX];
 		_cleanup_free_ char *real = NULL;
 		struct host_links *links = malloc(sizeof(*links));
 		bool refused = false;
 		if (links && cwd && policy_path_normalize(cwd, file, strlen(file), named, sizeof(named)) &&
 		    (real = realpath(named, NULL)) &&
-		    host_links_init(links, envp, cwd, NULL, 0, false, true) == 0) {
+		    host_links_init(links, host_env_get(envp, "HOME"),
+				    host_config_dir(envp, cfg, sizeof(cfg)) == 0 ? cfg : NULL, cwd,
+				    NULL, 0, false, true) == 0) {
 			refused = host_links_refused(links, named, real, why, sizeof(why));
 			host_links_release(links);
 		}

@@ -290,7 +290,11 @@ static int real_path_as_far(const char *path, char *out, size_t cap)
 static int init_links(struct resolver *r, char *const envp[])
 {
 	const struct policy_options *o = r->o;
-	int rc = host_links_init(&r->links, envp, r->plan->cwd, o->deny_read.v, o->deny_read.n,
+	const char *home = host_env_get(envp, "HOME");
+	if (!home || home[0] != '/')
+		home = r->plan->home;
+	int rc = host_links_init(&r->links, home, r->config_named[0] ? r->config_named : NULL,
+				 r->plan->cwd, o->deny_read.v, o->deny_read.n,
 				 o->read_mode == POLICY_READ_STRICT, o->preset == POLICY_PRESET_DEFAULT);
 
 	return rc ? porta_fail(r->e, "resolve", NULL, -rc, NULL) : 0;

@@ -39,6 +39,7 @@ enum opt_id {
 	OPT_MAX_FILE_SIZE,
 	OPT_MAX_MEMORY,
 	OPT_ALLOW_ROOT,
+	OPT_NO_PROJECT,
 	OPT_WHY,
 	OPT_QUIET,
 	OPT_JSON,
@@ -99,6 +100,7 @@ static const struct opt_spec opt_table[] = {
 	{ "max-file-size", 0, true, OPT_MAX_FILE_SIZE, "MiB > 0", POLICY_VALUE_TEXT, NULL },
 	{ "max-memory-mb", 0, true, OPT_MAX_MEMORY, "MiB > 0", POLICY_VALUE_TEXT, NULL },
 	{ "allow-root", 0, false, OPT_ALLOW_ROOT, NULL, POLICY_VALUE_NONE, NULL },
+	{ "no-project", 0, false, OPT_NO_PROJECT, NULL, POLICY_VALUE_NONE, NULL },
 	{ "why", 0, false, OPT_WHY, NULL, POLICY_VALUE_NONE, NULL },
 	{ "quiet", 'q', false, OPT_QUIET, NULL, POLICY_VALUE_NONE, NULL },
 	{ "json", 0, false, OPT_JSON, NULL, POLICY_VALUE_NONE, NULL },
@@ -456,6 +458,9 @@ static enum policy_parse_status apply(struct policy_options *o, const struct opt
 		return set_limit(&o->max_memory_mib, name, value, 1ULL << 40, err);
 	case OPT_ALLOW_ROOT:
 		o->allow_root = true;
+		return POLICY_PARSE_OK;
+	case OPT_NO_PROJECT:
+		o->no_project = true;
 		return POLICY_PARSE_OK;
 	case OPT_WHY:
 		o->why = true;

@@ -99,6 +99,7 @@ struct policy_options {
 	struct policy_limit max_memory_mib;
 	struct policy_limit audit_max_mib; /* --audit-max: unset, POLICY_DEFAULT_AUDIT_MAX_MIB */
 	bool allow_root;
+	bool no_project; /* --no-project: no .porta is read (the command line only) */
 	bool why;
 	bool quiet;
 	bool json; /* explain --json, check --json */

@@ -56,7 +56,8 @@ static const char *const credentials[] = {
 static const char *const protected_names[] = {
 	".git/hooks", ".git/config", ".bashrc", ".bash_profile", ".zshrc", ".zprofile",
 	".profile", ".envrc", ".gitconfig", ".mcp.json", ".npmrc", "porta.toml",
-	".porta.toml", ".porta", ".claude/commands", ".claude/agents", ".claude/settings.json",
+	".porta.toml", ".porta", ".porta.proposed", ".claude/commands", ".claude/agents",
+	".claude/settings.json",
 	".vscode", ".idea",
 	/* Agents' project settings that start commands: Claude Code runs the
 	 * hooks of settings.local.json as of settings.json; Cursor and Gemini

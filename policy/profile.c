@@ -198,6 +198,9 @@ static enum policy_profile_status check_option(struct policy_profile *p, size_t 
 	if (strcmp(w0, "--allow-root") == 0)
 		return fail(err, line, "--allow-root inside a profile: running as root is given on "
 				       "the command line only");
+	if (strcmp(w0, "--no-project") == 0)
+		return fail(err, line, "--no-project inside a profile: whether the project file is "
+				       "read is asked for on the command line only");
 	char *argv[6] = { "porta", "run", (char *)w0, NULL, NULL, NULL };
 	int argc = 3;
 	if (n == 2)

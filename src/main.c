@@ -102,6 +102,7 @@ static const char help_text[] =
 	"  --max-memory-mb MIB        memory ceiling, through a memory cgroup porta creates;\n"
 	"                             refused where none can be created\n"
 	"  --allow-root               run even though porta was started as root\n"
+	"  --no-project               read no .porta project file (the command line only)\n"
 	"  --why                      after the run, list each refusal the sandbox caused\n"
 	"                             (files, Unix sockets, network) with the option that\n"
 	"                             would have allowed it, and the command line to run again\n"
@@ -266,7 +267,9 @@ static int apply_profiles(int argc, char *argv[], struct policy_options *opts,
 	_cleanup_free_ char *cwd = getcwd(NULL, 0);
 	if (!loaded[0] || !cwd)
 		return fail("reading the project file: %s", strerror(errno));
-	int st = host_project_load(cwd, environ, loaded[0], files[0], sizeof(files[0]), &e);
+	int st = opts->no_project
+			 ? HOST_PROJECT_NONE
+			 : host_project_load(cwd, environ, loaded[0], files[0], sizeof(files[0]), &e);
 	if (st < 0) {
 		porta_error_format(&e, msg, sizeof(msg));
 		return fail("%s", msg);
@@ -276,14 +279,18 @@ static int apply_profiles(int argc, char *argv[], struct policy_options *opts,
 		file_ptrs[0] = files[0];
 		n = 1;
 	} else if (st != HOST_PROJECT_NONE) {
+		/* Fails closed: a project file the command could have written
+		 * (a nearer one, or the trusted one changed) stops the run; it
+		 * can never turn the trusted policy off by being skipped. */
 		char shown[4200];
 		log_escape(files[0], strlen(files[0]), shown, sizeof(shown));
-		log_msg(LOG_LEVEL_WARN,
-			"%s is ignored: %s; review it, then run 'porta trust %s' to use it",
-			shown,
-			st == HOST_PROJECT_CHANGED ? "it changed since it was trusted"
-						   : "it is not trusted",
-			shown);
+		return fail("%s %s: porta runs with a project file only as it was trusted. Review "
+			    "it: porta explain --no-project --profile %s -- true; trust it: porta "
+			    "trust %s; or run without any project file: --no-project",
+			    shown,
+			    st == HOST_PROJECT_CHANGED ? "changed since it was trusted"
+						       : "is not trusted",
+			    shown, shown);
 	}
 	if (!policy_profile_names(argc, argv, opts->cmd_index, names + n, POLICY_PROFILES_MAX,
 				  &n_named))

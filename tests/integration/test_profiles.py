@@ -306,11 +306,22 @@ class ProjectFile(PortaTestCase):
                      if o["words"][0] != "--allow-root" and o["words"] != ["--json"]]
 
     def test_untrusted_then_trusted_then_changed(self):
-        res, got = self.sources()
-        self.assertEqual(got, [], "an untrusted project file was used")
-        self.assertIn("%s is ignored: it is not trusted" % self.file, res.err)
+        # an untrusted project file stops the run (125): skipped, it would
+        # turn the trusted policy above it off (escape corpus row 99)
+        res = self.porta(["explain", "--json", "--", "true"])
+        self.assertRc(res, 125)
+        self.assertIn("%s is not trusted" % self.file, res.err)
         self.assertIn("porta trust %s" % self.file, res.err)
+        self.assertIn("porta explain --no-project --profile %s" % self.file, res.err)
+        self.assertIn("--no-project", res.err)
         self.assertEqual(res.err.count("\n"), 1, "one line")
+        ran = os.path.join(self.project, "ran")
+        res = self.porta(["run", "--", SH, "-c", "touch %s" % ran])
+        self.assertRc(res, 125)
+        self.assertFalse(os.path.exists(ran), "the command ran")
+        # asked for by name, the run goes on without it
+        res, got = self.sources_with(["--no-project"])
+        self.assertEqual(got, [])
 
         res = self.porta(["trust"])  # from a subdirectory: the nearest .porta above
         self.assertOk(res)
@@ -327,14 +338,35 @@ class ProjectFile(PortaTestCase):
 
         with open(self.file, "a") as f:
             f.write("-v /\n")
-        res, got = self.sources()
-        self.assertEqual(got, [], "a changed project file was used")
-        self.assertIn("%s is ignored: it changed since it was trusted" % self.file, res.err)
-        # -q: no line, still ignored
+        res = self.porta(["explain", "--json", "--", "true"])
+        self.assertRc(res, 125)
+        self.assertIn("%s changed since it was trusted" % self.file, res.err)
+        # -q silences notes, not a refusal
         res = self.porta(["explain", "-q", "--json", "--", "true"])
+        self.assertRc(res, 125)
+        # --no-project: none of it
+        res, got = self.sources_with(["--no-project"])
+        self.assertEqual(got, [])
+        # a --no-project in a profile is refused: it is the command line's
+        prof = self.write(os.path.join(self.mkdtemp(), "p.porta"), "--no-project\n")
+        res = self.porta(["explain", "--no-project", "--profile", prof, "--", "true"])
+        self.assertRc(res, 125)
+        self.assertIn("--no-project inside a profile", res.err)
+
+    def test_a_nearer_untrusted_file_never_shadows_the_trusted_one(self):
+        self.assertOk(self.porta(["trust", self.file]))
+        nearer = self.write(os.path.join(self.project, "src", ".porta"), "--share-tmp\n")
+        res = self.porta(["run", "--", "true"])
+        self.assertRc(res, 125)
+        self.assertIn("%s is not trusted" % nearer, res.err)
+
+    def sources_with(self, extra, cwd=None):
+        res = self.porta(["explain"] + extra + ["--json", "--", "true"], cwd=cwd)
         self.assertOk(res)
-        self.assertEqual(res.err, "")
-        self.assertNotIn("options", json.loads(res.out))
+        return res, [(o["words"], o["from"], o.get("file"), o.get("line"))
+                     for o in json.loads(res.out).get("options", [])
+                     if o["words"][0] != "--allow-root" and o["words"] != ["--json"]
+                     and o["words"] != ["--no-project"]]
 
     def test_the_command_cannot_change_the_file_or_the_record(self):
         self.assertOk(self.porta(["trust", self.file]))
