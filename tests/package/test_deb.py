@@ -25,9 +25,10 @@ As root only (otherwise a skip, "installing a package needs root"):
     and postrm unloads and removes it;
   - dpkg -r, then dpkg -P: no file of the package (dpkg -c, taken before)
     is left, nor /etc/apparmor.d/porta, and dpkg knows no porta.
-The scratch directories are under --workdir (the build tree), not /tmp: a
-confined run has a private /tmp, where the refusal to write outside would
-be a missing directory rather than a refusal.
+The scratch directories are under --workdir (the build tree); the confined
+run's are under /var/tmp when that is below /tmp: a confined run has a
+private /tmp, where the refusal to write outside would be a missing
+directory rather than a refusal.
 """
 import argparse
 import os
@@ -138,15 +139,25 @@ def check_installed(args, profiles, work):
     listed = re.findall(r"^  (\S+) ", r.stdout, re.M)
     check(all(p in listed for p in profiles), "it lists %s" % profiles)
 
-    inside, outside = os.path.join(work, "inside"), os.path.join(work, "outside")
+    # Not below /tmp, which the sandbox replaces with its own.
+    where = work
+    if os.path.realpath(work).startswith("/tmp/"):
+        where = tempfile.mkdtemp(prefix="porta-deb-run-", dir="/var/tmp")
+    inside, outside = os.path.join(where, "inside"), os.path.join(where, "outside")
     os.mkdir(inside)
     os.mkdir(outside)
-    r = run([porta, "run", "--allow-root", "-v", inside, "--", "sh", "-c",
-             "echo ok > %s/f; echo x > %s/g" % (inside, outside)], timeout=120)
+    try:
+        r = run([porta, "run", "--allow-root", "-v", inside, "--", "sh", "-c",
+                 "echo ok > %s/f; echo x > %s/g" % (inside, outside)], cwd=where, timeout=120)
+        wrote = os.path.exists(os.path.join(inside, "f")) and \
+            open(os.path.join(inside, "f"), encoding="utf-8").read()
+        escaped = os.path.exists(os.path.join(outside, "g"))
+    finally:
+        if where != work:
+            shutil.rmtree(where, ignore_errors=True)
     print("confined run: exit %d, stderr %r" % (r.returncode, r.stderr))
-    with open(os.path.join(inside, "f"), encoding="utf-8") as f:
-        check(f.read() == "ok\n", "the confined run wrote inside its -v mount")
-    check(not os.path.exists(os.path.join(outside, "g")) and r.returncode != 0 and
+    check(wrote == "ok\n", "the confined run wrote inside its -v mount")
+    check(not escaped and r.returncode != 0 and
           ("Permission denied" in r.stderr or "Read-only file system" in r.stderr),
           "and was refused outside it: %r" % r.stderr.strip())
 
