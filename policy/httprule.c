@@ -342,18 +342,53 @@ static bool method_listed(const struct policy_http_rule *r, const uint8_t *m, si
 	return false;
 }
 
-/* A "_method" parameter in the query q[0..n) (names compared as sent:
- * the frameworks that honour it read it so). */
+static int hex_value(uint8_t c)
+{
+	return c >= '0' && c <= '9' ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
+}
+
+bool policy_http_override_query_key(const uint8_t *k, size_t n)
+{
+	/* The key as a framework reads it: percent-decoded once ('+' is a
+	 * space), compared without case (Rails, Laravel, Express's
+	 * method-override read "_method"; some read the override headers'
+	 * names as query keys too).  A key that does not decode cleanly is
+	 * taken as an override: refusing it costs a malformed request. */
+	char key[32];
+	size_t kn = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uint8_t c = k[i];
+		if (c == '%') {
+			int hi = i + 2 < n ? hex_value(k[i + 1]) : -1;
+			int lo = i + 2 < n ? hex_value(k[i + 2]) : -1;
+			if (hi < 0 || lo < 0)
+				return true;
+			c = (uint8_t)(hi * 16 + lo);
+			i += 2;
+		} else if (c == '+') {
+			c = ' ';
+		}
+		if (kn == sizeof(key))
+			return false; /* longer than any override's name */
+		key[kn++] = (char)c;
+	}
+	return ascii_eq_lit_nocase((const uint8_t *)key, kn, "_method") ||
+	       policy_http_override_header((const uint8_t *)key, kn);
+}
+
+/* A method-override parameter in the query q[0..n) (policy_http_override_query_key()). */
 static bool query_overrides(const uint8_t *q, size_t n)
 {
-	static const char key[] = "_method";
-	size_t kl = sizeof(key) - 1;
-
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
-		while (j < n && q[j] != '&')
+		while (j < n && q[j] != '&' && q[j] != ';')
 			j++;
-		if (j - i >= kl && memcmp(q + i, key, kl) == 0 && (j - i == kl || q[i + kl] == '='))
+		const uint8_t *eq = memchr(q + i, '=', j - i);
+		if (policy_http_override_query_key(q + i, eq ? (size_t)(eq - (q + i)) : j - i))
 			return true;
 		i = j + 1;
 	}

@@ -203,6 +203,12 @@ const char *policy_http_path_issue_reason(enum policy_http_path_issue issue);
  * one.  Pure. */
 bool policy_http_override_header(const uint8_t *name, size_t n);
 
+/* True when a query key k[0..n) (before '=') names a method override as a
+ * web framework would read it: percent-decoded once, without case,
+ * "_method" or one of the override headers' names; a key whose escapes
+ * do not decode counts too.  Pure. */
+bool policy_http_override_query_key(const uint8_t *k, size_t n);
+
 /* One request, as the proxy read it.  Every pointer is the caller's, read
  * only for the call; host is never NULL. */
 struct policy_http_request {

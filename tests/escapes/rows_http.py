@@ -173,3 +173,60 @@ def row47(ctx):
                                                     evidence=other_host)))
         return out
     return with_lab(ctx, [c[0] for c in cases], build)
+
+
+# --------------------------------------------------------------------------
+# Row 101: a method rule turned into another method by an override spelling
+
+OVERRIDE_PROBE = r'''
+import http.client, json, sys
+print("PROBE-STARTED", flush=True)
+out = []
+for target in json.loads(sys.argv[1]):
+    try:
+        c = http.client.HTTPConnection("plain.example", 80, timeout=5)
+        c.request("POST", target, body=b"x", headers={"Content-Type": "text/plain"})
+        out.append((target, c.getresponse().status))
+        c.close()
+    except OSError as e:
+        out.append((target, str(e)))
+print(json.dumps({"results": out}), flush=True)
+'''
+
+OVERRIDES = ["/items/1?%5Fmethod=DELETE", "/items/1?%5fmethod=DELETE", "/items/1?_Method=DELETE",
+             "/items/1?a=1;_method=DELETE", "/items/1?x-http-method-override=DELETE"]
+
+
+def overrides_in(target: str) -> bool:
+    """Whether a recorded request target carries a method override as a
+    framework reads its query: keys percent-decoded, without case."""
+    import urllib.parse
+    _, _, query = target.partition("?")
+    for part in query.replace(";", "&").split("&"):
+        key = urllib.parse.unquote_plus(part.partition("=")[0]).lower()
+        if key in ("_method", "x-http-method-override", "x-http-method", "x-method-override"):
+            return True
+    return False
+
+
+@row(101, "a POST-only --allow-http rule turned into DELETE by a method-override spelling",
+     "--allow-http 'POST http://plain.example/*'")
+def row101(ctx):
+    from rows_secrets import NET as SNET, setup
+    name = "?%5Fmethod=, ?%5fmethod=, ?_Method=, ;_method=, ?x-http-method-override= on a POST"
+
+    def build(lab):
+        setup(lab)
+        srv = SNET.servers["secret plain"]
+
+        def evidence(lab_, mode, run):
+            got = [r.get("path", "") for r in lab.requests(srv)]
+            hits = [t for t in got if overrides_in(t)]
+            if hits:
+                return True, f"plain.example received {len(hits)} overriding request(s): {hits[0]}"
+            return False, f"plain.example received no overriding request ({len(got)} in all)"
+        pol = Policy(allow_http=["POST http://plain.example/*"])
+        return [run_check(ctx, lab, NetCheck(name, pol, argv=[PY, "-c", OVERRIDE_PROBE,
+                                                              json.dumps(OVERRIDES)],
+                                             evidence=evidence))]
+    return with_lab(ctx, [name], build)

@@ -402,6 +402,20 @@ Test(httpmatch, method_overrides)
 	cr_assert_eq(d.why, POLICY_HTTP_WHY_METHOD_OVERRIDE);
 	cr_assert_eq(decide("POST", "/acme/x?a=1&_method", &d), POLICY_HTTP_REFUSED);
 	cr_assert_eq(decide("POST", "/acme/x?_methodx=1&my_method=2", &d), POLICY_HTTP_ALLOWED);
+	/* every spelling a framework decodes to _method (escape corpus row 101) */
+	static const char *const spellings[] = {
+		"/acme/x?%5Fmethod=DELETE", "/acme/x?%5fmethod=DELETE", "/acme/x?_Method=DELETE",
+		"/acme/x?_METHOD=DELETE", "/acme/x?%5F%6D%65%74%68%6F%64=DELETE",
+		"/acme/x?a=1;_method=DELETE", "/acme/x?X-HTTP-Method-Override=DELETE",
+		"/acme/x?x%2Dhttp%2Dmethod=DELETE", "/acme/x?%zz=1", "/acme/x?_method%",
+	};
+	for (size_t i = 0; i < sizeof(spellings) / sizeof(spellings[0]); i++) {
+		cr_assert_eq(decide("POST", spellings[i], &d), POLICY_HTTP_REFUSED, "%s", spellings[i]);
+		cr_assert_eq(d.why, POLICY_HTTP_WHY_METHOD_OVERRIDE, "%s", spellings[i]);
+	}
+	/* a value is not a key; a longer key is another key */
+	cr_assert_eq(decide("POST", "/acme/x?q=_method", &d), POLICY_HTTP_ALLOWED);
+	cr_assert_eq(decide("POST", "/acme/x?%5Fmethods=1", &d), POLICY_HTTP_ALLOWED);
 	/* a rule for any method has nothing to override */
 	static const char *const any[] = { "* https://api.example/acme/*" };
 	set_rules(any, 1);
