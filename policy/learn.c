@@ -145,10 +145,13 @@ static size_t write_destinations(FILE *out, const struct policy_learn_input *in,
 	size_t lines = 0;
 
 	/* Folding: the names sharing a parent and a port, when there are
-	 * many and the parent is not a public suffix. */
+	 * many, the parent is not a public suffix and none lies below it (a
+	 * wildcard never widens across one: "*.amazonaws.com" would reach
+	 * every bucket under s3.amazonaws.com). */
 	for (size_t i = 0; i < n; i++) {
-		if (refs[i].folded || !refs[i].parent || !in->public_suffix ||
-		    in->public_suffix(refs[i].parent, in->suffix_arg))
+		if (refs[i].folded || !refs[i].parent || !in->public_suffix || !in->suffix_below ||
+		    in->public_suffix(refs[i].parent, in->suffix_arg) ||
+		    in->suffix_below(refs[i].parent, in->suffix_arg))
 			continue;
 		size_t same = 0;
 		for (size_t k = i; k < n; k++)

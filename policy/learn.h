@@ -59,6 +59,10 @@ struct policy_learn_input {
 	const char *cwd;  /* where learn ran: file paths below it are written ./REL */
 	const char *home; /* porta's HOME, or NULL: paths below it are written ~/REL */
 	policy_learn_suffix_fn public_suffix; /* NULL: no list, never fold */
+	/* Whether some public suffix lies strictly below a name ("amazonaws.com"
+	 * holds "s3.amazonaws.com"): a wildcard over it would reach names any
+	 * customer of that suffix registers.  NULL: not known, never fold. */
+	policy_learn_suffix_fn suffix_below;
 	void *suffix_arg;
 	const char *when; /* "2026-12-02 19:20 UTC" */
 };

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -151,7 +152,13 @@ struct psl_lib {
 	const psl_ctx_t *use;
 	__typeof__(&psl_is_public_suffix2) is_public_suffix2;
 	__typeof__(&psl_free) free_ctx;
+	char *rules; /* the list's text (suffix_below()), or NULL: never fold */
+	size_t rules_len;
 };
+
+/* Debian's publicsuffix: the list libpsl's psl_latest() compiled its
+ * DAFSA from, read for the one question libpsl cannot answer. */
+#define PSL_LIST_FILE "/usr/share/publicsuffix/public_suffix_list.dat"
 
 static void psl_open(struct psl_lib *p)
 {
@@ -169,10 +176,22 @@ static void psl_open(struct psl_lib *p)
 	/* the system's list (Debian: publicsuffix), else libpsl's own copy */
 	p->ctx = latest(NULL);
 	p->use = p->ctx ? p->ctx : builtin();
+	FILE *f = fopen(PSL_LIST_FILE, "re");
+	if (f) {
+		size_t cap = 0;
+		ssize_t got = getdelim(&p->rules, &cap, '\0', f);
+		p->rules_len = got > 0 ? (size_t)got : 0;
+		if (got <= 0) {
+			free(p->rules);
+			p->rules = NULL;
+		}
+		fclose(f);
+	}
 }
 
 static void psl_close(struct psl_lib *p)
 {
+	free(p->rules);
 	if (p->ctx)
 		p->free_ctx(p->ctx);
 	if (p->so)
@@ -183,6 +202,31 @@ static bool public_suffix(const char *name, void *arg)
 {
 	const struct psl_lib *p = arg;
 	return p->is_public_suffix2(p->use, name, PSL_TYPE_ANY) != 0;
+}
+
+/* Whether a rule of the list ("s3.amazonaws.com", "*.compute.amazonaws.com",
+ * "!city.kobe.jp") names something strictly below name.  Without the list:
+ * true, so nothing folds. */
+static bool suffix_below(const char *name, void *arg)
+{
+	const struct psl_lib *p = arg;
+	size_t n = strlen(name);
+
+	if (!p->rules)
+		return true;
+	for (const char *l = p->rules, *end = p->rules + p->rules_len; l < end;) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		size_t len = nl ? (size_t)(nl - l) : (size_t)(end - l);
+		while (len && (l[len - 1] == '\r' || l[len - 1] == ' ' || l[len - 1] == '\t'))
+			len--;
+		if (len > n + 1 && !(l[0] == '/' && l[1] == '/') && l[len - n - 1] == '.' &&
+		    strncasecmp(l + len - n, name, n) == 0)
+			return true;
+		l += len + 1;
+		if (nl)
+			l = nl + 1;
+	}
+	return false;
 }
 
 /* The user's own words: options and values as typed, but for those that
@@ -268,6 +312,7 @@ int porta_learn_finish(struct porta_learn *l, const struct policy_options *opts,
 		.cwd = cwd,
 		.home = home,
 		.public_suffix = psl.use ? public_suffix : NULL,
+		.suffix_below = psl.use ? suffix_below : NULL,
 		.suffix_arg = &psl,
 		.when = when,
 	};

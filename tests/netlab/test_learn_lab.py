@@ -23,6 +23,14 @@ import netlab
 PORTA = os.environ.get("PORTA_BIN", "")
 ADDRS = {"api.alpha.example": "203.0.113.91", "cdn.beta.example": "203.0.113.92",
          "gamma.example": "203.0.113.93", "delta.example": "203.0.113.94"}
+# Four names under one parent fold into a wildcard, unless the public suffix
+# list has a suffix below that parent: amazonaws.com is no suffix, but
+# s3.amazonaws.com (and others) below it are, so "*.amazonaws.com" would
+# reach any customer's bucket.  The names resolve in the lab only.
+FOLDED = ["a.multi.example", "b.multi.example", "c.multi.example", "d.multi.example"]
+NOT_FOLDED = ["sts.amazonaws.com", "ec2.amazonaws.com", "iam.amazonaws.com", "sso.amazonaws.com"]
+ADDRS.update({h: "203.0.113.95" for h in FOLDED})
+ADDRS.update({h: "203.0.113.96" for h in NOT_FOLDED})
 USED = ["api.alpha.example", "cdn.beta.example", "gamma.example"]
 
 # argv[1]: JSON list of hosts to fetch / on port 80; argv[2]: a file to
@@ -55,7 +63,10 @@ print(json.dumps(out))
 
 
 def lab_setup(lab):
-    servers = {h: lab.server_http(a, 80, label=h) for h, a in ADDRS.items()}
+    servers = {}
+    for h, a in ADDRS.items():
+        if a not in [x for k, x in ADDRS.items() if k in servers]:
+            servers[h] = lab.server_http(a, 80, label=h)
     lab.dns(ADDRS)
     return servers
 
@@ -128,6 +139,20 @@ class Learn(netlab.LabCase):
         self.assertFalse(os.path.exists(os.path.join(other_dir, "result")))
         self.assertEqual(self.lab.requests(self.servers["delta.example"]), [],
                          "delta.example was reached under the learned profile")
+
+    def test_a_wildcard_never_widens_across_a_public_suffix(self):
+        base = tempfile.mkdtemp(prefix="learn-", dir=self.lab.home)
+        os.chmod(base, 0o755)
+        self.addCleanup(shutil.rmtree, base, True)
+        profile = os.path.join(base, "learned.profile")
+        r = self.porta("learn", ["-o", profile], FOLDED + NOT_FOLDED, os.path.join(base, "x"))
+        self.assertEqual(r.rc, 0, r.out + r.err)
+        self.assertEqual(json.loads(r.out)["pages"], {h: "200" for h in FOLDED + NOT_FOLDED})
+        got = options_of(profile, self.lab.env()["HOME"])
+        self.assertIn(("--allow-net", "*.multi.example:80"), got)
+        for h in NOT_FOLDED:
+            self.assertIn(("--allow-net", "%s:80" % h), got)
+        self.assertNotIn(("--allow-net", "*.amazonaws.com:80"), got)
 
     def test_learn_never_writes_over_a_file(self):
         fd, profile = tempfile.mkstemp(dir=self.lab.home)

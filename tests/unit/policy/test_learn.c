@@ -66,11 +66,20 @@ static bool suffix(const char *name, void *arg)
 	return strcmp(name, "co.uk") == 0 || !strchr(name, '.');
 }
 
+/* Below "cloud.example" lies a public suffix ("s3.cloud.example", as
+ * s3.amazonaws.com lies below amazonaws.com); below "uk" lies "co.uk". */
+static bool below(const char *name, void *arg)
+{
+	(void)arg;
+	return strcmp(name, "cloud.example") == 0 || strcmp(name, "uk") == 0;
+}
+
 static struct policy_learn_input input(void)
 {
 	static char *cmd[] = { "tool", "--fetch" };
 	return (struct policy_learn_input){ .audit = &a, .command = cmd, .n_command = 2,
 					    .transparent = true, .public_suffix = suffix,
+					    .suffix_below = below,
 					    .when = "2026-12-02 10:00 UTC" };
 }
 
@@ -162,6 +171,12 @@ Test(learn, many_names_under_a_parent_fold_but_not_under_a_public_suffix)
 	const char *uk[] = { "one.co.uk", "two.co.uk", "three.co.uk", "four.co.uk" };
 	for (size_t i = 0; i < 4; i++)
 		record(uk[i], "203.0.113.7:443", "allow", NULL);
+	/* nor a parent a public suffix lies below (escape: *.amazonaws.com
+	 * reaches any bucket under s3.amazonaws.com) */
+	const char *cl[] = { "s3.cloud.example", "a.cloud.example", "b.cloud.example",
+			     "c.cloud.example" };
+	for (size_t i = 0; i < 4; i++)
+		record(cl[i], "203.0.113.9:443", "allow", NULL);
 	struct policy_learn_input in = input();
 	struct policy_learn_counts c;
 	write_profile(&in, &c);
@@ -169,7 +184,10 @@ Test(learn, many_names_under_a_parent_fold_but_not_under_a_public_suffix)
 	options(got, sizeof(got));
 	cr_expect_str_eq(got,
 			 "--allow-net '*.cdn.example:443'|--allow-net a.cdn.example:8443|"
+			 "--allow-net a.cloud.example:443|--allow-net b.cloud.example:443|"
+			 "--allow-net c.cloud.example:443|"
 			 "--allow-net four.co.uk:443|--allow-net one.co.uk:443|"
+			 "--allow-net s3.cloud.example:443|"
 			 "--allow-net three.co.uk:443|--allow-net two.co.uk:443|"
 			 "--allow-net x.few.example:443|--allow-net y.few.example:443|"
 			 "--allow-net z.few.example:443",
@@ -181,6 +199,14 @@ Test(learn, many_names_under_a_parent_fold_but_not_under_a_public_suffix)
 	free(text);
 	text = NULL;
 	in.public_suffix = NULL;
+	write_profile(&in, &c);
+	options(got, sizeof(got));
+	cr_expect_null(strstr(got, "*."), "%s", got);
+	/* nor without knowing what lies below a parent */
+	free(text);
+	text = NULL;
+	in.public_suffix = suffix;
+	in.suffix_below = NULL;
 	write_profile(&in, &c);
 	options(got, sizeof(got));
 	cr_expect_null(strstr(got, "*."), "%s", got);
