@@ -216,31 +216,88 @@ static bool fits_place(enum place pl, struct proxy_span v)
 	return true;
 }
 
-/* The index of the longest `from` of t matching exactly at p[0..n), or nt. */
+static int hex_digit(uint8_t c)
+{
+	return c >= '0' && c <= '9' ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
+}
+
+/* How many bytes of p[0..n) spell f, each of f's bytes as itself or
+ * percent-encoded (%XX, either case: RFC 3986 §2.1), or 0.  A server that
+ * echoes a real value porta put in a target may give it back encoded. */
+static size_t match_pct(const uint8_t *p, size_t n, struct proxy_span f)
+{
+	size_t i = 0;
+
+	for (size_t k = 0; k < f.n; k++) {
+		if (i < n && p[i] == f.p[k]) {
+			i++;
+		} else if (i + 2 < n + 0 && p[i] == '%' && hex_digit(p[i + 1]) >= 0 &&
+			   hex_digit(p[i + 2]) >= 0 &&
+			   (uint8_t)(hex_digit(p[i + 1]) * 16 + hex_digit(p[i + 2])) == f.p[k]) {
+			i += 3;
+		} else {
+			return 0;
+		}
+	}
+	return i;
+}
+
+/* How many bytes of p[0..n) the `from` of s spells: exactly (requests:
+ * placeholders), or also percent-encoded (responses: real values). */
+static size_t from_len_at(const uint8_t *p, size_t n, const struct proxy_secret *s,
+			  enum direction d)
+{
+	struct proxy_span f = from_of(s, d);
+
+	if (f.n == 0)
+		return 0;
+	if (d == TO_PLACEHOLDER)
+		return match_pct(p, n, f);
+	return f.n <= n && f.p[0] == p[0] && memcmp(p, f.p, f.n) == 0 ? f.n : 0;
+}
+
+/* The index of the longest `from` of t matching at p[0..n), or nt; *len
+ * the bytes it spans there. */
 static size_t match_at(const uint8_t *p, size_t n, const struct proxy_secret *t, size_t nt,
-		       enum direction d)
+		       enum direction d, size_t *len)
 {
 	size_t best = nt, best_len = 0;
 
 	for (size_t k = 0; k < nt; k++) {
-		struct proxy_span f = from_of(&t[k], d);
-		if (f.n > best_len && f.n <= n && f.p[0] == p[0] && memcmp(p, f.p, f.n) == 0) {
+		size_t m = from_len_at(p, n, &t[k], d);
+		if (m > best_len) {
 			best = k;
-			best_len = f.n;
+			best_len = m;
 		}
 	}
+	*len = best_len;
 	return best;
 }
 
-/* Whether some `from` of t occurs exactly in p[0..n); *which set. */
+/* Whether some `from` of t occurs in p[0..n) (as from_len_at() spells
+ * it); *which set. */
 static bool holds(const uint8_t *p, size_t n, const struct proxy_secret *t, size_t nt,
 		  enum direction d, size_t *which)
 {
 	for (size_t k = 0; k < nt; k++) {
 		struct proxy_span f = from_of(&t[k], d);
-		if (f.n > 0 && f.n <= n && memmem(p, n, f.p, f.n) != NULL) {
-			*which = k;
-			return true;
+		if (f.n == 0)
+			continue;
+		if (d == TO_VALUE) {
+			if (f.n <= n && memmem(p, n, f.p, f.n) != NULL) {
+				*which = k;
+				return true;
+			}
+			continue;
+		}
+		for (size_t i = 0; i < n; i++) {
+			if (from_len_at(p + i, n - i, &t[k], d)) {
+				*which = k;
+				return true;
+			}
 		}
 	}
 	return false;
@@ -257,7 +314,8 @@ static enum proxy_secret_status replace(struct sink *s, const uint8_t *src, size
 	size_t start = s->n, copied = 0, i = 0, replaced = 0;
 
 	while (i < n) {
-		size_t k = match_at(src + i, n - i, t, nt, d);
+		size_t mlen;
+		size_t k = match_at(src + i, n - i, t, nt, d, &mlen);
 		if (k == nt) {
 			i++;
 			continue;
@@ -270,7 +328,7 @@ static enum proxy_secret_status replace(struct sink *s, const uint8_t *src, size
 		put(s, src + copied, i - copied);
 		put(s, to.p, to.n);
 		replaced++;
-		i += from_of(&t[k], d).n;
+		i += mlen;
 		copied = i;
 	}
 	put(s, src + copied, n - copied);
@@ -380,6 +438,54 @@ static bool is_authorization(const uint8_t *name, size_t n)
  * every line ends in CRLF, has a token name and a colon.  Each value,
  * without the blanks around it, goes through replace (or replace_basic);
  * the rest of the line is copied. */
+static bool is_b64_byte(uint8_t c)
+{
+	return is_alnum(c) || c == '+' || c == '/' || c == '=';
+}
+
+/* A response field value v[0..n): every real value porta may have put
+ * into a request comes back as its placeholder, raw or percent-encoded
+ * (replace()) and inside base64 (a server that echoes the
+ * `Authorization: Basic` porta re-encoded hands back base64 of
+ * "user:REAL"): each run of base64 bytes that decodes strictly to bytes
+ * holding a real value is decoded, rewritten and encoded again. */
+static enum proxy_secret_status replace_response_value(struct sink *s, const uint8_t *v,
+						       size_t n, const struct proxy_secret *t,
+						       size_t nt, struct proxy_secret_result *res)
+{
+	size_t i = 0, copied = 0;
+	enum proxy_secret_status st = PROXY_SECRET_OK;
+
+	while (i < n && st == PROXY_SECRET_OK) {
+		if (!is_b64_byte(v[i])) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < n && is_b64_byte(v[j]))
+			j++;
+		uint8_t plain[BASIC_MAX], again[BASIC_MAX];
+		size_t pn = 0, which;
+		if (j - i >= 8 && base64_strict(v + i, j - i, plain, sizeof(plain), &pn) &&
+		    holds(plain, pn, t, nt, TO_PLACEHOLDER, &which)) {
+			st = replace(s, v + copied, i - copied, t, nt, TO_PLACEHOLDER, PLACE_FIELD,
+				     res);
+			struct sink ps = { again, sizeof(again), 0 };
+			if (st == PROXY_SECRET_OK)
+				st = replace(&ps, plain, pn, t, nt, TO_PLACEHOLDER, PLACE_FIELD, res);
+			if (st == PROXY_SECRET_OK && !fits(&ps))
+				st = PROXY_SECRET_TOO_BIG;
+			if (st == PROXY_SECRET_OK)
+				put_base64(s, again, ps.n);
+			copied = j;
+		}
+		i = j;
+	}
+	if (st == PROXY_SECRET_OK)
+		st = replace(s, v + copied, n - copied, t, nt, TO_PLACEHOLDER, PLACE_FIELD, res);
+	return st;
+}
+
 static enum proxy_secret_status replace_fields(struct sink *s, const uint8_t *buf, size_t from,
 					       size_t head_len, const struct proxy_secret *t,
 					       size_t nt, enum direction d,
@@ -404,6 +510,8 @@ static enum proxy_secret_status replace_fields(struct sink *s, const uint8_t *bu
 			put(s, v, vn);
 		} else if (d == TO_VALUE && is_authorization(p, name_n) && is_basic(v, vn)) {
 			st = replace_basic(s, v, vn, t, nt, res);
+		} else if (d == TO_PLACEHOLDER) {
+			st = replace_response_value(s, v, vn, t, nt, res);
 		} else {
 			st = replace(s, v, vn, t, nt, d, PLACE_FIELD, res);
 		}

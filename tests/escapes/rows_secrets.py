@@ -366,3 +366,46 @@ def row89(ctx):
             step = dict({"op": "http", "host": "plain.example", "port": 80, "via": via}, **extra)
             specs.append((f"{what}, {how}", pol, [step]))
     return run_all(ctx, specs, ["secret plain"])
+
+
+# --------------------------------------------------------------------------
+# Row 102: the real value handed back to the program in a response head
+
+ECHO = "203.0.113.97"
+
+
+@row(102, "a --secret's real value handed back by the server: Basic's base64, percent-encoded",
+     f"--secret {VAR}@echo.example (the server echoes Authorization as X-Echo)")
+def row102(ctx):
+    name = "curl -u user:$TOKEN; the server echoes Authorization in a response header"
+
+    def build(lab):
+        S = NET.servers
+        if "secret echo" not in S:
+            S["secret echo"] = lab.server_tls(ECHO, 443, names=["echo.example"],
+                                              label="echo.example", echo_header="Authorization")
+            lab.dns({"echo.example": ECHO}, ttl=30)
+        real, _ = values(ctx)
+        env = ctx.env(**{VAR: real, "SSL_CERT_FILE": lab.ca_file,
+                         "NODE_EXTRA_CA_CERTS": lab.ca_file})
+        script = ('echo PROBE-STARTED; curl -sS -k -D - -o /dev/null -u "user:$' + VAR +
+                  '" https://echo.example/')
+
+        def evidence(lab_, mode, run):
+            heads = run.stdout
+            found = []
+            for line in heads.splitlines():
+                key, _, value = line.partition(":")
+                for text in carriers(value.strip()):
+                    if real.lower() in text:
+                        found.append(f"{key.strip()}: {value.strip()[:40]}")
+                        break
+            if found:
+                return True, "the real value came back to the program in " + "; ".join(found)
+            if "x-echo" not in heads.lower():
+                return False, "no X-Echo header came back (nothing was echoed)"
+            return False, "X-Echo came back with the placeholder only"
+        pol = Policy(secrets=[f"{VAR}@echo.example"])
+        return [run_check(ctx, lab, NetCheck(name, pol, argv=["/bin/sh", "-c", script],
+                                             evidence=evidence, env=env))]
+    return with_lab(ctx, [name], build)

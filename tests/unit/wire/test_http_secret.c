@@ -685,6 +685,25 @@ Test(http_secret, response_rewrite)
 	o = response_cap("HTTP/1.1 200 OK\r\nX: kzz\r\n\r\n", again, 1, 0);
 	cr_assert_eq(o.st, PROXY_SECRET_RESIDUE);
 
+	/* every form porta produced comes back as the placeholder: Basic's
+	 * base64 of "user:REAL" (escape corpus row 102), percent-encoded
+	 * bytes in either case; base64 that holds no real value is left */
+	o = response_cap("HTTP/1.1 200 OK\r\n"
+			 "X-Echo: Basic dXNlcjpnaHBfUmVhbDFWYWx1ZQ==\r\n"
+			 "Location: /a?t=ghp_%52eal1%56alue&u=%67%68%70_Real1Value\r\n"
+			 "X-Other: Basic dXNlcjpvdGhlcg==\r\n\r\n",
+			 two, 2, 0);
+	cr_assert_eq(o.st, PROXY_SECRET_OK);
+	cr_assert_str_eq(o.out, "HTTP/1.1 200 OK\r\n"
+				"X-Echo: Basic dXNlcjpQT1JUQV9waDFfQWJjZGVmZ2hpamtsbW5vcA==\r\n"
+				"Location: /a?t=" PH1 "&u=" PH1 "\r\n"
+				"X-Other: Basic dXNlcjpvdGhlcg==\r\n\r\n");
+	cr_assert_eq(o.res.replaced, 3);
+	/* an interim 1xx head is rewritten the same way */
+	o = response_cap("HTTP/1.1 103 Early Hints\r\nLink: </x?t=" VAL1 ">\r\n\r\n", two, 2, 0);
+	cr_assert_eq(o.st, PROXY_SECRET_OK);
+	cr_assert_str_eq(o.out, "HTTP/1.1 103 Early Hints\r\nLink: </x?t=" PH1 ">\r\n\r\n");
+
 	/* bounds: the placeholder is longer than the value it replaces */
 	static const char head[] = "HTTP/1.1 200 OK\r\nX: " VAL1 "\r\n\r\n";
 	size_t need = sizeof(head) - 1 - strlen(VAL1) + strlen(PH1);
