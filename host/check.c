@@ -22,9 +22,9 @@
 #include "sandbox/landlock.h"
 #include "sandbox/sandbox.h"
 
-#ifndef PORTA_APPARMOR_PROFILE
-#define PORTA_APPARMOR_PROFILE "/usr/share/porta/apparmor/porta"
-#endif
+/* PORTA_APPARMOR_PROFILE: where this build installs its AppArmor profile
+ * (packaging/CMakeLists.txt) */
+#include "generated/install_paths.h"
 
 struct primitive {
 	const char *name;
