@@ -113,7 +113,16 @@ phase_deps() {
 }
 
 # ---- build and test in one tree ---------------------------------------------
-# build_and_test NAME SRC BUILD [cmake args...]: runs as the current user.
+# The suites a phase skips because another phase runs them in full and this
+# one would add nothing: the package is built by scripts/build-deb.sh with a
+# Release build of its own, whatever the phase's build, so package/deb runs
+# once (main, as root: it installs and removes the .deb), and the sanitizer
+# phases leave the package suites out altogether.
+CTEST_SKIP_USER=(-E '^package/deb$')
+CTEST_SKIP_ASAN=(-LE '^package$')
+
+# build_and_test NAME SRC BUILD [cmake args...]: runs as the current user;
+# CTEST_EXTRA (an array) goes to ctest.
 build_and_test() {
 	local name="$1" src="$2" build="$3"
 	shift 3
@@ -125,7 +134,8 @@ build_and_test() {
 		return
 	fi
 	say "$name: ctest in $build as $(id -un)"
-	(cd "$build" && ctest --output-on-failure -j "$JOBS" --timeout 1200) 2>&1 | tee "$log"
+	(cd "$build" && ctest --output-on-failure -j "$JOBS" --timeout 1200 "${CTEST_EXTRA[@]}") 2>&1 |
+		tee "$log"
 	local rc="${PIPESTATUS[0]}"
 	local sum
 	sum="$(ctest_summary "$log")"
@@ -168,7 +178,8 @@ copy_tree_for_user() {
 	return 0
 }
 
-# as_user NAME BUILD_SUBDIR [cmake args...]: build_and_test in the user's copy.
+# as_user NAME BUILD_SUBDIR [cmake args...]: build_and_test in the user's copy
+# (CTEST_EXTRA as there).
 as_user() {
 	local name="$1" sub="$2"
 	shift 2
@@ -182,14 +193,15 @@ as_user() {
 		HOME="$home" USER="$CI_USER" LOGNAME="$CI_USER" SHELL=/bin/bash \
 		PATH="$SYS_PATH" LANG="${LANG:-C.UTF-8}" TERM="${TERM:-dumb}" CI="${CI:-}" \
 		ASAN_OPTIONS="$ASAN_OPTS" UBSAN_OPTIONS="$UBSAN_OPTS" \
-		PORTA_TEST_JOBS="$JOBS" \
+		PORTA_TEST_JOBS="$JOBS" PORTA_CTEST_EXTRA="${CTEST_EXTRA[*]}" \
 		bash -c '
 			set -uo pipefail
 			cd "$1/porta" || exit 90
 			shift
 			cmake -S . -B "$0" -DCMAKE_COMPILE_WARNING_AS_ERROR=ON "$@" &&
 				cmake --build "$0" -j "$PORTA_TEST_JOBS" || exit 91
-			cd "$0" && ctest --output-on-failure -j "$PORTA_TEST_JOBS" --timeout 1200
+			read -r -a extra <<< "$PORTA_CTEST_EXTRA"
+			cd "$0" && ctest --output-on-failure -j "$PORTA_TEST_JOBS" --timeout 1200 "${extra[@]}"
 		' "$sub" "$dest" "$@" 2>&1 | tee "$log"
 	rc="${PIPESTATUS[0]}"
 	local sum
@@ -211,6 +223,7 @@ say "porta: every test ($( [ "$IS_ROOT" -eq 1 ] && echo root || id -un ), $(unam
 phase_deps
 
 export PATH="$SYS_PATH:$PATH"
+CTEST_EXTRA=()
 build_and_test main "$REPO" "$REPO/build"
 
 USER_OK=0
@@ -232,6 +245,7 @@ else
 fi
 
 if [ "$USER_OK" -eq 1 ]; then
+	CTEST_EXTRA=("${CTEST_SKIP_USER[@]}")
 	as_user user build
 elif [ "$IS_ROOT" -ne 1 ] || [ "${PORTA_SKIP_USER:-0}" = 1 ]; then
 	record user SKIP "$([ "$IS_ROOT" -eq 1 ] && echo 'PORTA_SKIP_USER=1' || echo 'not root')"
@@ -241,6 +255,7 @@ if [ "${PORTA_SKIP_ASAN:-0}" = 1 ]; then
 	record asan SKIP "PORTA_SKIP_ASAN=1"
 	record asan-user SKIP "PORTA_SKIP_ASAN=1"
 else
+	CTEST_EXTRA=("${CTEST_SKIP_ASAN[@]}")
 	ASAN_OPTIONS="$ASAN_OPTS" UBSAN_OPTIONS="$UBSAN_OPTS" \
 		build_and_test asan "$REPO" "$REPO/build-asan" -DPORTA_SANITIZE=ON
 	if [ "$USER_OK" -eq 1 ]; then
