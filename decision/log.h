@@ -9,9 +9,17 @@
  *     reason, hint, upstream when known, and bytes_up, bytes_down and
  *     duration_ms on the record that closes an allowed connection;
  *   - for a refusal, prints "porta: refused DST (WORDS); allow with OPTION"
- *     once per distinct destination (unless quiet) and keeps it for the
- *     end-of-run summary and for --why;
- *   - prints that summary.
+ *     once per distinct destination (unless quiet), for the first
+ *     DECISION_REFUSED_SHOWN of them, then one line saying the rest are
+ *     counted and where they are; keeps the first DECISION_REFUSED_MAX for
+ *     the end-of-run summary and for --why, and counts the distinct ones
+ *     past them (docs/design.md, Audit and reporting);
+ *   - prints that summary: the first DECISION_REFUSED_SHOWN, then how many
+ *     more;
+ *   - holds the audit file to a ceiling of bytes per run: past it records
+ *     are counted by kind and verdict, not written, and decision_log_finish()
+ *     writes one closing record with the counts, whose room was kept from
+ *     the start, so the run's bytes never pass the ceiling.
  * Every program-controlled string (names as sent, SNI, comm) goes through
  * log_escape() before it is written anywhere, so the JSON holds ASCII only.
  * The log sits below dns/ and netproxy/, which both write into it; the
@@ -31,8 +39,14 @@
 
 struct decision_log;
 
-/* Distinct refused destinations kept for the stderr dedup and the summary. */
+/* Distinct refused destinations: the first SHOWN get a stderr line each
+ * and a line of the summary; the first MAX are kept by name (the stderr
+ * dedup, the summary's counts, --why); past MAX each distinct one is
+ * remembered only as a 64-bit hash, for the count, up to DISTINCT_MAX of
+ * them (2 MiB at most), past which the summary says "at least". */
+#define DECISION_REFUSED_SHOWN 50
 #define DECISION_REFUSED_MAX 256
+#define DECISION_DISTINCT_MAX (1u << 17)
 
 enum decision_kind {
 	DECISION_KIND_CONNECT, /* "connect": a transparent connection, or the connect watch */
@@ -79,6 +93,8 @@ struct decision {
 
 struct decision_log_config {
 	FILE *audit;     /* borrowed, or NULL: JSON lines are written and flushed here */
+	uint64_t audit_max; /* bytes this run may write to audit, the closing record
+			     * included; 0: no ceiling */
 	bool quiet;      /* -q: no stderr line per refusal, no summary */
 	bool proxy_only; /* a host without user namespaces: only proxied requests
 			  * reach porta, so hints suggest --proxy-allow */
@@ -116,8 +132,25 @@ bool decision_log_audits(const struct decision_log *log);
  * false. */
 bool decision_log_keeps(const struct decision_log *log, enum policy_reason reason);
 
+/* At the end of the run, before the audit file is closed: when the audit
+ * reached its ceiling, writes the closing record (kind "run", event
+ * "audit-ceiling": the ceiling, the records written and not written, and
+ * those not written by kind and verdict).  Returns 0, or -errno when it
+ * could not be written.  Nothing when the ceiling was not reached; NULL
+ * log: 0. */
+int decision_log_finish(struct decision_log *log);
+
+/* Records not written because the audit reached its ceiling.  NULL log: 0. */
+uint64_t decision_log_not_written(const struct decision_log *log);
+
+/* Distinct refused destinations of the run: those kept by name and those
+ * counted past them (at least that many past DECISION_DISTINCT_MAX).  NULL
+ * log: 0. */
+uint64_t decision_log_refused_count(const struct decision_log *log);
+
 /* Prints the end-of-run summary of what was refused and the options that
- * would allow it, unless quiet or nothing was refused. */
+ * would allow it, unless quiet or nothing was refused: the first
+ * DECISION_REFUSED_SHOWN destinations, then how many more. */
 void decision_log_summary(const struct decision_log *log, FILE *err);
 
 /* The i-th distinct refused destination (in the order first refused), as

@@ -144,6 +144,30 @@ enum policy_audit_status policy_audit_add(struct policy_audit *a, const char *li
 		return POLICY_AUDIT_MALFORMED;
 	}
 	const char *kind = str(o, "kind"), *verdict = str(o, "verdict"), *reason = str(o, "reason");
+	if (kind && strcmp(kind, "run") == 0) {
+		/* about the run, not a destination: the closing record of an
+		 * audit that reached its ceiling (decision/log.c) says how many
+		 * records are missing; another event is not counted */
+		const char *event = str(o, "event");
+		json_t *nw = json_object_get(o, "not_written");
+		if (!event) {
+			snprintf(err, POLICY_AUDIT_ERR_MAX, "a run record without an event");
+			json_decref(o);
+			return POLICY_AUDIT_MALFORMED;
+		}
+		if (strcmp(event, "audit-ceiling") == 0) {
+			if (!json_is_integer(nw) || json_integer_value(nw) < 0) {
+				snprintf(err, POLICY_AUDIT_ERR_MAX,
+					 "an audit-ceiling record without its not_written count");
+				json_decref(o);
+				return POLICY_AUDIT_MALFORMED;
+			}
+			a->not_written += (unsigned long)json_integer_value(nw);
+			a->ceilings++;
+		}
+		json_decref(o);
+		return POLICY_AUDIT_OK;
+	}
 	if (!kind || !verdict || !reason ||
 	    (strcmp(kind, "dns") && strcmp(kind, "connect") && strcmp(kind, "proxy") &&
 	     strcmp(kind, "http")) ||
@@ -264,6 +288,7 @@ static void print_json(FILE *out, const struct policy_audit *a, const struct pol
 	json_object_set_new(root, "allowed", json_integer((json_int_t)a->allowed));
 	json_object_set_new(root, "refused", json_integer((json_int_t)a->refused));
 	json_object_set_new(root, "closes", json_integer((json_int_t)a->closes));
+	json_object_set_new(root, "not_written", json_integer((json_int_t)a->not_written));
 	json_object_set_new(root, "destinations", dests);
 	json_object_set_new(root, "would_allow", hints);
 	json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -284,6 +309,11 @@ void policy_audit_print(FILE *out, const struct policy_audit *a, bool json)
 	fprintf(out, "%lu records: %lu allowed, %lu refused, %lu connections closed; "
 		     "%zu destinations\n\n",
 		a->records, a->allowed, a->refused, a->closes, a->n);
+	if (a->not_written)
+		fprintf(out, "%lu more record%s not written: the audit reached its ceiling "
+			     "(--audit-max) %lu time%s, and the counts below leave them out\n\n",
+			a->not_written, a->not_written == 1 ? " was" : "s were", a->ceilings,
+			a->ceilings == 1 ? "" : "s");
 	fprintf(out, "%-40s %8s %8s %12s %12s  %s\n", "destination", "allowed", "refused", "bytes up",
 		"bytes down", "processes");
 	for (size_t i = 0; i < a->n; i++) {

@@ -10,7 +10,9 @@
  * a DNS question has a name and no port.  The record kinds and fields are
  * decision/log.c's (README, "Reading the audit"): an opening record counts
  * as allowed or refused by its verdict; a closing one (with bytes_up) adds
- * its bytes; an http record counts a request.
+ * its bytes; an http record counts a request.  A run's closing record
+ * (kind "run", event "audit-ceiling": the audit reached --audit-max) adds
+ * the records it says were not written to not_written.
  */
 #ifndef PORTA_POLICY_AUDITSUM_H
 #define PORTA_POLICY_AUDITSUM_H
@@ -48,6 +50,8 @@ struct policy_audit {
 	struct policy_audit_dest *dests; /* malloc'd, n of cap */
 	size_t n, cap;
 	unsigned long records, allowed, refused, closes;
+	unsigned long not_written; /* records past an audit's ceiling (closing records) */
+	unsigned long ceilings;    /* closing records read */
 	char *hints[POLICY_AUDIT_HINTS_MAX]; /* malloc'd, first seen first */
 	size_t n_hints;
 };

@@ -137,6 +137,11 @@ int porta_audit_command(int argc, char *argv[], char *const envp[])
 		if (in != stdin)
 			fclose(in);
 	}
+	if (rc == 0 && a.not_written && (lock || against))
+		log_msg(LOG_LEVEL_WARN,
+			"%lu record%s not written (the audit reached its --audit-max ceiling): "
+			"what follows knows only the records written",
+			a.not_written, a.not_written == 1 ? " was" : "s were");
 	if (rc == 0) {
 		if (lock) {
 			policy_audit_lock(stdout, &a, (const char *const *)argv + i, (size_t)(argc - i));

@@ -209,8 +209,12 @@ static int start_offline(struct supervisor_net *ns, struct porta_error *e)
  * its refusals from the command's first call on. */
 static int open_log(struct supervisor_net *ns, struct porta_error *e)
 {
+	const struct policy_options *o = ns->plan->opts;
+	/* --audit-max, else the default: a flood of decisions (a loop asking
+	 * for names) fills no disk (README, "Reading the audit") */
+	uint64_t mib = o->audit_max_mib.set ? o->audit_max_mib.value : POLICY_DEFAULT_AUDIT_MAX_MIB;
 	struct decision_log_config lcfg = { .audit = ns->audit, .quiet = ns->quiet,
-					    .proxy_only = ns->local };
+					    .proxy_only = ns->local, .audit_max = mib << 20 };
 	int r = decision_log_create(&lcfg, &ns->log);
 
 	return r ? porta_fail(e, "network policy", NULL, -r, NULL) : 0;
@@ -460,18 +464,18 @@ void supervisor_net_why(const struct supervisor_net *ns, struct supervisor_why *
 
 size_t supervisor_net_refused(const struct supervisor_net *ns)
 {
-	const char *dst, *words, *hint;
-	size_t n = 0;
-
-	while (ns && decision_log_refused_at(ns->log, n, &dst, &words, &hint))
-		n++;
-	return n;
+	return ns ? (size_t)decision_log_refused_count(ns->log) : 0;
 }
 
 void supervisor_net_destroy(struct supervisor_net *ns)
 {
 	if (!ns)
 		return;
+	/* the audit's closing record, when it reached its ceiling, before the
+	 * summary that points at it */
+	int r = decision_log_finish(ns->log);
+	if (r)
+		log_msg(LOG_LEVEL_ERROR, "--audit: writing its closing record: %s", strerror(-r));
 	decision_log_summary(ns->log, stderr); /* nothing when nothing was refused */
 	drop_wake(ns);
 	if (ns->ev_watch)

@@ -22,6 +22,7 @@ import ipaddress
 import json
 import os
 import signal
+import subprocess
 import re
 import shutil
 import time
@@ -202,7 +203,13 @@ class NetPolicyCase(harness.LabTestCase):
     def check_audit_shape(self, run):
         self.assertEqual(run.audit_errors, [], "audit lines that are not JSON\n" + run.describe())
         seqs = []
-        for rec in run.audit:
+        for i, rec in enumerate(run.audit):
+            if rec.get("kind") == "run":
+                # the closing record of an audit at its ceiling: the last
+                self.assertEqual(rec.get("event"), "audit-ceiling", rec)
+                self.assertEqual(i, len(run.audit) - 1, "a run record before the end")
+                seqs.append(rec["seq"])
+                continue
             missing = [k for k in AUDIT_KEYS if k not in rec]
             self.assertEqual(missing, [], "audit record without %s: %r" % (missing, rec))
             self.assertRegex(rec["ts"], TS_RE)
@@ -1257,6 +1264,97 @@ class Row36RelayAndSocksNames(NetPolicyCase):
         self.zero("evil_tls")
         self.no_upstream("evil.test")
         self.denied(run, "evil.test")
+
+
+# Asks the sandbox's resolver (the first nameserver of its resolv.conf) for
+# argv[1] names no rule allows, n0.flood.test, n1.flood.test, ..., one A
+# query each, waiting for each answer (a lost one is asked again); prints
+# {"names": N, "queries": Q (datagrams sent), "answered": A}.
+FLOOD = r"""
+import json, socket, struct, sys
+ns = next(l.split()[1] for l in open("/etc/resolv.conf") if l.startswith("nameserver"))
+s = socket.socket(socket.AF_INET6 if ":" in ns else socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(5)
+n, sent, answered = int(sys.argv[1]), 0, 0
+for i in range(n):
+    qid = i & 0xffff
+    name = b"".join(bytes([len(l)]) + l for l in (b"n%d" % i, b"flood", b"test")) + b"\0"
+    q = struct.pack(">HHHHHH", qid, 0x0100, 1, 0, 0, 0) + name + struct.pack(">HH", 1, 1)
+    for attempt in range(3):
+        s.sendto(q, (ns, 53))
+        sent += 1
+        try:
+            while struct.unpack(">H", s.recv(4096)[:2])[0] != qid:
+                pass
+            answered += 1
+            break
+        except socket.timeout:
+            continue
+print(json.dumps({"names": n, "queries": sent, "answered": answered}))
+"""
+
+
+class ReportBounds(NetPolicyCase):
+    """A flood of refused names (a loop asking for 100,000 of them) costs a
+    bounded stderr and a bounded audit: 50 lines of refusals and one saying
+    the rest are counted, a summary of the first 50 and how many more, and
+    an audit that stops at --audit-max, its last record counting by kind and
+    verdict what was not written.  Refused names are answered by porta and
+    never leave, so no upstream is involved."""
+
+    NAMES = 100000
+
+    def test_a_flood_of_refused_names(self):
+        audit = os.path.join(self.lab.workdir, "flood-%d.jsonl" % os.getpid())
+        run = self.porta(["--allow-net", "allowed.test:443", "--audit", audit,
+                          "--audit-max", "1"],
+                         [PY, "-c", FLOOD, str(self.NAMES)], audit=False, timeout=1800)
+        self.assertEqual(run.rc, 0, run.describe())
+        got = json.loads(run.out.strip().splitlines()[-1])
+        self.assertEqual((got["names"], got["answered"]), (self.NAMES, self.NAMES), got)
+
+        # stderr: bounded, nothing lost silently
+        lines = run.err.splitlines()
+        self.assertLess(len(lines), 150, "stderr grew with the flood:\n%s" % "\n".join(lines[:200]))
+        live = [l for l in lines if re.match(r"porta: refused n\d+\.flood\.test \(", l)]
+        self.assertEqual(len(live), 50, "\n".join(lines))
+        self.assertIn("porta: refused more than 50 destinations: the others are not shown as "
+                      "they come; the summary at the end counts them, the --audit file records "
+                      "each, up to its --audit-max, --why lists the first 256", lines)
+        self.assertIn("porta: refused %d destinations:" % self.NAMES, lines)
+        self.assertIn("porta:   and %d more distinct destinations (the --audit file has those "
+                      "refused before its ceiling)" % (self.NAMES - 50), lines)
+        self.assertTrue(any(l.startswith("porta: the --audit file reached its ceiling") and
+                            "records were not written" in l for l in lines), lines)
+
+        # the audit: at most its ceiling, its last record the counts
+        self.assertLessEqual(os.path.getsize(audit), 1 << 20)
+        with open(audit) as f:
+            recs = [json.loads(l) for l in f]
+        last, written = recs[-1], recs[:-1]
+        self.assertEqual((last["kind"], last["event"]), ("run", "audit-ceiling"), last)
+        self.assertEqual(last["audit_max"], 1 << 20)
+        self.assertEqual(last["written"], len(written))
+        by = last["not_written_by"]
+        self.assertEqual(sum(n for verdicts in by.values() for n in verdicts.values()),
+                         last["not_written"], last)
+        # every decision is a written record or counted: one per query asked
+        self.assertEqual(len(written) + last["not_written"], got["queries"], last)
+        self.assertEqual(last["seq"], got["queries"] + 1, last)
+        self.assertEqual(by["dns"]["deny"], last["not_written"], last)
+        self.assertTrue(all(r["kind"] == "dns" and r["verdict"] == "deny" for r in written))
+        self.assertEqual([r["seq"] for r in written], list(range(1, len(written) + 1)))
+        self.no_upstream("n0.flood.test", "n99999.flood.test")
+
+        # porta audit reads it and says what is missing
+        res = subprocess.run([PORTA, "audit", audit], capture_output=True, text=True, timeout=300)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertIn("%d more records were not written: the audit reached its ceiling "
+                      "(--audit-max) 1 time" % last["not_written"], res.stdout)
+        res = subprocess.run([PORTA, "audit", "--json", audit], capture_output=True, text=True,
+                             timeout=300)
+        self.assertEqual(res.returncode, 0, res.stderr)
+        self.assertEqual(json.loads(res.stdout)["not_written"], last["not_written"])
 
 
 class Row37Pipelined(NetPolicyCase):

@@ -251,9 +251,11 @@ Test(decision_log, secret_elsewhere_names_the_variable)
 	}
 }
 
-/* The summary's list grows as refusals come, keeps each destination's
- * count across its growth, and stops at DECISION_REFUSED_MAX names: the
- * rest are counted, not named. */
+/* The list of refused destinations grows from nothing, keeps each one's
+ * count across its growth, and stops at DECISION_REFUSED_MAX names; past
+ * them each distinct one is counted, a repeat is not.  stderr gets a line
+ * for each of the first DECISION_REFUSED_SHOWN and one more for all the
+ * others; the summary shows the same first ones and counts the rest. */
 Test(decision_log, refused_list_grows_to_its_limit)
 {
 	struct capture cap;
@@ -268,7 +270,8 @@ Test(decision_log, refused_list_grows_to_its_limit)
 		struct decision con = { .kind = DECISION_KIND_CONNECT,
 					.reason = POLICY_REASON_NO_RULE, .dst = dst };
 		cr_assert_eq(decision_log_record(log, &con), 0);
-		if (i == 0 || i == 100) /* again, after the list has grown past it */
+		/* again, after the list has grown past it; and past the names */
+		if (i == 0 || i == 30 || i == 100 || i == DECISION_REFUSED_MAX + 3)
 			cr_assert_eq(decision_log_record(log, &con), 0);
 	}
 	const char *d, *w, *h;
@@ -277,6 +280,7 @@ Test(decision_log, refused_list_grows_to_its_limit)
 	cr_assert(decision_log_refused_at(log, DECISION_REFUSED_MAX - 1, &d, &w, &h));
 	cr_expect_str_eq(d, "192.0.2.5:1255");
 	cr_expect_not(decision_log_refused_at(log, DECISION_REFUSED_MAX, &d, &w, &h));
+	cr_expect_eq(decision_log_refused_count(log), total);
 
 	static char sum[1 << 16];
 	FILE *sf = fmemopen(sum, sizeof(sum), "w");
@@ -288,12 +292,190 @@ Test(decision_log, refused_list_grows_to_its_limit)
 	size_t lines = 0;
 	for (const char *p = err; (p = strstr(p, "porta: refused ")); p++)
 		lines++;
-	cr_expect_eq(lines, total, "one line per destination, each the first time");
+	cr_expect_eq(lines, DECISION_REFUSED_SHOWN + 1, "%zu lines:\n%s", lines, err);
+	cr_expect(strstr(err, "porta: refused 192.0.2.49:1049 (no rule)"), "%s", err);
+	cr_expect_null(strstr(err, "192.0.2.50:1050"), "%s", err);
+	cr_expect(strstr(err, "porta: refused more than 50 destinations: the others are not shown "
+			      "as they come; the summary at the end counts them, --audit FILE "
+			      "records each, --why lists the first 256\n"),
+		  "%s", err + strlen(err) - 200);
 	cr_expect(strstr(sum, "porta: refused 263 destinations:\n") == sum, "%.200s", sum);
 	cr_expect(strstr(sum, "porta:   192.0.2.0:1000 (no rule, 2 times)"), "%.300s", sum);
-	cr_expect(strstr(sum, "porta:   192.0.2.100:1100 (no rule, 2 times)"), "%.300s", sum);
-	cr_expect(strstr(sum, "porta:   192.0.2.101:1101 (no rule, 1 time)"), "%.300s", sum);
-	cr_expect(strstr(sum, "porta:   and 7 more\n"), "%s", sum + strlen(sum) - 80);
+	cr_expect(strstr(sum, "porta:   192.0.2.30:1030 (no rule, 2 times)"), "%.300s", sum);
+	cr_expect(strstr(sum, "porta:   192.0.2.31:1031 (no rule, 1 time)"), "%.300s", sum);
+	cr_expect_null(strstr(sum, "192.0.2.50:1050"), "the summary shows the first 50");
+	cr_expect(strstr(sum, "porta:   and 213 more distinct destinations (--audit FILE records "
+			      "each)\n"),
+		  "%s", sum + strlen(sum) - 120);
+	size_t sum_lines = 0;
+	for (const char *p = sum; (p = strchr(p, '\n')); p++)
+		sum_lines++;
+	cr_expect_eq(sum_lines, 1 + DECISION_REFUSED_SHOWN + 1, "%s", sum);
+}
+
+/* A flood of distinct refusals (a loop asking for names) costs a bounded
+ * stderr and a bounded memory, and is still counted: past the names, each
+ * distinct one once, repeats not. */
+Test(decision_log, a_flood_is_counted_in_bounded_lines)
+{
+	struct capture cap;
+	capture_start(&cap);
+	struct decision_log_config cfg = { 0 };
+	struct decision_log *log;
+	cr_assert_eq(decision_log_create(&cfg, &log), 0);
+	const size_t n = 20000;
+	for (size_t round = 0; round < 2; round++) {
+		for (size_t i = 0; i < n; i++) {
+			char name[64];
+			int len = snprintf(name, sizeof(name), "n%zu.flood.test", i);
+			struct decision q = { .kind = DECISION_KIND_DNS,
+					      .reason = POLICY_REASON_NO_RULE, .host = name,
+					      .host_len = (size_t)len, .label = name,
+					      .label_len = (size_t)len, .hint_name = name };
+			cr_assert_eq(decision_log_record(log, &q), 0);
+		}
+	}
+	cr_expect_eq(decision_log_refused_count(log), n);
+	static char sum[1 << 16];
+	FILE *sf = fmemopen(sum, sizeof(sum), "w");
+	decision_log_summary(log, sf);
+	fclose(sf);
+	decision_log_destroy(log);
+	static char err[1 << 16];
+	capture_end(&cap, err, sizeof(err));
+	size_t lines = 0;
+	for (const char *p = err; (p = strchr(p, '\n')); p++)
+		lines++;
+	cr_expect_eq(lines, DECISION_REFUSED_SHOWN + 1, "%s", err);
+	cr_expect(strstr(sum, "porta: refused 20000 destinations:\n") == sum, "%.100s", sum);
+	cr_expect(strstr(sum, "porta:   n0.flood.test (no rule, 2 times)"), "%.300s", sum);
+	cr_expect(strstr(sum, "and 19950 more distinct destinations"), "%s",
+		  sum + strlen(sum) - 120);
+}
+
+/* Lines of a file into v[cap] (malloc'd), their count. */
+static size_t read_lines(FILE *f, char **v, size_t cap)
+{
+	size_t n = 0;
+	char *line = NULL;
+	size_t lcap = 0;
+	rewind(f);
+	while (getline(&line, &lcap, f) > 0) {
+		if (n < cap)
+			v[n] = strdup(line);
+		n++;
+	}
+	free(line);
+	return n;
+}
+
+/* The audit's ceiling: the run's bytes never pass it, the closing record
+ * included; the records past it are counted by kind and verdict in that
+ * record, and the written and the unwritten add up to every decision. */
+Test(decision_log, the_audit_stops_at_its_ceiling_and_counts_the_rest)
+{
+	FILE *audit = tmpfile();
+	cr_assert_not_null(audit);
+	struct capture cap;
+	capture_start(&cap);
+	const uint64_t max = 16384;
+	struct decision_log_config cfg = { .audit = audit, .audit_max = max, .quiet = true };
+	struct decision_log *log;
+	cr_assert_eq(decision_log_create(&cfg, &log), 0);
+	size_t decisions = 0, refused_dns = 0, allowed_connect = 0;
+	for (size_t i = 0; i < 400; i++) {
+		char name[64];
+		int len = snprintf(name, sizeof(name), "name-%zu.example", i);
+		struct decision q = { .kind = DECISION_KIND_DNS, .reason = POLICY_REASON_NO_RULE,
+				      .host = name, .host_len = (size_t)len, .label = name,
+				      .label_len = (size_t)len, .hint_name = name };
+		struct decision c = { .kind = DECISION_KIND_CONNECT, .reason = POLICY_REASON_ALLOW,
+				      .dst = "203.0.113.5:443", .rule = "allowed.test:443" };
+		cr_assert_eq(decision_log_record(log, &q), 0);
+		cr_assert_eq(decision_log_record(log, &c), 0);
+		decisions += 2;
+		refused_dns++;
+		allowed_connect++;
+	}
+	cr_expect_eq(decision_log_finish(log), 0);
+	uint64_t not_written = decision_log_not_written(log);
+	cr_expect_gt(not_written, 0);
+	decision_log_destroy(log);
+	static char err[4096];
+	capture_end(&cap, err, sizeof(err));
+	cr_expect(strstr(err, "the --audit file reached its ceiling of 16384 bytes"), "%s", err);
+
+	fflush(audit);
+	struct stat st;
+	cr_assert_eq(fstat(fileno(audit), &st), 0);
+	cr_expect_leq((uint64_t)st.st_size, max);
+	static char *v[2000];
+	size_t n = read_lines(audit, v, 2000);
+	cr_assert_gt(n, 2);
+	json_error_t je;
+	json_t *last = json_loads(v[n - 1], 0, &je);
+	cr_assert_not_null(last, "%s", v[n - 1]);
+	cr_expect_str_eq(json_string_value(json_object_get(last, "kind")), "run");
+	cr_expect_str_eq(json_string_value(json_object_get(last, "event")), "audit-ceiling");
+	cr_expect_eq(json_integer_value(json_object_get(last, "audit_max")), (json_int_t)max);
+	cr_expect_eq(json_integer_value(json_object_get(last, "written")), (json_int_t)(n - 1));
+	cr_expect_eq(json_integer_value(json_object_get(last, "not_written")),
+		     (json_int_t)not_written);
+	cr_expect_eq(json_integer_value(json_object_get(last, "seq")), (json_int_t)decisions + 1);
+	cr_expect_eq((size_t)(n - 1) + not_written, decisions);
+	json_t *by = json_object_get(last, "not_written_by");
+	json_int_t sum = 0, dns_deny = json_integer_value(
+				     json_object_get(json_object_get(by, "dns"), "deny")),
+		   con_allow = json_integer_value(
+			   json_object_get(json_object_get(by, "connect"), "allow"));
+	const char *k;
+	json_t *kv;
+	json_object_foreach(by, k, kv) {
+		const char *vn;
+		json_t *c;
+		json_object_foreach(kv, vn, c)
+			sum += json_integer_value(c);
+	}
+	cr_expect_eq(sum, (json_int_t)not_written);
+	/* every written record is one of the two; each kept its order */
+	size_t w_dns = 0, w_con = 0;
+	for (size_t i = 0; i + 1 < n; i++) {
+		json_t *r = json_loads(v[i], 0, &je);
+		cr_assert_not_null(r);
+		cr_expect_eq(json_integer_value(json_object_get(r, "seq")), (json_int_t)i + 1);
+		const char *kind = json_string_value(json_object_get(r, "kind"));
+		if (strcmp(kind, "dns") == 0)
+			w_dns++;
+		else
+			w_con++;
+		json_decref(r);
+	}
+	cr_expect_eq(w_dns + (size_t)dns_deny, refused_dns);
+	cr_expect_eq(w_con + (size_t)con_allow, allowed_connect);
+	json_decref(last);
+	for (size_t i = 0; i < n && i < 2000; i++)
+		free(v[i]);
+	fclose(audit);
+}
+
+/* Under the ceiling nothing changes: no closing record. */
+Test(decision_log, no_closing_record_under_the_ceiling)
+{
+	FILE *audit = tmpfile();
+	struct decision_log_config cfg = { .audit = audit, .audit_max = 1 << 20, .quiet = true };
+	struct decision_log *log;
+	cr_assert_eq(decision_log_create(&cfg, &log), 0);
+	struct decision c = { .kind = DECISION_KIND_CONNECT, .reason = POLICY_REASON_ALLOW,
+			      .dst = "203.0.113.5:443" };
+	cr_assert_eq(decision_log_record(log, &c), 0);
+	cr_expect_eq(decision_log_finish(log), 0);
+	cr_expect_eq(decision_log_not_written(log), 0);
+	decision_log_destroy(log);
+	static char *v[4];
+	cr_expect_eq(read_lines(audit, v, 4), 1);
+	cr_expect_null(strstr(v[0], "audit-ceiling"));
+	free(v[0]);
+	fclose(audit);
 }
 
 /* Whether a record's pid and comm are written anywhere: only with an audit

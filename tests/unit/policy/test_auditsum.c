@@ -195,3 +195,39 @@ Test(auditsum, malformed_lines_say_why)
 	add("   \r");
 	cr_assert_eq(a.records, 0, "a blank line is no record");
 }
+
+/* An audit that reached its ceiling ends with decision/log.c's closing
+ * record: read without error, its count of what was not written kept and
+ * said by the summary, nothing counted as a destination. */
+Test(auditsum, the_closing_record_of_an_audit_at_its_ceiling)
+{
+	add_run();
+	unsigned long records = a.records;
+	size_t dests = a.n;
+	add("{\"ts\":\"2026-12-02T15:10:36.000Z\",\"seq\":12,\"kind\":\"run\","
+	    "\"event\":\"audit-ceiling\",\"audit_max\":1048576,\"written\":9,\"not_written\":2,"
+	    "\"not_written_by\":{\"dns\":{\"allow\":0,\"deny\":2,\"error\":0},"
+	    "\"connect\":{\"allow\":0,\"deny\":0,\"error\":0},"
+	    "\"proxy\":{\"allow\":0,\"deny\":0,\"error\":0},"
+	    "\"http\":{\"allow\":0,\"deny\":0,\"error\":0}}}");
+	cr_expect_eq(a.records, records);
+	cr_expect_eq(a.n, dests);
+	cr_expect_eq(a.not_written, 2);
+	char buf[8192];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	policy_audit_print(f, &a, false);
+	fclose(f);
+	cr_expect(strstr(buf, "\n2 more records were not written: the audit reached its ceiling "
+			      "(--audit-max) 1 time, and the counts below leave them out\n"),
+		  "%s", buf);
+	f = fmemopen(buf, sizeof(buf), "w");
+	policy_audit_print(f, &a, true);
+	fclose(f);
+	cr_expect(strstr(buf, "\"not_written\": 2"), "%s", buf);
+	/* a run record with no event, or a ceiling without its count, is not porta's */
+	const char *bad[] = { "{\"kind\":\"run\"}",
+			      "{\"kind\":\"run\",\"event\":\"audit-ceiling\"}" };
+	for (size_t i = 0; i < 2; i++)
+		cr_expect_eq(policy_audit_add(&a, bad[i], strlen(bad[i]), err),
+			     POLICY_AUDIT_MALFORMED, "%s", bad[i]);
+}

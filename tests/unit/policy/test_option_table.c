@@ -77,9 +77,11 @@ static const char *learn_output(const struct policy_option_info *i, enum policy_
 	return NULL;
 }
 
-/* --dns-upstream needs a network rule. */
+/* --dns-upstream needs a network rule, --audit-max an audit file. */
 static const char *net_rule(const struct policy_option_info *i)
 {
+	if (strcmp(i->long_name, "audit-max") == 0)
+		return "--audit=/tmp/a";
 	return strcmp(i->long_name, "dns-upstream") == 0 ? "--allow-net=example.com" : NULL;
 }
 
