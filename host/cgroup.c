@@ -16,7 +16,7 @@
 #include "common/cleanup.h"
 #include "host/host.h"
 
-static const char *const ctrl_names[HOST_CG_NCTRL] = { "memory", "pids" };
+static const char *const ctrl_names[HOST_CG_NCTRL] = { "memory", "pids", "cpuacct" };
 
 const char *host_cg_ctrl_name(enum host_cg_ctrl c)
 {
@@ -288,6 +288,20 @@ static bool choose_v2(const struct host_cg_facts *f, enum host_cg_ctrl c,
 		say(why, cap, "porta's cgroup v2 is not visible under %s", f->v2_mount);
 		return false;
 	}
+	if (c == HOST_CG_CPU) {
+		/* cpu.stat's usage_usec is the core's, in every v2 cgroup
+		 * whether or not the cpu controller is enabled (cgroup-v2.rst,
+		 * "Core Interface Files"): nothing to enable, so neither the
+		 * controller list nor the no-internal-processes rule matters */
+		if (!f->v2_writable) {
+			say(why, cap, "%s is not writable by uid %u", f->v2_dir, f->uid);
+			return false;
+		}
+		ch->version[c] = 2;
+		snprintf(ch->parent[c], sizeof(ch->parent[c]), "%s", f->v2_dir);
+		ch->enable[c] = false;
+		return true;
+	}
 	if (!host_cg_list_has(f->v2_controllers, name)) {
 		say(why, cap, "cgroup v2 at %s has no %s controller (%s/cgroup.controllers: %s)",
 		    f->v2_mount, name, f->v2_dir, f->v2_controllers[0] ? f->v2_controllers : "empty");
@@ -365,17 +379,41 @@ enum host_cg_verdict host_cg_choose(const struct host_cg_facts *f, unsigned need
 	return HOST_CG_OK;
 }
 
+unsigned host_cg_choose_each(const struct host_cg_facts *f, unsigned want,
+			     struct host_cg_choice *c)
+{
+	struct host_cg_choice one;
+	unsigned got = 0;
+
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < HOST_CG_NCTRL; i++) {
+		if (!(want & (1u << i)) ||
+		    host_cg_choose(f, 1u << i, &one, NULL, NULL, 0) != HOST_CG_OK)
+			continue;
+		got |= 1u << i;
+		c->version[i] = one.version[i];
+		c->enable[i] = one.enable[i];
+		snprintf(c->parent[i], sizeof(c->parent[i]), "%s", one.parent[i]);
+	}
+	return got;
+}
+
 /* ---- effects: what this host offers ---- */
 
 unsigned host_cg_needed(const struct policy_options *o)
 {
-	unsigned need = 0;
+	return o->max_procs.set && geteuid() == 0 ? 1u << HOST_CG_PIDS : 0;
+}
+
+unsigned host_cg_wanted(const struct policy_options *o)
+{
+	unsigned want = 0;
 
 	if (o->max_memory_mib.set)
-		need |= 1u << HOST_CG_MEMORY;
-	if (o->max_procs.set && geteuid() == 0)
-		need |= 1u << HOST_CG_PIDS;
-	return need;
+		want |= 1u << HOST_CG_MEMORY;
+	if (o->max_cpu_s.set)
+		want |= 1u << HOST_CG_CPU;
+	return want;
 }
 
 /* Reads a small file into buf (NUL-terminated, trailing newline dropped);

@@ -1,5 +1,6 @@
-/* host/cgroup.h: what the host offers for the cgroup behind --max-memory-mb and, for root,
- * --max-procs (issue 5).
+/* host/cgroup.h: what the host offers for the cgroups behind the ceilings:
+ * --max-memory-mb (a memory cgroup), --max-cpu (CPU accounting) and, for
+ * root, --max-procs (a pids cgroup).
  *
  * ARCHITECTURE: the supervisor decides before clone where a cgroup can be
  * made for the controllers the options need (cgroup v2 first, the v1
@@ -30,9 +31,12 @@
 #define HOST_CG_PATH_MAX 1024
 #define HOST_CG_LIST_MAX 256
 
-enum host_cg_ctrl { HOST_CG_MEMORY, HOST_CG_PIDS, HOST_CG_NCTRL };
+/* HOST_CG_CPU is the run's CPU time for --max-cpu: cgroup v2's cpu.stat,
+ * which every v2 cgroup has whatever its controllers (the core's own
+ * accounting), or the v1 cpuacct controller's cpuacct.usage. */
+enum host_cg_ctrl { HOST_CG_MEMORY, HOST_CG_PIDS, HOST_CG_CPU, HOST_CG_NCTRL };
 
-/* "memory", "pids". */
+/* "memory", "pids", "cpuacct" (the v1 name). */
 const char *host_cg_ctrl_name(enum host_cg_ctrl c);
 
 /* ---- pure ---- */
@@ -130,10 +134,21 @@ enum host_cg_verdict host_cg_choose(const struct host_cg_facts *f, unsigned need
  * files; 0 or -errno when /proc cannot be read. */
 int host_cg_gather(struct host_cg_facts *f);
 
-/* The controllers o needs a cgroup for: memory for --max-memory-mb; pids for
- * --max-procs when porta runs as root (the kernel exempts uid 0 from
- * RLIMIT_NPROC; other users keep RLIMIT_NPROC alone). */
+/* The controllers o cannot do without: pids for --max-procs when porta runs
+ * as root (the kernel exempts uid 0 from RLIMIT_NPROC; other users keep
+ * RLIMIT_NPROC alone).  A run that needs one the host cannot give is
+ * refused. */
 unsigned host_cg_needed(const struct policy_options *o);
+
+/* The controllers o uses where the host gives them: memory for
+ * --max-memory-mb, CPU accounting for --max-cpu.  Where it does not, porta
+ * counts the run's processes itself (supervisor/ceiling.h). */
+unsigned host_cg_wanted(const struct policy_options *o);
+
+/* Chooses, like host_cg_choose(), each controller of want that the host
+ * offers, and returns their bits; c holds the choice for those.  Pure. */
+unsigned host_cg_choose_each(const struct host_cg_facts *f, unsigned want,
+			     struct host_cg_choice *c);
 
 /* The refusal for the controller that has no cgroup, as one sentence naming
  * the option (why: what host_cg_choose() said each version lacks). */

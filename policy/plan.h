@@ -146,6 +146,12 @@ struct policy_plan {
 	 * lookup reaches porta's responder (sandbox/netinit.h). */
 	struct policy_addr resolvers[POLICY_MAX_RESOLVERS];
 	size_t n_resolvers;
+
+	/* Set only in the copy a degraded payload gets (supervisor/run.c,
+	 * fork_degraded()): it runs in the host's user namespace, where
+	 * RLIMIT_NPROC counts the user's other processes too, so it sets
+	 * none (sandbox/process.c); a pids cgroup holds the processes there. */
+	bool host_user_ns;
 };
 
 /* The ports that need a transparent listener: those of every allow rule that

@@ -54,21 +54,34 @@ int sandbox_limits_apply(const struct policy_plan *plan, struct porta_error *e)
 		if ((r = write_coredump_filter_zero()))
 			return porta_fail(e, "write", "/proc/self/coredump_filter", -r, NULL);
 	}
-	/* SIGXCPU at the soft limit; the hard limit one second later is
-	 * SIGKILL, for a program that ignores SIGXCPU. */
+	/* --max-cpu is the run's processes together, which the supervisor
+	 * counts and ends the run at (supervisor/ceiling.h).  Each process
+	 * also gets RLIMIT_CPU a second above it: it bounds one process even
+	 * when porta's count comes late, and stays out of the way of that
+	 * count otherwise, so that a run ends the same way (137) whether one
+	 * process or many used the CPU.  SIGXCPU at the soft limit, SIGKILL at
+	 * the hard one, a second later, for a program that ignores SIGXCPU. */
 	if (o->max_cpu_s.set &&
-	    (r = set_limit(RLIMIT_CPU, o->max_cpu_s.value, o->max_cpu_s.value + 1)))
+	    (r = set_limit(RLIMIT_CPU, o->max_cpu_s.value + 1, o->max_cpu_s.value + 2)))
 		return porta_fail(e, "--max-cpu", NULL, -r, NULL);
-	/* Counted per user in the sandbox's own user namespace (kernel >= 5.14
-	 * ucounts), so the user's processes outside do not count; init is one
-	 * of the namespace's processes, hence + 1.  Host root is exempt from
+	/* The process ceiling, --max-procs or the default: counted per user
+	 * in the sandbox's own user namespace (kernel >= 5.14 ucounts), so the
+	 * user's processes outside do not count; init is one of the
+	 * namespace's processes, hence + 1.  Host root is exempt from
 	 * RLIMIT_NPROC (kernel/fork.c, copy_process()), so for root the
 	 * ceiling that holds is pids.max of the cgroup init joined
 	 * (supervisor/cgroup.c); this one is then harmless, and main refuses
-	 * --max-procs for root where no pids cgroup can be made. */
-	if (o->max_procs.set &&
-	    (r = set_limit(RLIMIT_NPROC, o->max_procs.value + 1, o->max_procs.value + 1)))
-		return porta_fail(e, "--max-procs", NULL, -r, NULL);
+	 * --max-procs for root where no pids cgroup can be made.  Degraded,
+	 * in the host's user namespace, it would count the user's other
+	 * processes: none is set there (a pids cgroup holds the run).  A hard
+	 * limit already below the default stays (raising it takes a
+	 * privilege; what is lower holds the run anyway). */
+	if (!plan->host_user_ns) {
+		bool given = o->max_procs.set;
+		rlim_t n = (given ? o->max_procs.value : POLICY_DEFAULT_MAX_PROCS) + 1;
+		if ((r = set_limit(RLIMIT_NPROC, n, n)) && (given || r != -EPERM))
+			return porta_fail(e, "--max-procs", NULL, -r, NULL);
+	}
 	if (o->max_file_size_mib.set) {
 		rlim_t bytes = (rlim_t)o->max_file_size_mib.value << 20;
 		if ((r = set_limit(RLIMIT_FSIZE, bytes, bytes)))

@@ -23,6 +23,7 @@
 #include "policy/options.h"
 #include "policy/path_reason.h"
 #include "sandbox/sandbox.h"
+#include "supervisor/ceiling.h"
 #include "supervisor/degraded.h"
 #include "supervisor/supervisor.h"
 
@@ -74,6 +75,8 @@ static const char help_text[] =
 	"  --proxy-allow HOST[:PORT]  allow HOST only through porta's HTTP/SOCKS5 proxy\n"
 	"  --proxy-deny HOST[:PORT]   refuse HOST through the proxy\n"
 	"  --audit FILE               one JSON line per network decision (alias --proxy-audit)\n"
+	"  --audit-max MIB            at most MIB written to the --audit file per run (default\n"
+	"                             64); past it records are counted, and the last says so\n"
 	"  --dns-upstream ADDR[:PORT] resolver for the sandbox's allowed names\n"
 	"  --secret NAME@HOST[,HOST]  the command sees a placeholder in NAME; porta puts the real\n"
 	"                             value (from its own environment) in requests to HOST only\n"
@@ -95,12 +98,13 @@ static const char help_text[] =
 	"  --env-pass NAME[,NAME]     pass these variables from porta's environment\n"
 	"  --env-file FILE            KEY=VALUE lines; blank lines and # comments ignored\n"
 	"  --timeout SECS             end the whole sandbox at the deadline (exit 124)\n"
-	"  --max-cpu SECS             CPU seconds (SIGXCPU, then SIGKILL a second later)\n"
-	"  --max-procs N              processes of the command's own user namespace (as root:\n"
-	"                             through a pids cgroup)\n"
+	"  --max-cpu SECS             CPU seconds of all the command's processes together; porta\n"
+	"                             ends the run past it (exit 137)\n"
+	"  --max-procs N              tasks of the command at once, threads included (default\n"
+	"                             4096; as root none by default, a pids cgroup with it)\n"
 	"  --max-file-size MIB        largest file the command may write\n"
-	"  --max-memory-mb MIB        memory ceiling, through a memory cgroup porta creates;\n"
-	"                             refused where none can be created\n"
+	"  --max-memory-mb MIB        memory of all the command's processes together: a memory\n"
+	"                             cgroup, else polled by porta (the run ends, exit 137)\n"
 	"  --allow-root               run even though porta was started as root\n"
 	"  --no-project               read no .porta project file (the command line only)\n"
 	"  --why                      after the run, list each refusal the sandbox caused\n"
@@ -112,7 +116,8 @@ static const char help_text[] =
 	"\n"
 	"Exit codes: the command's own; 128+N when signal N ended it (porta ends by the same\n"
 	"signal); 124 --timeout reached; 125 porta refused or failed before the command\n"
-	"started; 126 the command cannot be executed under the policy; 127 not found.\n";
+	"started; 126 the command cannot be executed under the policy; 127 not found;\n"
+	"137 porta ended the run (--max-cpu, a polled --max-memory-mb, a protected name).\n";
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -135,8 +140,9 @@ static const char *unavailable(const struct policy_options *o)
 	if (o->audit_path && o->net_mode == POLICY_NET_OPEN)
 		return "--audit records network policy decisions: give it with --no-net, "
 		       "--allow-net, --deny-net, --proxy-allow or --proxy-deny";
-	/* --max-memory-mb, and --max-procs for root, need a cgroup: decided
-	 * here, before anything runs, never silently dropped. */
+	/* --max-procs for root needs a pids cgroup: decided here, before
+	 * anything runs, never silently dropped (--max-memory-mb and --max-cpu
+	 * use a cgroup where there is one and are counted by porta elsewhere). */
 	static char cgroup_why[1536];
 	if (host_ceilings_refusal(o, cgroup_why, sizeof(cgroup_why)))
 		return cgroup_why;
@@ -170,6 +176,8 @@ static int report(const struct supervisor_result *r)
 	case SUPERVISOR_TIMED_OUT:
 		log_msg(LOG_LEVEL_WARN, "--timeout reached: the sandbox and everything in it was ended");
 		return EXIT_TIMEOUT;
+	case SUPERVISOR_CEILING:
+		return r->code; /* the line saying which ceiling came as it was passed */
 	case SUPERVISOR_STOPPED:
 		log_msg(LOG_LEVEL_ERROR,
 			"the run was stopped and everything in it ended (exit %d), for the reason above; "
@@ -388,7 +396,7 @@ int main(int argc, char *argv[])
 		return 0;
 	case POLICY_CMD_CHECK:
 		/* 1 when a primitive porta needs is missing: scripts can ask. */
-		return host_check(stdout, opts.json);
+		return supervisor_check(stdout, opts.json);
 	default:
 		break;
 	}
@@ -424,7 +432,7 @@ int main(int argc, char *argv[])
 	if (refusal)
 		policy_plan_add_note(plan, "run would refuse this: %s", refusal);
 	if (opts.command == POLICY_CMD_EXPLAIN && !refusal)
-		supervisor_degraded_explain(plan);
+		supervisor_ceilings_explain(plan, supervisor_degraded_explain(plan));
 
 	trace_mark("plan resolved");
 	int code;

@@ -42,8 +42,13 @@ struct cg_dir {
 struct supervisor_cgroup {
 	struct cg_dir dirs[HOST_CG_NCTRL];
 	size_t n;
+	unsigned held;       /* the controllers a directory of dirs holds */
 	uint64_t memory_mib; /* 0 when not limited here */
 	uint64_t max_procs;  /* 0 when not limited here */
+	uint64_t pids_max;   /* pids.max: max_procs, + 1 for init when there is one */
+	bool procs_default;  /* max_procs is the default ceiling, not --max-procs */
+	int cpu_fd;          /* cpu.stat (v2) or cpuacct.usage (v1), or -1 */
+	int cpu_version;
 };
 
 static int write_str(const char *dir, const char *file, const char *value)
@@ -108,9 +113,8 @@ static int set_limits(const struct supervisor_cgroup *cg, const struct cg_dir *d
 		}
 	}
 	if (d->ctrl[HOST_CG_PIDS]) {
-		/* init (pid 1 of the sandbox) is in the cgroup too, hence + 1;
-		 * pids.max counts tasks, threads included, as RLIMIT_NPROC does. */
-		if ((r = write_u64(d->path, "pids.max", cg->max_procs + 1))) {
+		/* pids.max counts tasks, threads included, as RLIMIT_NPROC does */
+		if ((r = write_u64(d->path, "pids.max", cg->pids_max))) {
 			snprintf(path, sizeof(path), "%s/pids.max", d->path);
 			return porta_fail(e, "--max-procs: write", path, -r, NULL);
 		}
@@ -120,6 +124,8 @@ static int set_limits(const struct supervisor_cgroup *cg, const struct cg_dir *d
 
 static void destroy(struct supervisor_cgroup *cg, bool warn)
 {
+	if (cg->cpu_fd >= 0)
+		close(cg->cpu_fd);
 	for (size_t i = 0; i < cg->n; i++) {
 		struct cg_dir *d = &cg->dirs[i];
 		if (d->procs_fd >= 0)
@@ -133,68 +139,50 @@ static void destroy(struct supervisor_cgroup *cg, bool warn)
 	free(cg);
 }
 
-int supervisor_cgroup_create(const struct policy_options *o, struct supervisor_cgroup **out,
-			  struct porta_error *e)
+/* Makes, below ch's parents, the directories for the controllers of mask
+ * not yet in cg (a directory cg has already, v2's, takes them too), writes
+ * their limits and opens each new one's cgroup.procs.  A directory that
+ * cannot be made, when only controllers of optional hold it, is left out
+ * (its controllers then are not held: the caller counts for itself);
+ * otherwise 0 or -errno with e filled, what was made so far staying in cg
+ * for the caller's destroy. */
+static int make(struct supervisor_cgroup *cg, const struct host_cg_choice *ch, unsigned mask,
+		unsigned optional, struct porta_error *e)
 {
-	unsigned need = host_cg_needed(o);
-	_cleanup_free_ struct host_cg_facts *f = NULL;
-	_cleanup_free_ struct host_cg_choice *ch = NULL;
-	struct supervisor_cgroup *cg = NULL;
-	enum host_cg_ctrl failed = HOST_CG_MEMORY;
-	char reason[1024], text[1536];
 	int r;
-
-	*out = NULL;
-	if (!need)
-		return 0;
-	f = calloc(1, sizeof(*f));
-	ch = calloc(1, sizeof(*ch));
-	cg = calloc(1, sizeof(*cg));
-	if (!f || !ch || !cg) {
-		free(cg);
-		return porta_fail(e, "cgroup", NULL, ENOMEM, NULL);
-	}
-	if ((r = host_cg_gather(f))) {
-		free(cg);
-		return porta_fail(e, "read", "/proc/self/cgroup", -r, NULL);
-	}
-	if (host_cg_choose(f, need, ch, &failed, reason, sizeof(reason)) != HOST_CG_OK) {
-		free(cg);
-		host_cg_refusal(failed, reason, text, sizeof(text));
-		return porta_fail(e, "refusing the ceilings", NULL, 0, "%s", text);
-	}
-	cg->memory_mib = o->max_memory_mib.set ? o->max_memory_mib.value : 0;
-	cg->max_procs = (need & (1u << HOST_CG_PIDS)) ? o->max_procs.value : 0;
 
 	/* v2: the controller must be enabled for porta's cgroup's children
 	 * (cgroup.subtree_control) before a child can use it. */
 	for (int c = 0; c < HOST_CG_NCTRL; c++) {
-		if (!ch->enable[c])
+		if (!(mask & (1u << c)) || !ch->enable[c])
 			continue;
 		char plus[32], path[HOST_CG_PATH_MAX + 32];
 		snprintf(plus, sizeof(plus), "+%s", host_cg_ctrl_name((enum host_cg_ctrl)c));
 		if ((r = write_str(ch->parent[c], "cgroup.subtree_control", plus))) {
+			if (optional & (1u << c)) {
+				mask &= ~(1u << c);
+				continue;
+			}
 			snprintf(path, sizeof(path), "%s/cgroup.subtree_control", ch->parent[c]);
-			free(cg);
 			return porta_fail(e, "enable a cgroup controller: write", path, -r, "%s", plus);
 		}
 	}
 	/* One directory per distinct parent: a v2 hierarchy, or a v1 hierarchy
-	 * mounted with both controllers, holds both in one cgroup. */
+	 * mounted with several controllers, holds them in one cgroup. */
+	size_t first_new = cg->n;
 	for (int c = 0; c < HOST_CG_NCTRL; c++) {
-		if (!ch->version[c])
+		if (!(mask & (1u << c)))
 			continue;
 		char dir[HOST_CG_PATH_MAX];
 		int n = snprintf(dir, sizeof(dir), "%s/porta-%ld", ch->parent[c], (long)getpid());
-		if (n < 0 || (size_t)n >= sizeof(dir)) {
-			free(cg);
+		if (n < 0 || (size_t)n >= sizeof(dir))
 			return porta_fail(e, "cgroup", ch->parent[c], ENAMETOOLONG, NULL);
-		}
 		size_t i = 0;
 		while (i < cg->n && strcmp(cg->dirs[i].path, dir) != 0)
 			i++;
 		if (i == cg->n) {
 			cg->n++;
+			memset(&cg->dirs[i], 0, sizeof(cg->dirs[i]));
 			snprintf(cg->dirs[i].path, sizeof(cg->dirs[i].path), "%s", dir);
 			cg->dirs[i].version = ch->version[c];
 			cg->dirs[i].procs_fd = -1;
@@ -203,30 +191,208 @@ int supervisor_cgroup_create(const struct policy_options *o, struct supervisor_c
 	}
 	for (size_t i = 0; i < cg->n; i++) {
 		struct cg_dir *d = &cg->dirs[i];
-		if (mkdir(d->path, 0755) < 0) {
-			int err = errno;
-			/* A leftover of an earlier porta with this pid that was
-			 * killed outright: empty, so it can go. */
-			if (err != EEXIST || rmdir(d->path) < 0 || mkdir(d->path, 0755) < 0) {
-				err = errno ? errno : err;
-				cg->n = i; /* the ones made so far */
-				destroy(cg, true);
-				return porta_fail(e, "create the cgroup", d->path, err, NULL);
-			}
-		}
+		bool fresh = i >= first_new;
+		unsigned held = 0;
+		for (int c = 0; c < HOST_CG_NCTRL; c++)
+			held |= d->ctrl[c] ? 1u << c : 0;
+		if (!fresh && !(held & mask))
+			continue;
+		int err = 0;
 		char procs[HOST_CG_PATH_MAX + 32];
 		snprintf(procs, sizeof(procs), "%s/cgroup.procs", d->path);
-		if ((r = set_limits(cg, d, e)) ||
-		    (d->procs_fd = open(procs, O_WRONLY | O_CLOEXEC)) < 0) {
-			if (!r)
-				r = porta_fail(e, "open", procs, errno, NULL);
-			cg->n = i + 1;
-			destroy(cg, true);
-			return r;
+		if (fresh && mkdir(d->path, 0755) < 0) {
+			err = errno;
+			/* A leftover of an earlier porta with this pid that was
+			 * killed outright: empty, so it can go. */
+			if (err == EEXIST && rmdir(d->path) == 0 && mkdir(d->path, 0755) == 0)
+				err = 0;
+			else if (err == EEXIST)
+				err = errno;
 		}
+		if (!err && (r = set_limits(cg, d, e))) {
+			if (!(held & ~optional))
+				err = -r; /* optional only: left out below */
+			else
+				return r;
+		}
+		if (!err && fresh && (d->procs_fd = open(procs, O_WRONLY | O_CLOEXEC)) < 0)
+			err = errno;
+		if (!err)
+			continue;
+		if (held & ~optional)
+			return porta_fail(e, fresh ? "create the cgroup" : "cgroup", d->path, err,
+					  NULL);
+		/* only what porta can count for itself: count it there */
+		log_msg(LOG_LEVEL_DEBUG, "the cgroup %s: %s; porta counts for itself", d->path,
+			strerror(err));
+		if (d->procs_fd >= 0)
+			close(d->procs_fd);
+		if (fresh)
+			rmdir(d->path);
+		memmove(d, d + 1, (cg->n - i - 1) * sizeof(*d));
+		cg->n--;
+		i--;
+	}
+	cg->held = 0;
+	for (size_t i = 0; i < cg->n; i++)
+		for (int c = 0; c < HOST_CG_NCTRL; c++)
+			cg->held |= cg->dirs[i].ctrl[c] ? 1u << c : 0;
+	return 0;
+}
+
+/* The open file of the run's CPU time, when a cgroup holds it. */
+static void open_cpu(struct supervisor_cgroup *cg)
+{
+	for (size_t i = 0; i < cg->n && cg->cpu_fd < 0; i++) {
+		const struct cg_dir *d = &cg->dirs[i];
+		char path[HOST_CG_PATH_MAX + 32];
+		if (!d->ctrl[HOST_CG_CPU])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", d->path,
+			 d->version == 2 ? "cpu.stat" : "cpuacct.usage");
+		cg->cpu_fd = open(path, O_RDONLY | O_CLOEXEC);
+		cg->cpu_version = d->version;
+		if (cg->cpu_fd < 0)
+			log_msg(LOG_LEVEL_DEBUG, "open %s: %s", path, strerror(errno));
+	}
+}
+
+int supervisor_cgroup_create(const struct policy_options *o, struct supervisor_cgroup **out,
+			  struct porta_error *e)
+{
+	unsigned need = host_cg_needed(o), want = host_cg_wanted(o) & ~need;
+	_cleanup_free_ struct host_cg_facts *f = NULL;
+	_cleanup_free_ struct host_cg_choice *ch = NULL, *opt = NULL;
+	struct supervisor_cgroup *cg = NULL;
+	enum host_cg_ctrl failed = HOST_CG_MEMORY;
+	char reason[1024], text[1536];
+	int r;
+
+	*out = NULL;
+	if (!need && !want)
+		return 0;
+	f = calloc(1, sizeof(*f));
+	ch = calloc(1, sizeof(*ch));
+	opt = calloc(1, sizeof(*opt));
+	cg = calloc(1, sizeof(*cg));
+	if (!f || !ch || !opt || !cg) {
+		free(cg);
+		return porta_fail(e, "cgroup", NULL, ENOMEM, NULL);
+	}
+	cg->cpu_fd = -1;
+	if ((r = host_cg_gather(f))) {
+		free(cg);
+		if (!need)
+			return 0; /* porta counts for itself */
+		return porta_fail(e, "read", "/proc/self/cgroup", -r, NULL);
+	}
+	if (host_cg_choose(f, need, ch, &failed, reason, sizeof(reason)) != HOST_CG_OK) {
+		free(cg);
+		host_cg_refusal(failed, reason, text, sizeof(text));
+		return porta_fail(e, "refusing the ceilings", NULL, 0, "%s", text);
+	}
+	unsigned got = host_cg_choose_each(f, want, opt);
+	for (int c = 0; c < HOST_CG_NCTRL; c++) {
+		if (!(got & (1u << c)))
+			continue;
+		ch->version[c] = opt->version[c];
+		ch->enable[c] = opt->enable[c];
+		snprintf(ch->parent[c], sizeof(ch->parent[c]), "%s", opt->parent[c]);
+	}
+	cg->memory_mib = (got & (1u << HOST_CG_MEMORY)) ? o->max_memory_mib.value : 0;
+	cg->max_procs = (need & (1u << HOST_CG_PIDS)) ? o->max_procs.value : 0;
+	/* init (pid 1 of the sandbox) is in the cgroup too, hence + 1 */
+	cg->pids_max = cg->max_procs + 1;
+	if ((r = make(cg, ch, need | got, got, e))) {
+		destroy(cg, true);
+		return r;
+	}
+	if (!(cg->held & (1u << HOST_CG_MEMORY)))
+		cg->memory_mib = 0;
+	if (cg->n == 0) {
+		destroy(cg, false);
+		return 0;
 	}
 	*out = cg;
 	return 0;
+}
+
+int supervisor_cgroup_add_pids(struct supervisor_cgroup **cgp, uint64_t max_procs,
+			       struct porta_error *e)
+{
+	_cleanup_free_ struct host_cg_facts *f = calloc(1, sizeof(*f));
+	_cleanup_free_ struct host_cg_choice *ch = calloc(1, sizeof(*ch));
+	struct supervisor_cgroup *cg = *cgp;
+	bool made = false;
+	int r;
+
+	if (cg && (cg->held & (1u << HOST_CG_PIDS)))
+		return 1;
+	if (!f || !ch)
+		return porta_fail(e, "cgroup", NULL, ENOMEM, NULL);
+	if (host_cg_gather(f) < 0 || !host_cg_choose_each(f, 1u << HOST_CG_PIDS, ch))
+		return 0;
+	if (!cg) {
+		if (!(cg = calloc(1, sizeof(*cg))))
+			return porta_fail(e, "cgroup", NULL, ENOMEM, NULL);
+		cg->cpu_fd = -1;
+		made = true;
+	}
+	/* no init in the cgroup: exactly max_procs */
+	cg->max_procs = cg->pids_max = max_procs;
+	cg->procs_default = true;
+	if ((r = make(cg, ch, 1u << HOST_CG_PIDS, 1u << HOST_CG_PIDS, e))) {
+		if (made)
+			destroy(cg, true);
+		return r;
+	}
+	if (made && cg->n == 0) {
+		destroy(cg, false);
+		return 0;
+	}
+	*cgp = cg;
+	return (cg->held & (1u << HOST_CG_PIDS)) ? 1 : 0;
+}
+
+bool supervisor_cgroup_holds(const struct supervisor_cgroup *cg, enum host_cg_ctrl c)
+{
+	return cg && (cg->held & (1u << c));
+}
+
+int supervisor_cgroup_cpu_usec(struct supervisor_cgroup *cg, uint64_t *usec)
+{
+	char buf[512];
+
+	if (!cg || !(cg->held & (1u << HOST_CG_CPU)))
+		return -ENOENT;
+	/* opened at the first reading, after the clone: init inherits none of it */
+	if (cg->cpu_fd < 0)
+		open_cpu(cg);
+	if (cg->cpu_fd < 0)
+		return -ENOENT;
+	ssize_t n = pread(cg->cpu_fd, buf, sizeof(buf) - 1, 0);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (cg->cpu_version == 2)
+		return host_cg_counter(buf, (size_t)n, "usage_usec", usec) ? 0 : -EINVAL;
+	/* cpuacct.usage: nanoseconds, one number */
+	uint64_t ns = 0;
+	size_t k = 0;
+	for (; k < (size_t)n && buf[k] >= '0' && buf[k] <= '9'; k++)
+		ns = ns * 10 + (uint64_t)(buf[k] - '0');
+	if (k == 0)
+		return -EINVAL;
+	*usec = ns / 1000;
+	return 0;
+}
+
+const char *supervisor_cgroup_dir(const struct supervisor_cgroup *cg, enum host_cg_ctrl c)
+{
+	for (size_t i = 0; cg && i < cg->n; i++)
+		if (cg->dirs[i].ctrl[c])
+			return cg->dirs[i].path;
+	return NULL;
 }
 
 size_t supervisor_cgroup_procs_fds(const struct supervisor_cgroup *cg, int *fds, size_t cap)
@@ -272,7 +438,9 @@ void supervisor_cgroup_finish(struct supervisor_cgroup *cg)
 			uint64_t refused = counter(d->path, "pids.events", "max");
 			if (refused)
 				log_msg(LOG_LEVEL_WARN,
-					"--max-procs %llu reached: the kernel refused %llu fork%s",
+					"%s %llu reached: the kernel refused %llu fork%s",
+					cg->procs_default ? "the default process ceiling (--max-procs)"
+							  : "--max-procs",
 					(unsigned long long)cg->max_procs, (unsigned long long)refused,
 					refused == 1 ? "" : "s");
 		}
@@ -288,7 +456,8 @@ int supervisor_cgroup_without_init(struct supervisor_cgroup *cg, struct porta_er
 		struct cg_dir *d = &cg->dirs[i];
 		if (!d->ctrl[HOST_CG_PIDS] || !cg->max_procs)
 			continue;
-		int r = write_u64(d->path, "pids.max", cg->max_procs);
+		cg->pids_max = cg->max_procs;
+		int r = write_u64(d->path, "pids.max", cg->pids_max);
 		if (r) {
 			snprintf(path, sizeof(path), "%s/pids.max", d->path);
 			return porta_fail(e, "--max-procs: write", path, -r, NULL);

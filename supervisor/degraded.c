@@ -27,24 +27,25 @@ static void note_line(const char *line, void *arg)
 	policy_plan_add_note(arg, "degraded host: %s", line);
 }
 
-void supervisor_degraded_explain(struct policy_plan *plan)
+bool supervisor_degraded_explain(struct policy_plan *plan)
 {
 	char why[1024], cause[200];
 	struct host_userns ns;
 
 	host_userns_probe(&ns);
 	if (ns.mode == HOST_USERNS_FULL)
-		return;
+		return false;
 	if (ns.mode == HOST_USERNS_NO_CAPS)
 		snprintf(cause, sizeof(cause), "%s: %s", ns.step, strerror(ns.err));
 	bool procs_in_cgroup = host_cg_needed(plan->opts) & (1u << HOST_CG_PIDS);
 	if (policy_degrade_refusal(plan, procs_in_cgroup, why, sizeof(why))) {
 		policy_plan_add_note(plan, "run would refuse this: user namespaces are refused "
 					   "here, and %s", why);
-		return;
+		return true;
 	}
 	policy_degrade_losses(plan, plan->opts->share_tmp ? NULL : "/tmp/porta-XXXXXX",
 			      ns.mode == HOST_USERNS_NO_CAPS ? cause : NULL, note_line, plan);
+	return true;
 }
 
 bool supervisor_degraded_errno(int err)

@@ -52,8 +52,9 @@ int supervisor_degraded_prepare(const struct policy_plan *plan, struct superviso
 
 /* For `porta explain`: when this host refuses user namespaces or what porta
  * needs inside them (host_userns_probe()), adds notes to plan saying that run will confine with
- * Landlock and seccomp only, what that loses, or why run would refuse. */
-void supervisor_degraded_explain(struct policy_plan *plan);
+ * Landlock and seccomp only, what that loses, or why run would refuse.
+ * True when a run here would be degraded. */
+bool supervisor_degraded_explain(struct policy_plan *plan);
 
 /* Kills (SIGKILL) and reaps every remaining child of porta, again and again
  * as orphans are re-parented to it, until none is left. */

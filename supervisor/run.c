@@ -33,6 +33,7 @@
 #include "sandbox/control.h"
 #include "sandbox/fdpass.h"
 #include "sandbox/landlock.h"
+#include "supervisor/ceiling.h"
 #include "supervisor/cgroup.h"
 #include "supervisor/degraded.h"
 #include "supervisor/guard.h"
@@ -60,6 +61,8 @@ struct supervisor {
 	struct supervisor_why *why;    /* --why */
 	struct supervisor_guard *guard; /* absent protected names and links, or NULL */
 	bool stopped;                /* the guard stopped the run */
+	struct supervisor_ceiling *ceiling; /* --max-cpu, a polled --max-memory-mb, or NULL */
+	bool ceiling_ended;          /* porta ended the run at one of them */
 	int payload_cpu_ms;          /* SANDBOX_CTL_CPU, or -1 */
 	/* Set: the run ends at init's exit even after SANDBOX_CTL_EMPTY, for
 	 * what needs init gone (its cgroups removed, --why's tracing of it). */
@@ -221,6 +224,19 @@ static void on_guard(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* A ceiling porta counts was passed (ceiling.h said which): the whole run
+ * ends as at --timeout, unless the command has ended already (init is
+ * ending what it left). */
+static void on_ceiling(void *arg)
+{
+	struct supervisor *s = arg;
+
+	if (s->have_status || s->timed_out || s->stopped)
+		return;
+	s->ceiling_ended = true;
+	kill(s->init, SIGKILL);
+}
+
 static void on_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct supervisor *s = arg;
@@ -263,6 +279,8 @@ static int supervise(struct supervisor *s, const struct policy_options *o, int s
 		goto out;
 	}
 	trace_mark("event loop ready");
+	if ((rc = supervisor_ceiling_start(s->ceiling, s->base, s->init, s->degraded, on_ceiling, s)))
+		goto out;
 	event_add(ev_ctl, NULL);
 	event_add(ev_sig, NULL);
 	if (ev_grd)
@@ -304,6 +322,7 @@ struct run {
 	struct supervisor s;
 	struct sandbox_child c; /* what the clone hands to init (sandbox/child.h) */
 	struct supervisor_degraded dg;
+	struct policy_plan dplan; /* degraded: the payload's copy of the plan */
 	struct supervisor_cgroup *cg;
 	FILE *audit;
 	struct supervisor_term *term; /* --secret, --allow-http: what is terminated */
@@ -498,6 +517,36 @@ static int create_cgroup(struct run *u)
 	return rc;
 }
 
+/* The ceilings porta counts itself (ceiling.h): decided before the clone,
+ * started on the loop. */
+static int count_ceilings(struct run *u)
+{
+	return supervisor_ceiling_create(u->plan, u->cg, &u->s.ceiling, &u->r->error);
+}
+
+/* Degraded, the default process ceiling: no RLIMIT_NPROC in the host's user
+ * namespace (it would count the user's other processes: the payload's plan
+ * says so), a pids cgroup where one can be made, else one line saying
+ * there is none.  --max-procs is refused here without one (step 1). */
+static int default_process_ceiling(struct run *u)
+{
+	int rc = 0;
+
+	u->dplan = *u->plan;
+	u->dplan.host_user_ns = true;
+	u->c.plan = &u->dplan;
+	if (!u->o->max_procs.set &&
+	    (rc = supervisor_cgroup_add_pids(&u->cg, POLICY_DEFAULT_MAX_PROCS, &u->r->error)) == 0)
+		log_msg(LOG_LEVEL_WARN,
+			"no process ceiling: without a user namespace RLIMIT_NPROC would count your "
+			"other processes too, and no pids cgroup can be made here (porta explain "
+			"says why)");
+	if (rc < 0)
+		return rc;
+	u->c.n_cg_fds = supervisor_cgroup_procs_fds(u->cg, u->c.cg_fds, ARRAY_LEN(u->c.cg_fds));
+	return 0;
+}
+
 /* No user namespace here: Landlock and seccomp alone, the payload porta's
  * own child (degraded.h).  Forks; the caller goes on as after a clone. */
 static int fork_degraded(struct run *u)
@@ -521,7 +570,8 @@ static int fork_degraded(struct run *u)
 	/* Without mounts nothing protected is pinned: the names stay the
 	 * stated loss of a degraded host (policy/degrade.c). */
 	supervisor_guard_destroy(steal_ptr(&u->s.guard));
-	if ((rc = supervisor_cgroup_without_init(u->cg, &u->r->error)))
+	if ((rc = supervisor_cgroup_without_init(u->cg, &u->r->error)) ||
+	    (rc = default_process_ceiling(u)))
 		return rc;
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		return porta_fail(&u->r->error, "become the subreaper of the command", NULL, errno,
@@ -619,17 +669,22 @@ static void after_loop(struct run *u, int rc)
 	}
 }
 
-/* --max-cpu ended the command: said like the other ceilings, since the
- * command's own death by SIGXCPU or SIGKILL names no option. */
+/* The command itself passed its RLIMIT_CPU, a second above --max-cpu
+ * (sandbox/process.c), before porta's count of the run ended it: said like
+ * the other ceilings, since the command's own death by SIGXCPU or SIGKILL
+ * names no option. */
 static void report_cpu_ceiling(const struct policy_options *o, const struct supervisor_result *r)
 {
 	if (!o->max_cpu_s.set || r->outcome != SUPERVISOR_SIGNALED)
 		return;
 	if (r->code == SIGXCPU)
-		log_msg(LOG_LEVEL_WARN, "--max-cpu %llu reached: the command was ended by SIGXCPU",
-			(unsigned long long)o->max_cpu_s.value);
+		log_msg(LOG_LEVEL_WARN,
+			"--max-cpu %llu reached: the command used %llu s of CPU by itself and was "
+			"ended by SIGXCPU (RLIMIT_CPU)",
+			(unsigned long long)o->max_cpu_s.value,
+			(unsigned long long)o->max_cpu_s.value + 1);
 	else if (r->code == SIGKILL && r->cpu_ms >= 0 &&
-		 (unsigned long long)r->cpu_ms >= o->max_cpu_s.value * 1000ULL)
+		 (unsigned long long)r->cpu_ms >= (o->max_cpu_s.value + 1) * 1000ULL)
 		log_msg(LOG_LEVEL_WARN,
 			"--max-cpu %llu reached: the command went on past SIGXCPU and was killed a "
 			"second later",
@@ -646,6 +701,9 @@ static void fill_result(const struct supervisor *s, struct supervisor_result *r)
 		r->ns_refused = s->ns_refused;
 	} else if (s->stopped) {
 		r->outcome = SUPERVISOR_STOPPED;
+		r->code = 128 + SIGKILL;
+	} else if (s->ceiling_ended) {
+		r->outcome = SUPERVISOR_CEILING;
 		r->code = 128 + SIGKILL;
 	} else if (s->timed_out) {
 		r->outcome = SUPERVISOR_TIMED_OUT;
@@ -677,7 +735,9 @@ static void fill_result(const struct supervisor *s, struct supervisor_result *r)
  * the run's own status so far. */
 static void run_teardown(struct run *u, int rc)
 {
-	/* report a ceiling that was reached, remove the cgroups */
+	/* report a ceiling that was reached, remove the cgroups (the counted
+	 * ceilings read them: gone first) */
+	supervisor_ceiling_destroy(u->s.ceiling);
 	supervisor_cgroup_finish(u->cg);
 	/* Before the loop goes: the proxy's relays live on it.  Prints the
 	 * summary of refused destinations. */
@@ -731,7 +791,7 @@ static int run_once(const struct policy_plan *plan, char *const argv[], struct s
 	    (rc = create_event_loop(&u)) || (rc = prepare_termination(&u)) ||
 	    (rc = start_network(&u)) || (rc = prepare_why(&u)) ||
 	    (rc = watch_protected_names(&u)) || (rc = create_cgroup(&u)) ||
-	    (rc = clone_sandbox(&u)))
+	    (rc = count_ceilings(&u)) || (rc = clone_sandbox(&u)))
 		goto out;
 	after_clone(&u);
 	rc = supervise(&u.s, u.o, u.sfd);

@@ -35,6 +35,10 @@ enum supervisor_outcome {
 	SUPERVISOR_STOPPED,      /* porta ended the run: a protected name appeared, or a
 				  * path it mounted over was replaced outside (the guard
 				  * said which on stderr); code is 137 */
+	SUPERVISOR_CEILING,      /* porta ended the run at a ceiling it counts for the
+				  * whole run (--max-cpu, a polled --max-memory-mb;
+				  * supervisor/ceiling.h said which on stderr); code
+				  * is 137 */
 };
 
 struct supervisor_result {

@@ -1,13 +1,17 @@
 """integration/ceilings: each resource ceiling ends or refuses what goes past
 it, with the exit code docs/porta.1 promises, as root and as an unprivileged user.
 
---timeout 124; --max-cpu SIGXCPU (152), SIGKILL (137) when SIGXCPU is
-ignored; --max-procs: the command's processes beyond N cannot be forked
-(EAGAIN), the user's other processes do not count; --max-file-size SIGXFSZ
-(153), EFBIG when ignored; --max-memory-mb: the OOM kill (137) and a line
-naming the ceiling where porta can make a memory cgroup, 125 with the reason
-and nothing run where it cannot.  After every run porta's porta-* cgroups
-are gone.
+--timeout 124; --max-cpu counts every process of the run together and porta
+ends the run past it (137, one line saying how much they used), whichever
+process used it and whether or not it ignores SIGXCPU, each process keeping
+RLIMIT_CPU a second above; --max-procs: the command's processes beyond N
+cannot be forked (EAGAIN), the user's other processes do not count; the
+default process ceiling holds a fork bomb at 4096 tasks while the host
+forks on; --max-file-size SIGXFSZ (153), EFBIG when ignored;
+--max-memory-mb: the OOM kill (137) and a line naming the ceiling where porta
+can make a memory cgroup; where it cannot, porta's own count of the
+processes' resident memory and the sandbox's /tmp ends the run (137).  After
+every run porta's porta-* cgroups are gone.
 
 Whether a memory cgroup can be made here is worked out by this file on its
 own (memory_cgroup_parent()), not taken from `porta check`, so that a wrong
@@ -15,6 +19,7 @@ answer from porta shows up as a failure rather than as the expectation.
 """
 
 import os
+import re
 import signal
 import subprocess
 import unittest
@@ -60,10 +65,11 @@ def _dir_of(mount, root, path):
 
 def own_cgroup_dirs():
     """Every directory that is this process's cgroup in some hierarchy that
-    has memory or pids (porta, our child, creates its porta-* there)."""
+    has memory, pids or cpuacct (porta, our child, creates its porta-* there)."""
     own, dirs = _own_cgroups(), set()
     for fstype, mnt, root, opts in _mounts():
-        key = "" if fstype == "cgroup2" else next((c for c in ("memory", "pids") if c in opts), None)
+        key = "" if fstype == "cgroup2" else next((c for c in ("memory", "pids", "cpuacct")
+                                                   if c in opts), None)
         if key is None or key not in own:
             continue
         d = _dir_of(mnt, root, own[key])
@@ -150,6 +156,58 @@ while True:
 print("not stopped")
 """
 
+# Six children, each burning 0.5 s of CPU (3 s together, none of them near a
+# second alone), then "done".  argv[1]: a marker in every process's command
+# line.
+CPU_FORKS = r"""
+import os, sys, time
+kids = []
+for _ in range(6):
+    pid = os.fork()
+    if pid == 0:
+        while time.process_time() < 0.5:
+            for _ in range(20000):
+                pass
+        os._exit(0)
+    kids.append(pid)
+for k in kids:
+    os.waitpid(k, 0)
+print("done")
+"""
+
+# A bounded fork bomb: forks as fast as it can, every child kept alive on a
+# pipe, until forks fail 50 times or 90 s have passed (a fork of Python costs
+# milliseconds on a loaded VM: 4096 of them can take that long); prints how
+# many it reached and the errno of the failures, then holds them until
+# argv[2] exists (at most 20 s more) and lets them go.  argv[1] is a marker
+# in every process's command line.
+BOMB = r"""
+import errno, os, sys, time
+deadline = time.monotonic() + 90
+r, w = os.pipe()
+n, err, failures = 0, "none", 0
+while time.monotonic() < deadline and failures < 50:
+    try:
+        pid = os.fork()
+    except OSError as e:
+        err = errno.errorcode.get(e.errno, str(e.errno))
+        failures += 1
+        continue
+    if pid == 0:
+        os.close(w)
+        os.read(r, 1)  # until the bomb lets go, or dies
+        os._exit(0)
+    n += 1
+print("forked=%d err=%s" % (n, err), flush=True)
+hold = time.monotonic() + 20
+while time.monotonic() < hold and not os.path.exists(sys.argv[2]):
+    time.sleep(0.05)
+os.close(w)
+for _ in range(n):
+    os.wait()
+print("released", flush=True)
+"""
+
 # Touches argv[1] MiB, 4 MiB at a time, then says so.
 MEMORY = r"""
 import sys
@@ -157,6 +215,28 @@ chunks = []
 for _ in range(int(sys.argv[1]) // 4):
     chunks.append(bytearray(4 << 20))  # zero-filled: every page touched
 print("touched", int(sys.argv[1]), "MiB")
+"""
+
+# Four processes, each touching argv[1] MiB, 4 MiB at a time, and holding it
+# until all four have; "touched" when they all did.
+MEMORY_FORKS = r"""
+import os, sys, time
+r, w = os.pipe()
+kids = []
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        chunks = [bytearray(4 << 20) for _ in range(int(sys.argv[1]) // 4)]
+        os.write(w, b"x")
+        time.sleep(1)
+        os._exit(0)
+    kids.append(pid)
+got = b""
+while len(got) < 4:
+    got += os.read(r, 4)
+for k in kids:
+    os.waitpid(k, 0)
+print("touched", 4 * int(sys.argv[1]), "MiB in 4 processes")
 """
 
 # Writes 2 MiB to argv[1]; with argv[2], SIGXFSZ ignored: prints the errno.
@@ -174,6 +254,27 @@ except OSError as e:
     sys.exit(3)
 print("wrote", total)
 """
+
+
+def read_until(proc, pattern, timeout):
+    """proc's stdout lines up to the first matching pattern (the last one
+    returned); AssertionError on EOF or past timeout seconds."""
+    import threading
+    lines, box = [], {}
+
+    def reader():
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+            if re.match(pattern, lines[-1]):
+                box["ok"] = True
+                return
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    t.join(timeout)
+    if not box.get("ok"):
+        raise AssertionError("no line matching %r within %ss; got %r" % (pattern, timeout, lines))
+    return lines
 
 
 def shell_status(args):
@@ -209,9 +310,12 @@ class Timeout(CeilingTest):
 
     def test_timeout_with_memory_ceiling_removes_the_cgroup(self):
         if not controller_parent("memory"):
-            self.skipTest("no memory cgroup can be made here (see MemoryRefused)")
+            self.skipTest("no memory cgroup can be made here (see MemoryPolled)")
         res = run(["run", "--timeout", "1", "--max-memory-mb", "64", "--", SH, "-c", "sleep 30"])
         self.assertRc(res, 124)
+
+
+CPU_LINE = r"porta: --max-cpu 1 reached: the run's processes used (\d+\.\d) s of CPU together"
 
 
 class MaxCpu(CeilingTest):
@@ -220,29 +324,60 @@ class MaxCpu(CeilingTest):
         with open(os.path.join(self.ws, "cpu")) as f:
             return float(f.read().split()[0])
 
-    def test_sigxcpu_at_the_limit(self):
+    def assertEndedByPorta(self, status, err):
+        """porta ended the run at the ceiling: 137, and the line with the
+        CPU the run used together, at least the ceiling."""
+        self.assertEqual(status, 128 + signal.SIGKILL, err)  # 137
+        m = re.search(CPU_LINE, err)
+        self.assertTrue(m, err)
+        self.assertGreaterEqual(float(m.group(1)), 1.0, err)
+
+    def test_the_run_is_ended_at_the_ceiling(self):
         status, err = shell_status(["run", "-v", self.ws, "--max-cpu", "1", "--",
                                     PY, "-c", CPU, os.path.join(self.ws, "cpu")])
-        self.assertEqual(status, 128 + signal.SIGXCPU, err)  # 152
-        self.assertLess(self.cpu_used(), 2.0)
-        self.assertIn("porta: --max-cpu 1 reached: the command was ended by SIGXCPU", err)
+        self.assertEndedByPorta(status, err)
+        # the process's own RLIMIT_CPU (a second above) did not come first
+        self.assertNotIn("SIGXCPU", err)
+        self.assertGreaterEqual(self.cpu_used(), 0.9)
 
-    def test_sigkill_when_sigxcpu_is_ignored(self):
+    def test_ignoring_sigxcpu_changes_nothing(self):
         status, err = shell_status(["run", "-v", self.ws, "--max-cpu", "1", "--",
                                     PY, "-c", CPU, os.path.join(self.ws, "cpu"), "ignore"])
-        self.assertEqual(status, 128 + signal.SIGKILL, err)  # 137
-        self.assertIn("porta: --max-cpu 1 reached: the command went on past SIGXCPU and was "
-                      "killed a second later", err)
-        # it lived past the soft limit (SIGXCPU was ignored), not past the hard one
-        used = self.cpu_used()
-        self.assertGreaterEqual(used, 0.95)
-        self.assertLess(used, 3.0)
+        self.assertEndedByPorta(status, err)
+        self.assertGreaterEqual(self.cpu_used(), 0.9)
+
+    def test_every_process_of_the_run_counts_together(self):
+        # 3 s of CPU in six processes, none near a second alone: each
+        # process's RLIMIT_CPU would let all of them finish
+        m = harness.marker("cpu-forks")
+        status, err = shell_status(["run", "--max-cpu", "1", "--", PY, "-c", CPU_FORKS, m])
+        self.assertEndedByPorta(status, err)
+        self.assertNotIn("done", err)
+        self.assertEqual(harness.pids_with_cmdline(m), [], "processes outlived the ceiling")
+
+    def test_control_the_forks_finish_without_the_ceiling(self):
+        # no clock in it: a loaded machine may take long over 3 s of CPU
+        res = run(["run", "--", PY, "-c", CPU_FORKS, "x"], timeout=600)
+        self.assertOk(res)
+        self.assertEqual(res.out.strip(), "done")
+
+    def test_each_process_keeps_rlimit_cpu_a_second_above(self):
+        res = run(["run", "--max-cpu", "5", "--", SH, "-c", "grep 'Max cpu time' /proc/self/limits"])
+        self.assertOk(res)
+        self.assertRegex(res.out, r"Max cpu time\s+6\s+7\s+seconds", res.describe())
 
     def test_control_without_the_ceiling(self):
         res = run(["run", "-v", self.ws, "--timeout", "30", "--", PY, "-c",
                    CPU.replace("used > 10", "used > 2.5"), os.path.join(self.ws, "cpu")])
         self.assertOk(res)
         self.assertIn("not stopped", res.out)
+
+    def test_explain_says_how_the_run_is_counted(self):
+        res = run(["explain", "--max-cpu", "7", "--", SH])
+        self.assertOk(res)
+        self.assertRegex(res.out, r"--max-cpu 7: the run's processes together, counted by "
+                         r"(a cgroup \(cgroup v[12] (cpu\.stat|cpuacct\.usage)|porta from /proc)",
+                         res.describe())
 
 
 @unittest.skipIf(harness.DEGRADED and not harness.IS_ROOT,
@@ -293,6 +428,90 @@ class MaxProcs(CeilingTest):
         self.assertNotIn("porta-", res.out)
 
 
+class DefaultProcs(CeilingTest):
+    """The default process ceiling, 4096 tasks (docs/porta.1).  Unprivileged
+    with a user namespace: RLIMIT_NPROC, counted in the sandbox's own
+    namespace.  Root is exempt from RLIMIT_NPROC and gets no default (a pids
+    cgroup for every run would cost each start milliseconds): --max-procs
+    4096 holds it there through a pids cgroup.  Degraded: a pids cgroup where
+    one can be made, else none, and one line saying so."""
+
+    CEILING = 4096
+
+    def holds(self):
+        """How the ceiling holds here, or None: (extra options, how)."""
+        if harness.DEGRADED:
+            if controller_parent("pids"):
+                return [], "a pids cgroup"
+            return None
+        if IS_ROOT:
+            return ["--max-procs", str(self.CEILING)], "--max-procs: a pids cgroup"
+        return [], "RLIMIT_NPROC in the sandbox's user namespace"
+
+    def test_a_fork_bomb_ends_at_the_ceiling_and_the_host_forks_on(self):
+        how = self.holds()
+        if how is None:
+            self.skipTest("degraded without a pids cgroup there is no process ceiling "
+                          "(test_no_ceiling_is_said checks the line saying so)")
+        extra, why = how
+        m = harness.marker("bomb")
+        flag = os.path.join(self.ws, "host-forked")
+        p = spawn(["run", "-v", self.ws, *extra, "--", PY, "-c", BOMB, m, flag])
+        try:
+            lines = read_until(p, r"^forked=\d+ err=\w+$", timeout=240)
+            forked, err = re.match(r"forked=(\d+) err=(\w+)", lines[-1]).groups()
+            # the bomb and its children, at most the ceiling; forks past it fail
+            self.assertEqual(err, "EAGAIN", "%s (%s)" % (lines, why))
+            self.assertLessEqual(int(forked) + 1, self.CEILING, why)
+            self.assertEqual(int(forked) + 1, self.CEILING, why)
+            # the host, meanwhile: a fork (of the same user) still works
+            host = subprocess.run(["/bin/true"], timeout=30)
+            self.assertEqual(host.returncode, 0)
+            with open(flag, "w"):
+                pass
+            out, err_text = p.communicate(timeout=120)
+        finally:
+            harness.reap(p)
+        self.assertEqual(p.returncode, 0, err_text)
+        self.assertIn("released", out)
+        self.assertEqual(harness.pids_with_cmdline(m), [], "processes of the run remain")
+        self.assertEqual(subprocess.run(["/bin/true"], timeout=30).returncode, 0)
+
+    @unittest.skipIf(IS_ROOT or harness.DEGRADED,
+                     "RLIMIT_NPROC holds the default only in a user namespace of the sandbox's "
+                     "own, and not for root")
+    def test_the_default_is_rlimit_nproc_in_the_namespace(self):
+        res = run(["run", "--", SH, "-c", "grep 'Max processes' /proc/self/limits"])
+        self.assertOk(res)
+        self.assertRegex(res.out, r"Max processes\s+4097\s+4097\s+processes", res.describe())
+
+    def test_explain_says_what_holds_the_processes(self):
+        res = run(["explain", "--", SH])
+        self.assertOk(res)
+        if harness.DEGRADED:
+            want = (r"through a pids cgroup" if controller_parent("pids")
+                    else r"processes: no ceiling without a user namespace")
+        elif IS_ROOT:
+            want = r"processes: no ceiling by default as root"
+        else:
+            want = (r"processes: at most 4096 tasks of the run at once, threads included \(the "
+                    r"default; --max-procs N changes it\), RLIMIT_NPROC counted in the "
+                    r"sandbox's own user namespace")
+        self.assertRegex(res.out, want, res.describe())
+
+    @unittest.skipUnless(harness.DEGRADED, "only a degraded run can lack the ceiling")
+    def test_no_ceiling_is_said(self):
+        res = run(["run", "--", SH, "-c", "grep 'Max processes' /proc/self/limits"])
+        self.assertOk(res)
+        # never RLIMIT_NPROC degraded: it would count the user's other processes
+        self.assertNotRegex(res.out, r"Max processes\s+4097")
+        if controller_parent("pids"):
+            self.assertNotIn("no process ceiling", res.err)
+        else:
+            self.assertIn("porta: no process ceiling: without a user namespace RLIMIT_NPROC "
+                          "would count your other processes too", res.err)
+
+
 class MaxFileSize(CeilingTest):
 
     def test_sigxfsz_past_the_limit(self):
@@ -322,7 +541,7 @@ class MaxMemory(CeilingTest):
     def setUp(self):
         super().setUp()
         if not controller_parent("memory"):
-            self.skipTest("no memory cgroup can be made here (MemoryRefused covers it)")
+            self.skipTest("no memory cgroup can be made here (MemoryPolled covers it)")
 
     def test_oom_kill_past_the_ceiling(self):
         res = run(["run", "--max-memory-mb", "64", "--", PY, "-c", MEMORY, "192"])
@@ -356,8 +575,11 @@ class MaxMemory(CeilingTest):
                    "echo ready; while :; do sleep 0.1; done"])
         try:
             harness.wait_for_line(p, "ready")
-            self.assertEqual(len(porta_cgroups()), len(self.before) + 1,
-                             "the running sandbox's cgroup is not where expected")
+            mine = set(porta_cgroups()) - set(self.before)
+            self.assertTrue(any(os.path.exists(os.path.join(d, "memory.limit_in_bytes")) or
+                                os.path.exists(os.path.join(d, "memory.max")) for d in mine),
+                            "the running sandbox's memory cgroup is not where expected: %s"
+                            % sorted(mine))
             p.send_signal(signal.SIGTERM)
             p.wait(timeout=15)
         finally:
@@ -365,29 +587,57 @@ class MaxMemory(CeilingTest):
         self.assertEqual(p.returncode, -signal.SIGTERM)
 
 
-class MemoryRefused(CeilingTest):
+class MemoryPolled(CeilingTest):
+    """Where no memory cgroup can be made, porta counts the run's memory
+    itself: the resident memory of all its processes and what its private
+    /tmp holds, read every 100 ms; past the ceiling porta ends the run."""
 
     def setUp(self):
         super().setUp()
         if controller_parent("memory"):
             self.skipTest("a memory cgroup can be made here (MaxMemory covers it)")
 
-    def test_refused_with_the_reason_and_nothing_ran(self):
-        flag = os.path.join(self.ws, "ran")
-        res = run(["run", "-v", self.ws, "--max-memory-mb", "64", "--", SH, "-c",
-                   "touch %s; echo ran" % flag])
-        self.assertRc(res, 125)
-        self.assertEqual(res.out, "")
-        self.assertFalse(os.path.exists(flag), "the command ran although porta refused")
-        self.assertIn("--max-memory-mb needs the memory controller in a cgroup porta can create",
-                      res.err)
-        self.assertRegex(res.err, r"not writable by uid %d|no memory controller|not visible"
-                         % os.geteuid())
+    def assertEndedByPorta(self, res):
+        self.assertRc(res, 128 + signal.SIGKILL)  # porta's own 137, not a signal
+        self.assertRegex(res.err, r"porta: --max-memory-mb 64 reached: the run's processes "
+                         r"held \d+ MiB together")
 
-    def test_explain_notes_the_refusal(self):
+    def test_one_process_past_the_ceiling(self):
+        res = run(["run", "--max-memory-mb", "64", "--", PY, "-c", MEMORY, "192"])
+        self.assertEndedByPorta(res)
+        self.assertNotIn("touched", res.out)
+
+    def test_processes_count_together(self):
+        # 4 x 24 MiB: each under the ceiling, together past it
+        res = run(["run", "--max-memory-mb", "64", "--", PY, "-c", MEMORY_FORKS, "24"])
+        self.assertEndedByPorta(res)
+        self.assertNotIn("touched", res.out)
+
+    @harness.needs_userns("degraded, the private TMPDIR is on the host's /tmp, not the "
+                          "sandbox's own tmpfs")
+    def test_the_private_tmp_counts(self):
+        res = run(["run", "--max-memory-mb", "64", "--", SH, "-c",
+                   "head -c 134217728 /dev/zero > /tmp/big; sleep 2; echo kept"])
+        self.assertEndedByPorta(res)
+        self.assertNotIn("kept", res.out)
+
+    def test_under_the_ceiling_runs_and_says_nothing(self):
+        res = run(["run", "--max-memory-mb", "64", "--", PY, "-c", MEMORY_FORKS, "4"])
+        self.assertOk(res)
+        self.assertIn("touched 16 MiB in 4 processes", res.out)
+        self.assertNotIn("reached", res.err)
+
+    def test_control_without_the_ceiling(self):
+        res = run(["run", "--", PY, "-c", MEMORY_FORKS, "24"])
+        self.assertOk(res)
+        self.assertIn("touched 96 MiB in 4 processes", res.out)
+
+    def test_explain_says_it_is_polled(self):
         res = run(["explain", "--max-memory-mb", "64", "--", SH])
         self.assertOk(res)
-        self.assertIn("run would refuse this: --max-memory-mb needs the memory controller", res.out)
+        self.assertIn("--max-memory-mb 64: polled, since no memory cgroup can be made here",
+                      res.out)
+        self.assertIn("a burst shorter than that can pass it", res.out)
 
 
 if __name__ == "__main__":

@@ -185,22 +185,46 @@ class Check(PortaTestCase):
             self.assertLess(int(res.out), 10)
 
     def test_cgroup_lines_agree_with_a_run(self):
-        # check's memory-cgroup answer is run's: --max-memory-mb runs where
-        # check says a cgroup can be made, and is refused (125) where not.
+        # check's memory-cgroup answer is run's: where check says a cgroup
+        # can be made, the run is in one; where not, the run goes on and
+        # porta counts its memory itself, as check's ceilings say.
         doc = json.loads(run(["check", "--json"]).out)
         mem = [p for p in doc["primitives"] if "memory controller" in p["name"]]
         self.assertEqual(len(mem), 1, doc)
         self.assertTrue(any("pids controller" in p["name"] for p in doc["primitives"]), doc)
-        res = run(["run", "--max-memory-mb", "64", "--", SH, "-c", "echo ran"])
+        ceilings = doc["ceilings"]
+        self.assertEqual(ceilings["memory"]["accounting"],
+                         "cgroup" if mem[0]["available"] else "polled", ceilings)
+        res = run(["run", "--max-memory-mb", "64", "--", SH, "-c",
+                   "grep -E '(^0::|memory)' /proc/self/cgroup; echo ran"])
+        self.assertOk(res)
+        self.assertIn("ran", res.out)
         if mem[0]["available"]:
-            self.assertOk(res)
-            self.assertEqual(res.out.strip(), "ran")
+            self.assertRegex(res.out, r"porta-\d+", res.describe())
         else:
-            self.assertRc(res, 125)
-            self.assertEqual(res.out, "")
-            self.assertIn("--max-memory-mb needs the memory controller", res.err)
-            # check gives the same reason run does
-            self.assertIn(mem[0]["detail"], res.err)
+            self.assertNotIn("porta-", res.out)
+
+    def test_ceilings_say_what_a_run_counts_with(self):
+        doc = json.loads(run(["check", "--json"]).out)
+        c = doc["ceilings"]
+        self.assertIn(c["cpu"]["accounting"], ("cgroup", "porta"), c)
+        self.assertIn(c["memory"]["accounting"], ("cgroup", "polled"), c)
+        self.assertIn(c["processes"]["accounting"], ("rlimit", "cgroup", "none"), c)
+        self.assertEqual(c["audit_max_mib"], 64)
+        for k in ("cpu", "memory", "processes"):
+            self.assertIsInstance(c[k]["detail"], str)
+        if c["processes"]["accounting"] == "none":
+            self.assertIsNone(c["processes"]["default"])
+        else:
+            self.assertEqual(c["processes"]["default"], 4096)
+        # the text says the same, before its last line (the verdict)
+        res = run(["check"])
+        self.assertOk(res)
+        lines = res.out.splitlines()
+        self.assertTrue(lines[-1].startswith("porta can"), lines[-1])
+        self.assertIn("Ceilings a run here counts:", res.out)
+        self.assertIn("  - " + c["cpu"]["detail"], res.out)
+        self.assertIn("  - " + c["memory"]["detail"], res.out)
 
     def test_exit_status_says_whether_porta_can_run(self):
         # Here porta can run: 0.  With Landlock taken away (a seccomp filter

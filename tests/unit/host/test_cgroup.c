@@ -408,3 +408,69 @@ Test(cgroup_choose, a_failing_second_controller_clears_the_first)
 	cr_assert_eq(failed, HOST_CG_PIDS);
 	cr_assert_eq(c.version[HOST_CG_MEMORY], 0);
 }
+
+/* CPU accounting: v2's cpu.stat is in every cgroup, so neither the
+ * controller list nor the no-internal-processes rule matters; v1 needs the
+ * cpuacct hierarchy. */
+#define CPU (1u << HOST_CG_CPU)
+
+Test(cgroup_choose, cpu_accounting_needs_no_v2_controller)
+{
+	struct host_cg_facts f;
+	struct host_cg_choice c;
+	char why[512];
+	hybrid(&f, true); /* v2 with only hugetlb, at its root */
+	cr_assert_eq(host_cg_choose(&f, CPU, &c, NULL, why, sizeof(why)), HOST_CG_OK);
+	cr_assert_eq(c.version[HOST_CG_CPU], 2);
+	cr_assert_not(c.enable[HOST_CG_CPU]);
+	cr_assert_str_eq(c.parent[HOST_CG_CPU], "/sys/fs/cgroup/unified");
+	unified(&f, "/sys/fs/cgroup/user.slice/session-2.scope", false, "");
+	cr_assert_eq(host_cg_choose(&f, CPU, &c, NULL, why, sizeof(why)), HOST_CG_OK, "%s", why);
+	cr_assert_eq(c.version[HOST_CG_CPU], 2);
+}
+
+Test(cgroup_choose, cpu_accounting_falls_back_to_cpuacct)
+{
+	struct host_cg_facts f;
+	struct host_cg_choice c;
+	char why[512];
+	hybrid(&f, false);
+	f.v1[HOST_CG_CPU].mounted = true;
+	strcpy(f.v1[HOST_CG_CPU].mount, "/sys/fs/cgroup/cpu,cpuacct");
+	strcpy(f.v1[HOST_CG_CPU].dir, "/sys/fs/cgroup/cpu,cpuacct/user");
+	f.v1[HOST_CG_CPU].writable = true;
+	cr_assert_eq(host_cg_choose(&f, CPU, &c, NULL, why, sizeof(why)), HOST_CG_OK, "%s", why);
+	cr_assert_eq(c.version[HOST_CG_CPU], 1);
+	cr_assert_str_eq(c.parent[HOST_CG_CPU], "/sys/fs/cgroup/cpu,cpuacct/user");
+	f.v1[HOST_CG_CPU].writable = false;
+	cr_assert_eq(host_cg_choose(&f, CPU, &c, NULL, why, sizeof(why)), HOST_CG_UNAVAILABLE);
+	cr_assert(strstr(why, "/sys/fs/cgroup/unified is not writable by uid 1002"), "%s", why);
+	cr_assert(strstr(why, "/sys/fs/cgroup/cpu,cpuacct/user is not writable"), "%s", why);
+}
+
+Test(cgroup_mountinfo, v1_cpu_and_cpuacct_co_mounted)
+{
+	struct host_cg_mount m;
+	const char *l = "31 30 0:28 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup "
+			"rw,cpu,cpuacct";
+	cr_assert_eq(host_cg_parse_mountinfo(l, strlen(l), &m), HOST_CG_MOUNT_V1);
+	cr_assert(m.has[HOST_CG_CPU]);
+	cr_assert_not(m.has[HOST_CG_MEMORY]);
+	l = "31 30 0:28 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu";
+	cr_assert_eq(host_cg_parse_mountinfo(l, strlen(l), &m), HOST_CG_MOUNT_V1);
+	cr_assert_not(m.has[HOST_CG_CPU], "the cpu controller alone has no cpuacct.usage");
+}
+
+/* What the host gives of what a run wants, each on its own. */
+Test(cgroup_choose, each_wanted_controller_on_its_own)
+{
+	struct host_cg_facts f;
+	struct host_cg_choice c;
+	hybrid(&f, false); /* unprivileged: nothing */
+	cr_assert_eq(host_cg_choose_each(&f, MEM | CPU, &c), 0u);
+	hybrid(&f, true);
+	f.v1[HOST_CG_MEMORY].writable = false;
+	cr_assert_eq(host_cg_choose_each(&f, MEM | CPU, &c), CPU);
+	cr_assert_eq(c.version[HOST_CG_MEMORY], 0);
+	cr_assert_eq(c.version[HOST_CG_CPU], 2);
+}
