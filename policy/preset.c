@@ -228,3 +228,11 @@ bool policy_env_passes_by_default(const char *name, size_t n)
 	}
 	return false;
 }
+
+static const char *const profile_state[] = { ".claude", ".claude.json", ".codex" };
+
+const char *const *policy_preset_profile_state(size_t *n)
+{
+	*n = sizeof(profile_state) / sizeof(profile_state[0]);
+	return profile_state;
+}

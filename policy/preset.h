@@ -15,6 +15,12 @@
  * read mode (inside writable mounts too). */
 const char *const *policy_preset_credentials(size_t *n);
 
+/* The built-in profiles' own state in the home (profiles/claude-code,
+ * profiles/codex: their -v lines), relative to the home: with the caches
+ * --caches knows, the only places in the home's dot-directories --why and
+ * learn ever suggest writable (policy/why.c). */
+const char *const *policy_preset_profile_state(size_t *n);
+
 /* Names kept unwritable and unrenamable inside every writable mount. */
 const char *const *policy_preset_protected(size_t *n);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "policy/caches.h"
 #include "policy/path_reason.h"
 #include "policy/paths.h"
 #include "policy/preset.h"
@@ -148,6 +149,38 @@ static bool opens_a_protected_name(const struct policy_plan *plan, const char *d
 	return false;
 }
 
+/* Whether dir lies in the home's hidden tree (a dot-directory of the home:
+ * ~/.config/nvim, ~/.local/bin, ~/.ipython/...), where the host's
+ * programs read configuration they run, and is none of the places a tool
+ * keeps only data: a cache --caches knows, or a built-in profile's state. */
+static bool code_place_in_home(const struct policy_plan *plan, const char *dir)
+{
+	const char *home = plan->home;
+	char p[4096];
+
+	if (!home || !policy_path_is_under(home, dir) || strcmp(home, dir) == 0)
+		return false;
+	const char *rel = dir + strlen(home) + (strcmp(home, "/") != 0);
+	if (rel[0] != '.')
+		return false;
+	size_t n = 0;
+	const char *const *state = policy_preset_profile_state(&n);
+	for (size_t i = 0; i < n; i++)
+		if (policy_path_join(home, state[i], p, sizeof(p)) && policy_path_is_under(p, dir))
+			return false;
+	struct policy_cache_dir caches[POLICY_MAX_CACHES];
+	size_t nc = 0;
+	const char *bad = NULL;
+	char *const empty[] = { NULL };
+	if (policy_caches(home, plan->envp ? plan->envp : empty, caches, &nc, &bad) ==
+	    POLICY_CACHES_OK) {
+		for (size_t i = 0; i < nc; i++)
+			if (policy_path_is_under(caches[i].path, dir))
+				return false;
+	}
+	return true;
+}
+
 /* "-v DIR" for a refused write, unless DIR is one the command could have
  * made porta suggest to open the host: every path with one write at the
  * root, the home (files there run later outside the sandbox, docs/threat-
@@ -167,6 +200,10 @@ static enum policy_why_verdict write_option(const struct policy_plan *plan,
 		      "the sandbox";
 	else if (opens_a_protected_name(plan, dir))
 		why = "it would make a protected name writable";
+	else if (code_place_in_home(plan, dir))
+		why = "it lies in your home's dot-directories, where programs read configuration "
+		      "they run (an editor's, a shell's, a tool's start-up files); only the caches "
+		      "--caches knows and the built-in profiles' state are suggested there";
 	if (option(out, reason, "-v ", dir, "") != POLICY_WHY_OPTION || !why)
 		return out->verdict;
 	out->withheld = why;

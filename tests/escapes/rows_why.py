@@ -73,7 +73,9 @@ def steered(ctx, name, setup, policy_of, script_of, target_of, control_na=None):
 def base_setup(base):
     s = ws_ug(base)
     s["home"] = os.path.join(base, "home")
-    plant(s["home"], {".vimrc": "\" vimrc\n", ".config/autostart/keep.desktop": "[Desktop Entry]\n"},
+    plant(s["home"], {".vimrc": "\" vimrc\n", ".config/autostart/keep.desktop": "[Desktop Entry]\n",
+                      ".config/nvim/keep.lua": "-- keep\n",
+                      ".ipython/profile_default/startup/README": "startup\n"},
           0o644)
     plant(os.path.join(s["ws"], ".git"), {"config": "[core]\n", "hooks/keep.sample": "#!/bin/sh\n"},
           0o644)
@@ -97,6 +99,21 @@ def row92(ctx):
                 lambda s: 'echo x > "$HOME/.config/porta-why-steer" && '
                           'printf "[Desktop Entry]\\nExec=pwned\\n" > "$HOME/.config/autostart/evil.desktop"',
                 lambda s: os.path.join(s["home"], ".config/autostart")),
+        # issue's item: a write inside the home's hidden tree named the
+        # directory it landed in (~/.config/nvim, ~/.ipython/...), which
+        # the host's programs run code from
+        steered(ctx, "a write in ~/.config/nvim, then its init.lua",
+                base_setup, ws,
+                lambda s: 'mkdir -p "$HOME/.config/nvim" 2>/dev/null; '
+                          'echo "-- x" > "$HOME/.config/nvim/scratch" && '
+                          'echo "os.execute(\"pwned\")" >> "$HOME/.config/nvim/init.lua"',
+                lambda s: os.path.join(s["home"], ".config/nvim")),
+        steered(ctx, "a write in ~/.ipython/profile_default/startup, then a start-up script",
+                base_setup, ws,
+                lambda s: 'echo x > "$HOME/.ipython/profile_default/startup/scratch" && '
+                          'echo "import os; os.system(\"pwned\")" > '
+                          '"$HOME/.ipython/profile_default/startup/00.py"',
+                lambda s: os.path.join(s["home"], ".ipython/profile_default/startup")),
         steered(ctx, "a project mounted read-only: a write into its hooks",
                 base_setup, ws_ro,
                 lambda s: f'printf "#!/bin/sh\\necho pwned\\n" > {shlex.quote(s["ws"])}/.git/hooks/pre-commit',

@@ -102,6 +102,15 @@ def results(res):
 class WhyLocal(harness.PortaTestCase):
     """Without a network: files, permissions, Unix sockets, --no-net."""
 
+    def scratch(self):
+        """A directory --why may suggest mounting: outside the home's
+        dot-directories (the harness's own ~/.cache/porta-it is one, where
+        --why suggests nothing writable, policy/why.c) and outside /tmp
+        (the sandbox's is private)."""
+        base = os.path.join("/var/tmp", "porta-it-why-%d" % os.getuid())
+        os.makedirs(base, exist_ok=True)
+        return self.mkdtemp(under=base)
+
     def payload(self, steps):
         return [PY, "-c", PAYLOAD, json.dumps(steps)]
 
@@ -113,7 +122,7 @@ class WhyLocal(harness.PortaTestCase):
         self.assertEqual((items, again), ([], None), res)
 
     def test_exit_code_stays_the_commands(self):
-        d = self.mkdtemp()
+        d = self.scratch()
         res = run(["run", "--why", "--", "/bin/sh", "-c", "echo x > %s/f; exit 7" % d])
         self.assertRc(res, 7)
         items, again, _ = why_block(res.err)
@@ -122,7 +131,7 @@ class WhyLocal(harness.PortaTestCase):
     def test_each_call_is_named_by_what_it_does(self):
         # one refusal per kind of call --why decodes (supervisor/why.c's
         # table), each named with its verb and path
-        d = self.mkdtemp()
+        d = self.scratch()
         self.write(os.path.join(d, "file"), "x\n")
         script = ("mkdir {d}/new; rm -f {d}/file; ln -s x {d}/l; mv {d}/file {d}/f2; "
                   "ln {d}/file {d}/hard; chmod 600 {d}/file; mkfifo {d}/fifo; "
@@ -144,7 +153,7 @@ class WhyLocal(harness.PortaTestCase):
         self.assertEqual(again[again.index("-v") + 1], d, res)
 
     def test_permissions_alone_are_not_blamed(self):
-        d = self.mkdtemp()
+        d = self.scratch()
         locked = self.write(os.path.join(d, "locked"), "secret\n", 0o000)
         ro_dir = os.path.join(d, "rodir")
         os.makedirs(ro_dir)
@@ -169,7 +178,7 @@ class WhyLocal(harness.PortaTestCase):
         # The command picks what --why names (escape corpus row 92): a
         # write in the home or into a repository's hooks is named with its
         # option, and that option stays out of the line to run again.
-        d = self.mkdtemp()
+        d = self.scratch()
         home = os.path.join(d, "home")
         hooks = os.path.join(d, "repo", ".git", "hooks")
         os.makedirs(home)
@@ -198,7 +207,7 @@ class WhyLocal(harness.PortaTestCase):
         self.assertEqual(mounts, [os.path.join(d, "out")], res)
 
     def test_repeats_are_one_line(self):
-        d = self.mkdtemp()
+        d = self.scratch()
         target = os.path.join(d, "out.txt")
         steps = [{"op": "write", "path": target}] * 3
         res = run(["run", "--why", "--"] + self.payload(steps), env=harness.clean_env(PYENV))
@@ -211,7 +220,7 @@ class WhyLocal(harness.PortaTestCase):
     @harness.needs_userns("Landlock does not govern connecting to a Unix socket: credential "
                           "sockets stay reachable, so nothing is refused to list")
     def test_credential_socket_names_allow_unix(self):
-        d = self.mkdtemp()
+        d = self.scratch()
         path = os.path.join(d, "ssh-XXXXwhy1", "agent.4242")
         os.makedirs(os.path.dirname(path))
         lst = harness.UnixListener(path)

@@ -2,10 +2,12 @@
  * (policy/why.h). */
 #include <criterion/criterion.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "policy/options.h"
 #include "policy/plan.h"
+#include "policy/preset.h"
 #include "policy/why.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
@@ -80,6 +82,16 @@ Test(why, files_under_open_reads)
 		 * (escape corpus row 92): named, not suggested */
 		{ POLICY_WHY_CREATE, "/home/u/out.txt", EACCES, false, true, POLICY_WHY_WITHHELD, "-v /home/u" },
 		{ POLICY_WHY_CREATE, "/x", EACCES, false, true, POLICY_WHY_WITHHELD, "-v /" },
+		/* the home's dot-directories: programs run what is there */
+		{ POLICY_WHY_CREATE, "/home/u/.config/nvim/init.lua", EACCES, false, true,
+		  POLICY_WHY_WITHHELD, "-v /home/u/.config/nvim" },
+		{ POLICY_WHY_CREATE, "/home/u/.ipython/profile_default/startup/00.py", EACCES, false,
+		  true, POLICY_WHY_WITHHELD, "-v /home/u/.ipython/profile_default/startup" },
+		/* ... but for the caches porta knows and the profiles' state */
+		{ POLICY_WHY_CREATE, "/home/u/.npm/_cacache/tmp/x", EACCES, false, true,
+		  POLICY_WHY_OPTION, "-v /home/u/.npm/_cacache/tmp" },
+		{ POLICY_WHY_CREATE, "/home/u/.claude/todos/x", EACCES, false, true, POLICY_WHY_OPTION,
+		  "-v /home/u/.claude/todos" },
 		/* the same, but the user's own permissions refuse it too */
 		{ POLICY_WHY_CREATE, "/etc/passwd-new", EACCES, false, false, POLICY_WHY_NOT_SANDBOX, NULL },
 		{ POLICY_WHY_READ, "/home/u/proj/locked", EACCES, true, false, POLICY_WHY_NOT_SANDBOX, NULL },
@@ -314,4 +326,29 @@ Test(why, option_words)
 	cr_assert_eq(policy_option_words("--"), 1);
 	cr_assert_eq(policy_option_words("cmd"), 1);
 	cr_assert_eq(policy_option_words("--unknown"), 1);
+}
+
+/* policy_preset_profile_state() names exactly the home paths the built-in
+ * profiles mount (profiles/: their "-v ~/..." lines). */
+Test(why, profile_state_matches_the_profiles)
+{
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd),
+		 "sed -n 's|^-v ~/\\([^: ]*\\).*|\\1|p' %s/profiles/* | sort -u", PORTA_SOURCE_DIR);
+	FILE *f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	char line[256];
+	size_t seen = 0, n = 0;
+	const char *const *state = policy_preset_profile_state(&n);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		bool listed = false;
+		for (size_t i = 0; i < n; i++)
+			listed = listed || strcmp(state[i], line) == 0;
+		cr_expect(listed, "profiles/ mounts ~/%s, which policy_preset_profile_state() lacks",
+			  line);
+		seen++;
+	}
+	pclose(f);
+	cr_expect_eq(seen, n, "the list names %zu paths, the profiles %zu", n, seen);
 }
