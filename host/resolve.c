@@ -1071,44 +1071,151 @@ static int protect_git(struct resolver *r, const char *root)
 	return 0;
 }
 
-/* Repositories directly below root (`-v ~/code` holding ~/code/proj): each
- * subdirectory with a .git entry gets protect_git() as a root's own does,
- * since git runs its hooks and config at the user's next command there
- * (escape corpus row 93).  One level only: a walk deeper would cost every
- * start with a writable mount a read of the whole tree; deeper repositories
- * are a stated loss (docs/threat-model.md).  Bounded by MAX_REPOS_BELOW per
- * root, with a note past it.  0 or -errno. */
-#define MAX_REPOS_BELOW 256
-static int protect_repos_below(struct resolver *r, const char *root)
+/* Repositories and projects below root (`-v ~/code` holding
+ * ~/code/group/proj): git runs a repository's hooks and config at the
+ * user's next command there, and an editor or agent opened in a project
+ * runs its .vscode tasks, .claude settings, .envrc (escape corpus rows 93
+ * and 103).  A directory is a project when it holds .git, .porta or a
+ * build manifest; each gets protect_git() and the preset's names that
+ * exist in it at start (absent ones are not watched below the root: that
+ * would cost a watch per name and project).  The walk goes PROJECT_DEPTH
+ * levels down through the directories that are no project (a project's
+ * own tree is its own: walk_projects()), skips dot-directories and what
+ * the sandbox hides, and stops after MAX_DIRS_WALKED directories or
+ * MAX_PROJECTS_BELOW projects; past either, and when directories lie
+ * deeper than it looked, run says so once for the mount. */
+#define PROJECT_DEPTH 3
+#define MAX_PROJECTS_BELOW 256
+#define MAX_DIRS_WALKED 4096
+
+static const char *const project_marks[] = {
+	".git", ".porta", "package.json", "Cargo.toml", "go.mod", "pyproject.toml", "setup.py",
+	"pom.xml", "build.gradle", "build.gradle.kts", "Gemfile", "composer.json", "CMakeLists.txt",
+	"meson.build", "Makefile", "deno.json",
+};
+
+struct project_walk {
+	const char *root;
+	size_t dirs, projects;
+	bool deeper, stopped;
+};
+
+static bool is_project_mark(const char *name)
+{
+	for (size_t i = 0; i < sizeof(project_marks) / sizeof(project_marks[0]); i++)
+		if (strcmp(name, project_marks[i]) == 0)
+			return true;
+	return false;
+}
+
+static int protect_project(struct resolver *r, const char *dir)
+{
+	size_t n;
+	const char *const *names = policy_preset_protected(&n);
+	char p[PATH_MAX];
+	struct stat st;
+	int rc = protect_git(r, dir);
+
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		if (strncmp(names[k], ".git/", 5) == 0)
+			continue; /* protect_git's */
+		if (policy_path_join(dir, names[k], p, sizeof(p)) && lstat(p, &st) == 0)
+			rc = protect_path(r, p);
+	}
+	return rc;
+}
+
+/* dir, at depth levels below the root (0: the root itself, which
+ * protect_names_in() covers): one read of its entries says whether it is
+ * a project and which subdirectories to go on into. */
+static int walk_projects(struct resolver *r, struct project_walk *w, const char *dir, int depth)
 {
 	char p[PATH_MAX];
-	size_t n = 0;
+	char **subs = NULL;
+	size_t n_subs = 0, cap = 0;
+	bool project = false;
 	int rc = 0;
-	DIR *d = opendir(root);
+	DIR *d = opendir(dir);
 
 	if (!d)
 		return 0;
-	for (struct dirent *de; rc == 0 && (de = readdir(d));) {
-		struct stat st;
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-		    strcmp(de->d_name, ".git") == 0 ||
-		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+	for (struct dirent *de; (de = readdir(d));) {
+		if (is_project_mark(de->d_name))
+			project = true;
+		if (de->d_name[0] == '.' || (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
 			continue;
-		if (!policy_path_join(root, de->d_name, p, sizeof(p)) || lstat(p, &st) < 0 ||
-		    !S_ISDIR(st.st_mode) || hidden_in_sandbox(r, p))
-			continue;
-		char git[PATH_MAX];
-		if (!policy_path_join(p, ".git", git, sizeof(git)) || lstat(git, &st) < 0)
-			continue;
-		if (n++ == MAX_REPOS_BELOW) {
-			rc = policy_plan_add_note(r->plan, "more than %d repositories directly below "
-						  "%s: only the first %d have their hooks and config "
-						  "protected", MAX_REPOS_BELOW, root, MAX_REPOS_BELOW);
+		if (de->d_type == DT_UNKNOWN) {
+			struct stat st;
+			if (!policy_path_join(dir, de->d_name, p, sizeof(p)) || lstat(p, &st) < 0 ||
+			    !S_ISDIR(st.st_mode))
+				continue;
+		}
+		if (n_subs == cap) {
+			size_t ncap = cap ? 2 * cap : 16;
+			char **grown = realloc(subs, ncap * sizeof(*subs));
+			if (!grown) {
+				rc = -ENOMEM;
+				break;
+			}
+			subs = grown;
+			cap = ncap;
+		}
+		if (!(subs[n_subs] = strdup(de->d_name))) {
+			rc = -ENOMEM;
 			break;
 		}
-		rc = protect_git(r, p);
+		n_subs++;
 	}
 	closedir(d);
+	/* A project's own tree is not searched for more: its dependencies
+	 * (node_modules, vendor, target) would make every start read
+	 * thousands of directories, and nested repositories are its
+	 * submodules, which protect_git() covers.  The root itself being
+	 * one (`-v .` of a project), nothing below it is walked. */
+	if (project) {
+		if (depth > 0 && ++w->projects > MAX_PROJECTS_BELOW)
+			w->stopped = true;
+		else if (depth > 0)
+			rc = protect_project(r, dir);
+		for (size_t i = 0; i < n_subs; i++)
+			free(subs[i]);
+		free(subs);
+		return rc;
+	}
+	if (rc == 0 && n_subs > 0 && depth == PROJECT_DEPTH)
+		w->deeper = true; /* directories below the deepest level looked at */
+	for (size_t i = 0; rc == 0 && !w->stopped && depth < PROJECT_DEPTH && i < n_subs; i++) {
+		if (++w->dirs > MAX_DIRS_WALKED) {
+			w->stopped = true;
+			break;
+		}
+		if (policy_path_join(dir, subs[i], p, sizeof(p)) && !hidden_in_sandbox(r, p))
+			rc = walk_projects(r, w, p, depth + 1);
+	}
+	for (size_t i = 0; i < n_subs; i++)
+		free(subs[i]);
+	free(subs);
+	return rc;
+}
+
+static int protect_repos_below(struct resolver *r, const char *root)
+{
+	struct project_walk w = { .root = root };
+	int rc = walk_projects(r, &w, root, 0);
+
+	if (rc == 0 && w.stopped)
+		rc = policy_plan_add_warning(r->plan,
+					     "below %s porta protected the repositories and projects "
+					     "it found before it stopped looking (%d directories, %d "
+					     "projects): others keep their hooks and settings writable; "
+					     "mount the project itself",
+					     root, MAX_DIRS_WALKED, MAX_PROJECTS_BELOW);
+	else if (rc == 0 && w.deeper)
+		rc = policy_plan_add_warning(r->plan,
+					     "below %s porta protects the repositories and projects up "
+					     "to %d levels down; deeper ones keep their hooks and "
+					     "settings writable: mount the project itself",
+					     root, PROJECT_DEPTH);
 	return rc;
 }
 
@@ -1121,10 +1228,6 @@ static bool is_writable_root(const struct resolver *r, const char *path)
 	return false;
 }
 
-/* The protected names relative to root (a writable mount's, or the home
- * inside one): the preset's, its repository's .git and those of the
- * repositories directly below it, and --protect's relative names.  0 or
- * -errno. */
 static int protect_names_in(struct resolver *r, const char *root)
 {
 	const struct policy_options *o = r->o;

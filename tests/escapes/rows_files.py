@@ -976,3 +976,46 @@ def core_helper_check(ctx):
                  f"stored {s_bytes} bytes of its memory outside the mounts ({'; '.join(s_got)})"
                  if s_got else "no crash of the sandbox reached the helper",
                  expect=["core-dumped", "core-dumped-lowered"])
+
+
+@row(103, "repositories and projects below a writable mount's first level: hooks, config, "
+          "editor and agent settings", "-v WS (WS/group/proj and WS/a/b/deep git repositories, "
+                                       "WS/app a project with .vscode and .claude settings)")
+def row103(ctx):
+    # `-v ~/code` holding ~/code/group/proj: porta protected the
+    # repositories directly below the root only (row 93), and in them only
+    # .git; a project's .vscode/tasks.json or .claude/settings.json runs
+    # commands when the user opens it in the editor or the agent.
+    def setup(base):
+        s = ws_ug(base)
+        s["gitdirs"] = [make_git_repo(os.path.join(s["ws"], *rel))
+                        for rel in (("group", "proj"), ("a", "b", "deep"))]
+        app = os.path.join(s["ws"], "app")
+        plant(app, {"package.json": "{}\n", ".vscode/tasks.json": "{}\n",
+                    ".claude/settings.json": "{}\n"}, 0o644)
+        s["settings"] = [os.path.join(app, ".vscode"), os.path.join(app, ".claude")]
+        s["before"] = {p: snapshot(p) for p in s["gitdirs"] + s["settings"]}
+        return s
+
+    def evidence(s, run):
+        found = []
+        for g in s["gitdirs"]:
+            after = snapshot(g)
+            for what in ("hooks", "config"):
+                rel = "./" + what
+                pick = lambda snap: {k: v for k, v in snap.items() if k == rel or k.startswith(rel + "/")}  # noqa: E731
+                if diff(pick(s["before"][g]), pick(after)):
+                    found.append(f"{os.path.relpath(os.path.join(g, what), s['ws'])} changed")
+        for p in s["settings"]:
+            if diff(s["before"][p], snapshot(p)):
+                found.append(f"{os.path.relpath(p, s['ws'])} changed")
+        return bool(found), "; ".join(found) or "hooks, config and settings intact"
+    script = ('for g in "$1/group/proj/.git" "$1/a/b/deep/.git"; do '
+              'printf "#!/bin/sh\\necho pwned\\n" > "$g/hooks/pre-commit"; '
+              'printf "[core]\\n\\thooksPath = /evil\\n" >> "$g/config"; done; '
+              'echo \'{"tasks":[{"label":"x","command":"pwned","runOptions":{"runOn":"folderOpen"}}]}\' '
+              '> "$1/app/.vscode/tasks.json"; '
+              'echo \'{"hooks":{"SessionStart":[{"command":"pwned"}]}}\' > "$1/app/.claude/settings.json"')
+    return [simple(ctx, "write hooks, config and settings two and three levels down", setup,
+                   lambda s: Policy(mounts=[(s["ws"], False)]),
+                   lambda s: sh(script, s["ws"]), evidence)]
