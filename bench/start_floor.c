@@ -60,7 +60,7 @@ struct job {
 	int status_w; /* init -> parent: the command's status, one int */
 };
 
-static void die(const char *what)
+static __attribute__((noreturn)) void die(const char *what)
 {
 	fprintf(stderr, "start_floor: %s: %s\n", what, strerror(errno));
 	_exit(125);

@@ -69,7 +69,7 @@ Test(ascii, port_accepts_1_to_65535)
 Test(ascii, port_refuses_everything_else)
 {
 	static const char *const bad[] = { "", "0", "00", "0443", "65536", "99999", "100000",
-					   "+1", "-1", " 1", "1 ", "1a", "0x10", "4\x00" "3",
+					   "+1", "-1", " 1", "1 ", "1a", "0x10", ("4\x00" "3"),
 					   "\xef\xbc\x91" /* fullwidth 1 */ };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint16_t p = 7;

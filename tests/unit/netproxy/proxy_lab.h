@@ -732,7 +732,7 @@ static inline size_t lab_stderr(struct lab *l, char *buf, size_t cap)
 	return n > 0 ? (size_t)n : 0;
 }
 
-static inline inline size_t lab_count_substr(const char *hay, const char *needle)
+static inline size_t lab_count_substr(const char *hay, const char *needle)
 {
 	size_t n = 0;
 	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))

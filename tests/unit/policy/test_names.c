@@ -100,7 +100,7 @@ Test(names, malformed_nul)
 Test(names, malformed_non_ascii)
 {
 	/* Cyrillic 'а' (U+0430) in "аpple.com", a fullwidth dot, Latin-1 */
-	static const char *const v[] = { "\xd0\xb0pple.com", "example\xef\xbc\x8e" "com",
+	static const char *const v[] = { "\xd0\xb0pple.com", ("example\xef\xbc\x8e" "com"),
 					 "caf\xe9.fr", "\x80", "a.\xff" };
 	all_malformed("non-ascii", v, NULL, N_ELEMS(v));
 }

@@ -355,8 +355,8 @@ Test(http_stream, skipping_unseen_bytes_frames_the_same)
 		/* a body cut short */
 		"POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 50\r\n\r\nonly this",
 		/* two chunks, then trailers naming Host */
-		"POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
-		"2\r\nab\r\n4\r\ncdef\r\n0\r\nHost: b\r\n\r\n",
+		("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+		 "2\r\nab\r\n4\r\ncdef\r\n0\r\nHost: b\r\n\r\n"),
 	};
 	static const size_t steps[] = { 0, 1, 2, 5, 13 };
 	for (size_t i = 0; i < N_ELEMS(good) + N_ELEMS(more); i++) {
