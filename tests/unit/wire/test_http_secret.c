@@ -493,7 +493,7 @@ Test(http_secret, find_across_windows)
 		cr_assert(find(s, 0), "at %zu", at);
 		memset(s, 'x', n);
 		memcpy(s + at, "%50", 3);
-		memcpy(s + at + 3, PH1 + 1, m - 1);
+		memcpy(s + at + 3, &PH1[1], m - 1);
 		cr_assert_not(find(s, 0), "at %zu", at);
 		cr_assert(find(s, PROXY_SECRET_FIND_PCT), "pct at %zu", at);
 	}
