@@ -132,7 +132,8 @@ int host_check(FILE *out, bool json)
 		const char *name, *missing_means;
 	} cgs[] = {
 		{ HOST_CG_MEMORY, "cgroup with the memory controller",
-		  "--max-memory-mb is refused (exit 125)" },
+		  "--max-memory-mb is counted by porta polling the run's processes every 100 ms "
+		  "(a short burst between two polls can pass it)" },
 		{ HOST_CG_PIDS, "cgroup with the pids controller",
 		  "--max-procs is refused for root (exit 125), whom the kernel exempts from "
 		  "RLIMIT_NPROC; other users keep RLIMIT_NPROC" },

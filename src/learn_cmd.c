@@ -272,6 +272,17 @@ int porta_learn_finish(struct porta_learn *l, const struct policy_options *opts,
 		policy_audit_free(&a);
 		return rc;
 	}
+	/* A profile learned from an audit cut at its ceiling would lack what
+	 * the records not written saw: none is written. */
+	if (a.not_written > 0) {
+		log_msg(LOG_LEVEL_ERROR,
+			"learn: the run's audit reached its ceiling (--audit-max) and %lu records "
+			"were not written, so a profile would lack what they saw; nothing was "
+			"written to %s: run learn again with a larger --audit-max",
+			a.not_written, opts->learn_output);
+		policy_audit_free(&a);
+		return EXIT_PORTA;
+	}
 	size_t cap = (size_t)(cmd_index > 0 ? cmd_index : 1);
 	_cleanup_free_ char **words = calloc(cap, sizeof(*words));
 	_cleanup_free_ char **profiles = calloc(cap, sizeof(*profiles));

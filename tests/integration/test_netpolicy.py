@@ -1357,6 +1357,24 @@ class ReportBounds(NetPolicyCase):
         self.assertEqual(json.loads(res.stdout)["not_written"], last["not_written"])
 
 
+class LearnAuditCeiling(NetPolicyCase):
+    """porta learn reads its run's audit to write the profile: an audit cut
+    at its ceiling would give a profile that lacks what the records not
+    written saw, so learn writes none and says why (exit 125)."""
+
+    def test_learn_refuses_a_profile_from_a_cut_audit(self):
+        if harness.DEGRADED:
+            self.skipTest("needs user namespaces: --deny-net is refused on a degraded host")
+        out = os.path.join(self.lab.workdir, "learned-%d.porta" % os.getpid())
+        args = ([PORTA, "learn"] + (["--allow-root"] if IS_ROOT else []) +
+                ["--deny-net", "*.flood.test", "--dns-upstream", DNS, "--audit-max", "1",
+                 "-o", out, "--", PY, "-c", FLOOD, "6000"])
+        res = self.lab.run(args, env=self.lab.env(), timeout=600, cwd=self.lab.home)
+        self.assertEqual(res.rc, 125, res.out + res.err)
+        self.assertIn("learn: the run's audit reached its ceiling (--audit-max)", res.err)
+        self.assertFalse(os.path.exists(out), "a profile was written from a cut audit")
+
+
 class Row37Pipelined(NetPolicyCase):
 
     def test_bytes_before_the_decision(self):
