@@ -1085,8 +1085,8 @@ static int protect_git(struct resolver *r, const char *root)
  * MAX_PROJECTS_BELOW projects; past either, and when directories lie
  * deeper than it looked, run says so once for the mount. */
 #define PROJECT_DEPTH 3
-#define MAX_PROJECTS_BELOW 256
-#define MAX_DIRS_WALKED 4096
+#define MAX_PROJECTS_BELOW 128
+#define MAX_DIRS_WALKED 1024
 
 static const char *const project_marks[] = {
 	".git", ".porta", "package.json", "Cargo.toml", "go.mod", "pyproject.toml", "setup.py",
