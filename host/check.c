@@ -34,18 +34,6 @@ struct primitive {
 	const char *missing_means;
 };
 
-static long read_long(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	long v = -1;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = -1;
-		fclose(f);
-	}
-	return v;
-}
 
 static void add_advice(const char *line, void *arg)
 {
@@ -57,10 +45,12 @@ int host_check(FILE *out, bool json)
 	struct primitive p[12];
 	size_t n = 0;
 	int abi = sandbox_landlock_abi();
-	long max_userns = read_long("/proc/sys/user/max_user_namespaces");
 
 	struct host_userns ns;
+	struct host_userns_facts facts_ns;
 	host_userns_probe(&ns);
+	host_userns_facts(&ns, &facts_ns);
+	long max_userns = facts_ns.max_user_namespaces;
 	bool userns = ns.mode != HOST_USERNS_REFUSED;
 	p[n] = (struct primitive){ "user namespaces", userns, false, "", NULL };
 	if (userns)
@@ -161,8 +151,6 @@ int host_check(FILE *out, bool json)
 		can_run = can_run && (p[i].available || !p[i].required);
 
 	/* What refuses the full sandbox here, and what would give it. */
-	struct host_userns_facts facts_ns;
-	host_userns_facts(&ns, &facts_ns);
 	json_t *advice = json_array();
 	host_userns_advice(&facts_ns, PORTA_APPARMOR_PROFILE, add_advice, advice);
 

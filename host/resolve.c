@@ -256,34 +256,6 @@ static int resolve_config_dir(struct resolver *r, char *const envp[])
 	return 0;
 }
 
-/* realpath(3) of the deepest part of path that exists, the rest appended as
- * named: where a path that does not exist yet would be made.  path is
- * absolute and normalized.  0 or -errno. */
-static int real_path_as_far(const char *path, char *out, size_t cap)
-{
-	char p[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(p))
-		return -ENAMETOOLONG;
-	memcpy(p, path, len + 1);
-	for (;;) {
-		char *real = realpath(p[0] ? p : "/", NULL);
-		if (real) {
-			const char *rest = path + strlen(p);
-			int n = snprintf(out, cap, "%s%s", strcmp(real, "/") == 0 && *rest ? "" : real,
-					 rest);
-			free(real);
-			return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
-		}
-		if (errno != ENOENT && errno != ENOTDIR)
-			return -errno;
-		char *slash = strrchr(p, '/');
-		if (!slash)
-			return -ENOENT;
-		*slash = '\0';
-	}
-}
 
 /* The closed places, as named and as real, for the grants through links
  * (host_links_refused()). */
@@ -458,7 +430,7 @@ static int reach_config_dir(struct resolver *r)
 		return 0;
 	if (r->config_exists)
 		snprintf(far, sizeof(far), "%s", r->config_dir);
-	else if (real_path_as_far(r->config_named, far, sizeof(far)) < 0)
+	else if (host_real_path_as_far(r->config_named, far, sizeof(far)) < 0)
 		return 0;
 	if (r->o->share_tmp &&
 	    (policy_path_is_under("/tmp", far) || policy_path_is_under("/tmp", r->config_named)))

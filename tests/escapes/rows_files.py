@@ -415,6 +415,20 @@ def row91(ctx):
                               lambda base: Policy(mounts=[(base, False)]))
 
 
+def hooks_or_config_changed(s) -> list:
+    """Rows 93 and 103: the hooks and config of each of s["gitdirs"] that
+    differ from s["before"], named relative to WS."""
+    found = []
+    for g in s["gitdirs"]:
+        after = snapshot(g)
+        for what in ("hooks", "config"):
+            rel = "./" + what
+            pick = lambda snap: {k: v for k, v in snap.items() if k == rel or k.startswith(rel + "/")}  # noqa: E731
+            if diff(pick(s["before"][g]), pick(after)):
+                found.append(f"{os.path.relpath(os.path.join(g, what), s['ws'])} changed")
+    return found
+
+
 @row(93, "repositories directly below a writable mount's root, there at start: hooks and config",
      "-v WS (WS/proj a git repository, WS/linked one whose .git is a gitdir: file)")
 def row93(ctx):
@@ -428,14 +442,7 @@ def row93(ctx):
         return s
 
     def evidence(s, run):
-        found = []
-        for g in s["gitdirs"]:
-            after = snapshot(g)
-            for what in ("hooks", "config"):
-                rel = "./" + what
-                pick = lambda snap: {k: v for k, v in snap.items() if k == rel or k.startswith(rel + "/")}  # noqa: E731
-                if diff(pick(s["before"][g]), pick(after)):
-                    found.append(f"{os.path.relpath(os.path.join(g, what), s['ws'])} changed")
+        found = hooks_or_config_changed(s)
         return bool(found), "; ".join(found) or "both repositories' hooks and config intact"
     variants = [
         ("write a hook and git config of each", 'for g in "$1/proj/.git" "$1/linked/.gitstore"; do '
@@ -998,14 +1005,7 @@ def row103(ctx):
         return s
 
     def evidence(s, run):
-        found = []
-        for g in s["gitdirs"]:
-            after = snapshot(g)
-            for what in ("hooks", "config"):
-                rel = "./" + what
-                pick = lambda snap: {k: v for k, v in snap.items() if k == rel or k.startswith(rel + "/")}  # noqa: E731
-                if diff(pick(s["before"][g]), pick(after)):
-                    found.append(f"{os.path.relpath(os.path.join(g, what), s['ws'])} changed")
+        found = hooks_or_config_changed(s)
         for p in s["settings"]:
             if diff(s["before"][p], snapshot(p)):
                 found.append(f"{os.path.relpath(p, s['ws'])} changed")
