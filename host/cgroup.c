@@ -263,9 +263,11 @@ static void say(char *why, size_t cap, const char *fmt, ...) __attribute__((form
 
 static void say(char *why, size_t cap, const char *fmt, ...)
 {
-	size_t used = strnlen(why, cap);
 	va_list ap;
 
+	if (!why || cap == 0)
+		return; /* the caller wants no reason (host_cg_choose_each()) */
+	size_t used = strnlen(why, cap);
 	if (used + 1 >= cap)
 		return;
 	va_start(ap, fmt);
