@@ -114,12 +114,20 @@ phase_deps() {
 
 # ---- build and test in one tree ---------------------------------------------
 # The suites a phase skips because another phase runs them in full and this
-# one would add nothing: the package is built by scripts/build-deb.sh with a
-# Release build of its own, whatever the phase's build, so package/deb runs
-# once (main, as root: it installs and removes the .deb), and the sanitizer
-# phases leave the package suites out altogether.
+# one would add nothing, so that CI stays well inside its time:
+#  - the package is built by scripts/build-deb.sh with a Release build of
+#    its own, whatever the phase's build, so package/deb runs once (main, as
+#    root: it installs and removes the .deb), and the sanitizer phases leave
+#    the package suites out;
+#  - integration-degraded/* (the whole integration suite again on a
+#    simulated host without user namespaces) runs in main and user; under
+#    the sanitizers the degraded paths are still exercised by
+#    integration/degraded and integration/hosts;
+#  - the escape corpus runs as root and as the user, and under the
+#    sanitizers as root; a fourth pass as the user adds no code path.
 CTEST_SKIP_USER=(-E '^package/deb$')
-CTEST_SKIP_ASAN=(-LE '^package$')
+CTEST_SKIP_ASAN=(-LE '^package$' -E '^integration-degraded/')
+CTEST_SKIP_ASAN_USER=(-LE '^package$' -E '^(integration-degraded/|escapes/)')
 
 # build_and_test NAME SRC BUILD [cmake args...]: runs as the current user;
 # CTEST_EXTRA (an array) goes to ctest.
@@ -259,6 +267,7 @@ else
 	ASAN_OPTIONS="$ASAN_OPTS" UBSAN_OPTIONS="$UBSAN_OPTS" \
 		build_and_test asan "$REPO" "$REPO/build-asan" -DPORTA_SANITIZE=ON
 	if [ "$USER_OK" -eq 1 ]; then
+		CTEST_EXTRA=("${CTEST_SKIP_ASAN_USER[@]}")
 		as_user asan-user build-asan -DPORTA_SANITIZE=ON
 	else
 		record asan-user SKIP "$([ "$IS_ROOT" -eq 1 ] && echo 'no user tree' || echo 'not root')"
