@@ -342,7 +342,7 @@ void supervisor_connect_cache_clear(struct supervisor_connect_cache *cache)
  * since), and then the process id is read from /proc (ev->pid).  Only a
  * pidfd opened by the caller's own id goes to the cache (watch.h). */
 static int copy_through_new_pidfd(struct supervisor_connect_event *ev,
-				  struct supervisor_connect_cache *cache)
+				  struct supervisor_connect_cache *cache, int *copy_err)
 {
 	bool own = true;
 	int pidfd = (int)syscall(SYS_pidfd_open, ev->tid, 0);
@@ -356,6 +356,8 @@ static int copy_through_new_pidfd(struct supervisor_connect_event *ev,
 	if (pidfd < 0)
 		return -1;
 	int fd = (int)syscall(SYS_pidfd_getfd, pidfd, ev->sockfd, 0);
+	if (fd < 0)
+		*copy_err = errno;
 	if (own && fd >= 0 && cache) {
 		supervisor_connect_cache_clear(cache);
 		cache->pid = ev->tid;
@@ -369,22 +371,28 @@ static int copy_through_new_pidfd(struct supervisor_connect_event *ev,
 /* The type of the caller's socket, through a copy of its fd (pidfd_getfd(2):
  * the same ptrace access check as reading its memory).  0 when unknown.
  * The copy is left in *copy, for the caller to close once the call is
- * answered: a close(2) less before the answer. */
+ * answered: a close(2) less before the answer; *copy_err gets
+ * pidfd_getfd(2)'s errno when the copy itself was refused (0 otherwise). */
 static int read_socket_type(struct supervisor_connect_event *ev,
-			    struct supervisor_connect_cache *cache, int *copy)
+			    struct supervisor_connect_cache *cache, int *copy, int *copy_err)
 {
 	int type = 0, fd;
+
+	*copy_err = 0;
 	socklen_t len = sizeof(type);
 
 	if (cache && cache->pidfd >= 0 && cache->pid == ev->tid) {
 		fd = (int)syscall(SYS_pidfd_getfd, cache->pidfd, ev->sockfd, 0);
-		if (fd < 0 && errno == ESRCH) {
+		if (fd < 0)
+			*copy_err = errno;
+		if (fd < 0 && *copy_err == ESRCH) {
 			/* that process is gone: the id may be another's now */
 			supervisor_connect_cache_clear(cache);
-			fd = copy_through_new_pidfd(ev, cache);
+			*copy_err = 0;
+			fd = copy_through_new_pidfd(ev, cache, copy_err);
 		}
 	} else {
-		fd = copy_through_new_pidfd(ev, cache);
+		fd = copy_through_new_pidfd(ev, cache, copy_err);
 	}
 	if (fd < 0)
 		return 0;
@@ -565,12 +573,13 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 		read_address(&nb.n.data, ev);
 		if (ev->addr_status == SUPERVISOR_CONNECT_ADDR_OK &&
 		    (ev->family == AF_INET || ev->family == AF_INET6)) {
-			ev->sock_type = read_socket_type(ev, cache, &copy);
+			int copy_err;
+			ev->sock_type = read_socket_type(ev, cache, &copy, &copy_err);
 			/* A copy refused (no CAP_SYS_PTRACE under Docker's
 			 * profile): on the degraded host the second filter
 			 * lets no IP socket but TCP exist, so it is one. */
 			if (local && ev->sock_type == 0 && copy < 0 &&
-			    (errno == EPERM || errno == EACCES))
+			    (copy_err == EPERM || copy_err == EACCES))
 				ev->sock_type = SOCK_STREAM;
 		}
 	}
