@@ -187,9 +187,15 @@ int host_project_trust(const char *file, char *const envp[], FILE *out, struct p
 	size_t len;
 	_cleanup_free_ char *text = store_read(store, &len);
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", store, (long)getpid());
-	FILE *f = fopen(tmp, "we");
-	if (!f)
-		return porta_fail(e, "trust", tmp, errno, NULL);
+	/* never through a link at that name: O_EXCL creates it or fails */
+	int tfd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *f = tfd >= 0 ? fdopen(tfd, "w") : NULL;
+	if (!f) {
+		int err = errno;
+		if (tfd >= 0)
+			close(tfd);
+		return porta_fail(e, "trust", tmp, err, NULL);
+	}
 	const char *line;
 	size_t n;
 	for (size_t i = 0; next_line(text, len, &i, &line, &n);) {
