@@ -4,7 +4,7 @@
  *
  * ARCHITECTURE: the supervisor decides before clone where a cgroup can be
  * made for the controllers the options need (cgroup v2 first, the v1
- * hierarchy of that controller where v2 lacks it), creates porta-<pid>
+ * hierarchy of that controller where v2 lacks it), creates porta-<pid>-<random>
  * below porta's own cgroup in each hierarchy it uses, writes the limits and
  * opens each new cgroup's cgroup.procs.  init, as its very first step,
  * writes "0" to those inherited fds: the kernel checks the credentials of

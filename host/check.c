@@ -137,7 +137,7 @@ int host_check(FILE *out, bool json)
 			snprintf(p[n].detail, sizeof(p[n].detail),
 				 "cannot read /proc/self/cgroup or /proc/self/mountinfo");
 		else if (ok)
-			snprintf(p[n].detail, sizeof(p[n].detail), "cgroup v%d: porta-<pid> under %.600s",
+			snprintf(p[n].detail, sizeof(p[n].detail), "cgroup v%d: porta-<pid>-<random> under %.600s",
 				 choice->version[cgs[i].ctrl], choice->parent[cgs[i].ctrl]);
 		else
 			snprintf(p[n].detail, sizeof(p[n].detail), "%s", why);

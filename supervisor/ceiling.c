@@ -501,13 +501,13 @@ static void find_accounting(struct accounting *a)
 	}
 }
 
-/* "cgroup v2 cpu.stat, porta-<pid> under DIR" and the like, into out. */
+/* "cgroup v2 cpu.stat, porta-<pid>-<random> under DIR" and the like, into out. */
 static void where(const struct accounting *a, enum host_cg_ctrl c, char *out, size_t cap)
 {
 	const struct host_cg_choice *ch = &a->choice[c];
 	const char *file = c == HOST_CG_CPU ? (ch->version[c] == 2 ? " cpu.stat" : " cpuacct.usage")
 					    : "";
-	snprintf(out, cap, "cgroup v%d%s, porta-<pid> under %.600s", ch->version[c], file,
+	snprintf(out, cap, "cgroup v%d%s, porta-<pid>-<random> under %.600s", ch->version[c], file,
 		 ch->parent[c]);
 }
 

@@ -1,4 +1,4 @@
-/* supervisor/cgroup.c: creating porta-<pid> for the ceilings, handing init
+/* supervisor/cgroup.c: creating porta-<pid>-<random> for the ceilings, handing init
  * the fds it joins through, reporting and removing it (what the host offers
  * is host/cgroup.c's).
  *
@@ -15,9 +15,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,13 +35,17 @@
 #define RMDIR_PAUSE_NS (10 * 1000 * 1000)
 
 struct cg_dir {
-	char path[HOST_CG_PATH_MAX]; /* .../porta-<pid> */
+	char path[HOST_CG_PATH_MAX]; /* .../porta-<pid>-<random> */
 	int version;
 	bool ctrl[HOST_CG_NCTRL];
 	int procs_fd; /* cgroup.procs, O_WRONLY; -1 once closed */
 };
 
 struct supervisor_cgroup {
+	/* porta-<pid>-<8 hex digits>: the pid alone is not unique where
+	 * portas in different pid namespaces share a parent cgroup (two
+	 * containers' or two `unshare --pid` shells' portas are both pid 1) */
+	char name[40];
 	struct cg_dir dirs[HOST_CG_NCTRL];
 	size_t n;
 	unsigned held;       /* the controllers a directory of dirs holds */
@@ -70,6 +76,27 @@ static int write_u64(const char *dir, const char *file, uint64_t v)
 	char buf[32];
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
 	return write_str(dir, file, buf);
+}
+
+/* A fresh cg, its name chosen; NULL when out of memory or without
+ * randomness. */
+static struct supervisor_cgroup *cg_new(struct porta_error *e)
+{
+	struct supervisor_cgroup *cg = calloc(1, sizeof(*cg));
+	uint32_t rnd;
+
+	if (!cg) {
+		porta_fail(e, "cgroup", NULL, ENOMEM, NULL);
+		return NULL;
+	}
+	if (getrandom(&rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		porta_fail(e, "getrandom", NULL, errno, "for the cgroup's name");
+		free(cg);
+		return NULL;
+	}
+	snprintf(cg->name, sizeof(cg->name), "porta-%ld-%08" PRIx32, (long)getpid(), rnd);
+	cg->cpu_fd = -1;
+	return cg;
 }
 
 /* rmdir with the bounded EBUSY retry; 0 or -errno. */
@@ -174,7 +201,7 @@ static int make(struct supervisor_cgroup *cg, const struct host_cg_choice *ch, u
 		if (!(mask & (1u << c)))
 			continue;
 		char dir[HOST_CG_PATH_MAX];
-		int n = snprintf(dir, sizeof(dir), "%s/porta-%ld", ch->parent[c], (long)getpid());
+		int n = snprintf(dir, sizeof(dir), "%s/%s", ch->parent[c], cg->name);
 		if (n < 0 || (size_t)n >= sizeof(dir))
 			return porta_fail(e, "cgroup", ch->parent[c], ENAMETOOLONG, NULL);
 		size_t i = 0;
@@ -200,15 +227,11 @@ static int make(struct supervisor_cgroup *cg, const struct host_cg_choice *ch, u
 		int err = 0;
 		char procs[HOST_CG_PATH_MAX + 32];
 		snprintf(procs, sizeof(procs), "%s/cgroup.procs", d->path);
-		if (fresh && mkdir(d->path, 0755) < 0) {
+		/* EEXIST is not taken over: the directory is another run's
+		 * (the name is random past the pid), or a leftover no one
+		 * can tell from one in use */
+		if (fresh && mkdir(d->path, 0755) < 0)
 			err = errno;
-			/* A leftover of an earlier porta with this pid that was
-			 * killed outright: empty, so it can go. */
-			if (err == EEXIST && rmdir(d->path) == 0 && mkdir(d->path, 0755) == 0)
-				err = 0;
-			else if (err == EEXIST)
-				err = errno;
-		}
 		if (!err && (r = set_limits(cg, d, e))) {
 			if (!(held & ~optional))
 				err = -r; /* optional only: left out below */
@@ -274,12 +297,10 @@ int supervisor_cgroup_create(const struct policy_options *o, struct supervisor_c
 	f = calloc(1, sizeof(*f));
 	ch = calloc(1, sizeof(*ch));
 	opt = calloc(1, sizeof(*opt));
-	cg = calloc(1, sizeof(*cg));
-	if (!f || !ch || !opt || !cg) {
-		free(cg);
+	if (!f || !ch || !opt)
 		return porta_fail(e, "cgroup", NULL, ENOMEM, NULL);
-	}
-	cg->cpu_fd = -1;
+	if (!(cg = cg_new(e)))
+		return -(e->err ? e->err : ENOMEM);
 	if ((r = host_cg_gather(f))) {
 		free(cg);
 		if (!need)
@@ -333,9 +354,8 @@ int supervisor_cgroup_add_pids(struct supervisor_cgroup **cgp, uint64_t max_proc
 	if (host_cg_gather(f) < 0 || !host_cg_choose_each(f, 1u << HOST_CG_PIDS, ch))
 		return 0;
 	if (!cg) {
-		if (!(cg = calloc(1, sizeof(*cg))))
-			return porta_fail(e, "cgroup", NULL, ENOMEM, NULL);
-		cg->cpu_fd = -1;
+		if (!(cg = cg_new(e)))
+			return -(e->err ? e->err : ENOMEM);
 		made = true;
 	}
 	/* no init in the cgroup: exactly max_procs */

@@ -20,6 +20,7 @@ answer from porta shows up as a failure rather than as the expectation.
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import unittest
@@ -76,6 +77,49 @@ def own_cgroup_dirs():
         if d and os.path.isdir(d):
             dirs.add(d)
     return sorted(dirs)
+
+
+# Where this module moved itself (setUpModule): [(its own dir before, the
+# private one)].  ctest runs other tests beside this one, and their portas
+# make porta-* cgroups below the same parent (a porta in a container's pid
+# namespace as well): in a cgroup of its own, "the cgroups porta left" are
+# this module's portas' only.
+_PRIVATE = []
+
+
+def setUpModule():
+    if not IS_ROOT:
+        return  # an unprivileged user's portas make no cgroups here
+    own = _own_cgroups()
+    for fstype, mnt, root, opts in _mounts():
+        key = "" if fstype == "cgroup2" else next((c for c in ("memory", "pids", "cpuacct")
+                                                   if c in opts), None)
+        if key is None or key not in own:
+            continue
+        if fstype == "cgroup2" and own[key] == "/":
+            continue  # v2's root alone may hold processes and enable controllers
+        d = _dir_of(mnt, root, own[key])
+        if not d or any(d == was for was, _ in _PRIVATE):
+            continue
+        mine = os.path.join(d, "ceilings-test-%d" % os.getpid())
+        try:
+            os.mkdir(mine)
+            with open(os.path.join(mine, "cgroup.procs"), "w") as f:
+                f.write("0")
+        except OSError:
+            try:
+                os.rmdir(mine)
+            except OSError:
+                pass
+            continue
+        _PRIVATE.append((d, mine))
+
+
+def tearDownModule():
+    for d, mine in _PRIVATE:
+        with open(os.path.join(d, "cgroup.procs"), "w") as f:
+            f.write("0")
+        os.rmdir(mine)
 
 
 def porta_cgroups():
@@ -415,11 +459,40 @@ class MaxProcs(CeilingTest):
     @unittest.skipUnless(IS_ROOT, "root: the ceiling is a pids cgroup")
     def test_root_is_held_by_a_pids_cgroup(self):
         res = run(["run", "--max-procs", "2", "--", SH, "-c",
-                   "grep pids /proc/self/cgroup; cat /sys/fs/cgroup/pids/porta-*/pids.max 2>/dev/null"])
+                   "grep pids /proc/self/cgroup; "
+                   "cat /sys/fs/cgroup/pids$(sed -n 's/^[0-9]*:pids://p' /proc/self/cgroup)/pids.max"])
         self.assertOk(res)
-        self.assertRegex(res.out, r"pids:/.*porta-\d+", res.describe())
+        self.assertRegex(res.out, r"pids:/.*porta-\d+-[0-9a-f]{8}\n", res.describe())
+        # the command and its children, and init where there is one: 2 + 1
+        self.assertRegex(res.out, r"\n%d\n$" % (2 if harness.DEGRADED else 3), res.describe())
         res = self.forks(2)
         self.assertIn("--max-procs 2 reached", res.err)
+
+    @unittest.skipUnless(IS_ROOT and shutil.which("unshare"),
+                         "root: two pids cgroups side by side, each porta pid 1")
+    def test_two_portas_of_the_same_pid_each_get_their_own_cgroup(self):
+        # Two portas in pid namespaces of their own, in the same parent
+        # cgroup, are both pid 1: the cgroup's name cannot be the pid alone
+        # (one would take the other's cgroup, or fail on it)
+        started = os.path.join(self.ws, "started")
+        argv = ["unshare", "--pid", "--fork"] + harness.porta_argv(
+            ["run", "-v", self.ws, "--max-procs", "5", "--", SH, "-c",
+             'echo $PPID >> "$1"; grep pids /proc/self/cgroup; '
+             'while [ "$(wc -l < "$1")" -lt 2 ]; do sleep 0.05; done', "sh", started])
+        procs = [subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        outs = []
+        try:
+            for p in procs:
+                outs.append(p.communicate(timeout=60) + (p.returncode,))
+        finally:
+            for p in procs:
+                harness.reap(p)
+        for out, err, rc in outs:
+            self.assertEqual(rc, 0, err)
+        names = [re.search(r"/(porta-[^/\s]+)\s*$", out).group(1) for out, _, _ in outs]
+        self.assertRegex(names[0], r"^porta-1-[0-9a-f]{8}$")
+        self.assertNotEqual(names[0], names[1], outs)
 
     @unittest.skipIf(IS_ROOT, "unprivileged: RLIMIT_NPROC")
     def test_unprivileged_needs_no_cgroup(self):
@@ -564,7 +637,7 @@ class MaxMemory(CeilingTest):
         res = run(["run", "--max-memory-mb", "64", "--", SH, "-c",
                    "grep -E '(^0::|memory)' /proc/self/cgroup"])
         self.assertOk(res)
-        self.assertRegex(res.out, r"porta-\d+", res.describe())
+        self.assertRegex(res.out, r"porta-\d+-[0-9a-f]{8}", res.describe())
 
     def test_exec_failure_removes_the_cgroup(self):
         res = run(["run", "--max-memory-mb", "64", "--", "/nonexistent/cmd"])

@@ -200,7 +200,7 @@ class Check(PortaTestCase):
         self.assertOk(res)
         self.assertIn("ran", res.out)
         if mem[0]["available"]:
-            self.assertRegex(res.out, r"porta-\d+", res.describe())
+            self.assertRegex(res.out, r"porta-\d+-[0-9a-f]{8}", res.describe())
         else:
             self.assertNotIn("porta-", res.out)
 
