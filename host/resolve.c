@@ -29,6 +29,7 @@
 #include "policy/landlock.h"
 #include "policy/path_reason.h"
 #include "policy/caches.h"
+#include "policy/gitconfig.h"
 #include "policy/paths.h"
 #include "policy/preset.h"
 #include "policy/textparse.h"
@@ -39,6 +40,11 @@
 #include "sandbox/sandbox.h"
 
 /* State while resolving: the writable roots, for "inside a writable mount". */
+/* the built-in places (policy_home_visible()) and the project, per home */
+#define HOME_SHOWN_MAX 64
+/* user.* values kept for the sandbox's ~/.gitconfig */
+#define HOME_GITCFG_MAX 32
+
 struct resolver {
 	const struct policy_options *o;
 	struct policy_plan *plan;
@@ -47,6 +53,11 @@ struct resolver {
 	size_t n_writable;
 	char *ro[POLICY_MAX_LIST];
 	size_t n_ro;
+	/* --read-policy home: what the closed home shows read-only besides the
+	 * mounts (the project, the built-in places), never a reopening of a
+	 * closed path (reopen_beneath() reads writable and ro only) */
+	char *shown[HOME_SHOWN_MAX];
+	size_t n_shown;
 	size_t n_git_modules; /* submodule git directories protected so far */
 	struct dirlist *lists; /* directories read once (may_exist()) */
 	size_t n_lists;
@@ -191,13 +202,13 @@ static bool hidden_in_sandbox(const struct resolver *r, const char *path)
 			 policy_path_is_under(m->path, path);
 	}
 	return hidden && !under_any(r->writable, r->n_writable, path) &&
-	       !under_any(r->ro, r->n_ro, path);
+	       !under_any(r->ro, r->n_ro, path) && !under_any(r->shown, r->n_shown, path);
 }
 
 /* Is path readable in the sandbox by Landlock rules (before covers)? */
 static bool readable(const struct resolver *r, const char *path)
 {
-	if (r->o->read_mode == POLICY_READ_OPEN)
+	if (r->o->read_mode != POLICY_READ_STRICT)
 		return true;
 	for (size_t i = 0; i < r->plan->n_rules; i++) {
 		if ((r->plan->rules[i].grant & (POLICY_GRANT_READ | POLICY_GRANT_WRITE)) &&
@@ -267,7 +278,7 @@ static int init_links(struct resolver *r, char *const envp[])
 		home = r->plan->home;
 	int rc = host_links_init(&r->links, home, r->config_named[0] ? r->config_named : NULL,
 				 r->plan->cwd, o->deny_read.v, o->deny_read.n,
-				 o->read_mode == POLICY_READ_STRICT, o->preset == POLICY_PRESET_DEFAULT);
+				 o->read_mode != POLICY_READ_OPEN, o->preset == POLICY_PRESET_DEFAULT);
 
 	return rc ? porta_fail(r->e, "resolve", NULL, -rc, NULL) : 0;
 }
@@ -479,7 +490,8 @@ static int add_base_grants(struct resolver *r)
 	struct stat st;
 	int rc = 0;
 
-	if (r->o->read_mode == POLICY_READ_OPEN) {
+	if (r->o->read_mode != POLICY_READ_STRICT) {
+		/* home: the home is closed by a cover (close_home()), not here */
 		rc = policy_plan_add_rule(plan, "/", POLICY_GRANT_READ, true);
 	} else {
 		size_t n;
@@ -552,20 +564,31 @@ static int add_rebinds(struct resolver *r, const char *dir, enum policy_path_rea
 	return rc;
 }
 
-/* Under --read-policy strict the home is closed.  Landlock alone would answer
- * EACCES for ~/.gitconfig, which git (and others) treat as fatal; an empty
- * read-only directory answers ENOENT, as for any closed directory
- * (docs/defaults.md), with the -v mounts beneath it bound back. */
-static bool home_is_covered(const struct resolver *r)
+/* A variable's value, as getenv(3) finds it (host_env_get()); NULL when
+ * unset or empty. */
+static const char *env_get(char *const envp[], const char *name)
 {
-	const char *home = r->plan->home;
+	const char *v = host_env_get(envp, name);
+	return v && v[0] ? v : NULL;
+}
+
+/* Under --read-policy home and strict the home is closed.  Landlock alone
+ * would answer EACCES for ~/.gitconfig, which git (and others) treat as
+ * fatal; an empty read-only directory answers ENOENT, as for any closed
+ * directory (docs/defaults.md), with what is granted beneath it bound back. */
+static bool home_is_covered(const struct resolver *r, const char *home)
+{
 	struct stat st;
 
-	if (r->o->read_mode != POLICY_READ_STRICT || !home || strcmp(home, "/") == 0 ||
+	if (r->o->read_mode == POLICY_READ_OPEN || !home || strcmp(home, "/") == 0 ||
 	    stat(home, &st) < 0 || !S_ISDIR(st.st_mode))
 		return false;
-	/* A mount at or above the home makes it readable: nothing to cover.
-	 * So do the system directories strict reads grant (a home under /usr). */
+	/* A mount at or above the home makes it readable: nothing to cover. */
+	if (under_any(r->writable, r->n_writable, home) || under_any(r->ro, r->n_ro, home))
+		return false;
+	if (r->o->read_mode == POLICY_READ_HOME)
+		return true; /* the read grant on / is what the cover closes */
+	/* strict: so do the system directories it grants (a home under /usr) */
 	for (size_t i = 0; i < r->plan->n_rules; i++) {
 		if ((r->plan->rules[i].grant & POLICY_GRANT_READ) &&
 		    policy_path_is_under(r->plan->rules[i].path, home))
@@ -574,16 +597,199 @@ static bool home_is_covered(const struct resolver *r)
 	return true;
 }
 
+/* Something in dir marks a project: .git or .porta. */
+static bool marks_project(const char *dir)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	return (policy_path_join(dir, ".git", p, sizeof(p)) && lstat(p, &st) == 0) ||
+	       (policy_path_join(dir, ".porta", p, sizeof(p)) && lstat(p, &st) == 0);
+}
+
+/* The working directory's project in the closed home (docs/defaults.md,
+ * "The home"): the nearest directory upward from it, strictly below home,
+ * that marks a project, else the working directory itself.  False when the
+ * working directory is not below home. */
+static bool home_project(const char *home, const char *cwd, char *out, size_t cap)
+{
+	char dir[PATH_MAX];
+
+	if (!policy_path_is_under(home, cwd) || strcmp(home, cwd) == 0)
+		return false;
+	snprintf(dir, sizeof(dir), "%s", cwd);
+	for (;;) {
+		if (marks_project(dir)) {
+			snprintf(out, cap, "%s", dir);
+			return true;
+		}
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			break;
+		*slash = '\0';
+		if (strcmp(dir, home) == 0 || !policy_path_is_under(home, dir))
+			break;
+	}
+	snprintf(out, cap, "%s", cwd);
+	return true;
+}
+
+/* Shows path (a place in the closed home, named) read-only: bound back
+ * into the cover, and a read rule for the degraded sandbox, whose Landlock
+ * carves the home out of the grant on /.  Left out when a mount holds it
+ * already, or when it is a link into a place porta closes. */
+static int show_in_home(struct resolver *r, const char *home, const char *path,
+			enum policy_path_reason reason)
+{
+	struct stat st;
+	char why[3 * PATH_MAX];
+
+	if (lstat(path, &st) < 0 || under_any(r->writable, r->n_writable, path) ||
+	    under_any(r->ro, r->n_ro, path) || under_any(r->shown, r->n_shown, path))
+		return 0;
+	_cleanup_free_ char *real = realpath(path, NULL);
+	if (!real || stat(real, &st) < 0)
+		return 0;
+	/* A link (on the way) from a place of the home to another: the target
+	 * is what would be shown, and nobody named it. */
+	if (strcmp(real, path) != 0 && policy_path_is_under(home, real))
+		return 0;
+	if (host_links_refused(&r->links, path, real, why, sizeof(why))) {
+		policy_plan_add_warning(r->plan, "the closed home: %s is left out: %s", path, why);
+		return 0;
+	}
+	if (r->n_shown == HOME_SHOWN_MAX)
+		return -E2BIG;
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	r->shown[r->n_shown++] = copy;
+	int rc = policy_plan_add_rule(r->plan, real, POLICY_GRANT_READ, S_ISDIR(st.st_mode));
+	return rc ? rc : policy_plan_add_mount(r->plan, POLICY_MOUNT_REBIND, path, reason);
+}
+
+/* The sandbox's ~/.gitconfig: the user.* values of the host's
+ * $XDG_CONFIG_HOME/git/config and ~/.gitconfig, in the order git reads
+ * them (policy/gitconfig.h).  None when -v names ~/.gitconfig (the real
+ * one is bound back) or the host has no identity. */
+static int home_gitconfig(struct resolver *r, char *const envp[], const char *home)
+{
+	struct policy_gitcfg_var *vars = NULL;
+	size_t n = 0;
+	char files[2][PATH_MAX];
+	const char *xdg = env_get(envp, "XDG_CONFIG_HOME");
+	int rc = 0;
+
+	if (!policy_path_join(home, ".gitconfig", files[1], sizeof(files[1])) ||
+	    under_any(r->writable, r->n_writable, files[1]) ||
+	    under_any(r->ro, r->n_ro, files[1]))
+		return 0;
+	if (xdg && xdg[0] == '/')
+		snprintf(files[0], sizeof(files[0]), "%s/git/config", xdg);
+	else
+		snprintf(files[0], sizeof(files[0]), "%s/.config/git/config", home);
+	if (!(vars = calloc(HOME_GITCFG_MAX, sizeof(*vars))))
+		return -ENOMEM;
+	for (size_t f = 0; f < 2; f++) {
+		_cleanup_fd_ int fd = open(files[f], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		struct stat st;
+		if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20))
+			continue;
+		_cleanup_free_ char *text = malloc((size_t)st.st_size + 1);
+		ssize_t got = text ? read(fd, text, (size_t)st.st_size) : -1;
+		if (got < 0)
+			continue;
+		size_t line = 0;
+		enum policy_gitcfg_status s =
+			policy_gitconfig_user(text, (size_t)got, vars, &n, HOME_GITCFG_MAX, &line);
+		if (s != POLICY_GITCFG_OK)
+			policy_plan_add_warning(
+				r->plan,
+				"the closed home: git's identity is read from %s up to line %zu only (%s); "
+				"-v %s:ro shows the real file",
+				files[f], line,
+				s == POLICY_GITCFG_MALFORMED ? "git would not read that line"
+							     : "too many user.* values",
+				files[1]);
+	}
+	if (n > 0) {
+		size_t cap = 2 * HOME_GITCFG_MAX * (POLICY_GITCFG_VALUE_MAX + POLICY_GITCFG_KEY_MAX);
+		char *text = malloc(cap);
+		if (!text)
+			rc = -ENOMEM;
+		else if (policy_gitconfig_format(vars, n, text, cap) == 0)
+			free(text);
+		else
+			r->plan->home_gitconfig = text;
+	}
+	free(vars);
+	return rc;
+}
+
+/* --read-policy home and strict: each home ($HOME, and the passwd entry's
+ * directory when it differs) becomes an empty read-only directory, and what
+ * is granted beneath it is bound back: under home the working directory's
+ * project and the built-in places first (policy_home_visible()), then the
+ * -v mounts, which may lie inside them. */
+static int close_home(struct resolver *r, char *const envp[])
+{
+	struct policy_plan *plan = r->plan;
+	char homes[2][PATH_MAX];
+	size_t n_homes = 0;
+	int rc = 0;
+
+	if (plan->home)
+		snprintf(homes[n_homes++], PATH_MAX, "%s", plan->home);
+	struct passwd *pw = getpwuid(getuid());
+	_cleanup_free_ char *pw_real = pw && pw->pw_dir ? realpath(pw->pw_dir, NULL) : NULL;
+	/* One inside the other ($HOME a directory of the passwd home): the
+	 * outer cover would hide the inner one; only $HOME is closed then
+	 * (docs/defaults.md, "The home"). */
+	if (pw_real && (!plan->home || (!policy_path_is_under(pw_real, plan->home) &&
+					!policy_path_is_under(plan->home, pw_real))))
+		snprintf(homes[n_homes++], PATH_MAX, "%s", pw_real);
+
+	for (size_t h = 0; h < n_homes && rc == 0; h++) {
+		const char *home = homes[h];
+		if (!home_is_covered(r, home))
+			continue;
+		rc = policy_plan_add_mount(plan, POLICY_MOUNT_COVER_DIR, home,
+					   POLICY_PATH_HOME_CLOSED);
+		/* Listing the empty home shows it empty, as elsewhere. */
+		if (rc == 0)
+			rc = policy_plan_add_rule(plan, home, POLICY_GRANT_READ, true);
+		if (rc == 0 && r->o->read_mode == POLICY_READ_HOME) {
+			char project[PATH_MAX];
+			if (home_project(home, plan->cwd, project, sizeof(project))) {
+				rc = show_in_home(r, home, project, POLICY_PATH_HOME_PROJECT);
+				if (rc == 0 && !plan->home_project &&
+				    !(plan->home_project = strdup(project)))
+					rc = -ENOMEM;
+			} else if (policy_path_is_under(plan->cwd, home) && h == 0) {
+				rc = policy_plan_add_warning(
+					plan, "the working directory %s is the home or above it: nothing of "
+					      "the home is shown but the mounts and the places "
+					      "docs/defaults.md lists (-v names what the command needs)",
+					plan->cwd);
+			}
+			size_t n;
+			const struct policy_home_place *v = policy_home_visible(&n);
+			for (size_t i = 0; i < n && rc == 0; i++) {
+				char p[PATH_MAX];
+				if (policy_path_join(home, v[i].path, p, sizeof(p)))
+					rc = show_in_home(r, home, p, POLICY_PATH_HOME_VISIBLE);
+			}
+			if (rc == 0 && h == 0)
+				rc = home_gitconfig(r, envp, home);
+		}
+		if (rc == 0)
+			rc = add_rebinds(r, home, POLICY_PATH_UNDER_HOME);
+	}
+	return rc;
+}
+
 static bool kept_socket(const struct resolver *r, const char *real);
 static int bind_back_needed(struct resolver *r, const char *dir);
-
-/* A variable's value, as getenv(3) finds it (host_env_get()); NULL when
- * unset or empty. */
-static const char *env_get(char *const envp[], const char *name)
-{
-	const char *v = host_env_get(envp, name);
-	return v && v[0] ? v : NULL;
-}
 
 /* The directories where host programs bind sockets after porta started
  * (policy_socket_dirs()) become empty read-only directories: a socket bound
@@ -713,15 +919,8 @@ static int add_replaced_filesystems(struct resolver *r, char *const envp[])
 		 * rest read-only (policy_plan_mount_stays_writable()). */
 		rc = policy_plan_add_mount(plan, POLICY_MOUNT_PIN, "/tmp", POLICY_PATH_SHARED_TMP);
 	}
-	if (rc == 0 && home_is_covered(r)) {
-		rc = policy_plan_add_mount(plan, POLICY_MOUNT_COVER_DIR, plan->home,
-					   POLICY_PATH_HOME_STRICT);
-		/* Listing the empty home shows it empty, as elsewhere. */
-		if (rc == 0)
-			rc = policy_plan_add_rule(plan, plan->home, POLICY_GRANT_READ, true);
-		if (rc == 0)
-			rc = add_rebinds(r, plan->home, POLICY_PATH_UNDER_HOME);
-	}
+	if (rc == 0)
+		rc = close_home(r, envp);
 	if (rc == 0)
 		rc = add_socket_dirs(r, envp);
 	if (rc == 0)
@@ -1319,8 +1518,11 @@ static int close_path(struct resolver *r, const char *path, enum policy_path_rea
 		return 0;
 	if ((rc = reopen_beneath(r, real, reason, &exact)) || exact)
 		return rc;
+	/* What the closed home shows (the project, a listed place) is no
+	 * grant of the user's: a closed path there is covered like elsewhere. */
+	const struct policy_mount_step *at = policy_plan_find_mount(r->plan, real);
 	if (hidden_in_sandbox(r, real) || !readable(r, real) ||
-	    policy_plan_find_mount(r->plan, real))
+	    (at && at->reason != POLICY_PATH_HOME_PROJECT && at->reason != POLICY_PATH_HOME_VISIBLE))
 		return 0;
 	rc = policy_plan_add_mount(r->plan,
 				   S_ISDIR(st.st_mode) ? POLICY_MOUNT_COVER_DIR : POLICY_MOUNT_COVER_FILE,
@@ -1868,6 +2070,8 @@ out:
 		free(r.writable[i]);
 	for (size_t i = 0; i < r.n_ro; i++)
 		free(r.ro[i]);
+	for (size_t i = 0; i < r.n_shown; i++)
+		free(r.shown[i]);
 	dirlists_free(&r);
 	host_links_release(&r.links);
 	policy_plan_destroy(r.plan);

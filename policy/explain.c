@@ -290,7 +290,7 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 
 	json_object_set_new(root, "mounts", mounts);
 	json_object_set_new(root, "read_policy",
-			    json_string(o->read_mode == POLICY_READ_STRICT ? "strict" : "open"));
+			    json_string(policy_read_mode_word(o->read_mode)));
 	json_object_set_new(root, "preset",
 			    json_string(o->preset == POLICY_PRESET_NONE ? "none" : "default"));
 	json_object_set_new(root, "tmp", json_string(o->share_tmp ? "shared" : "private"));
@@ -491,7 +491,10 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 	fprintf(out, "  reads: %s\n",
 		o->read_mode == POLICY_READ_STRICT
 			? "strict (mounts, system directories and the /etc files programs need)"
-			: "open (everything but closed paths)");
+		: o->read_mode == POLICY_READ_OPEN
+			? "open (everything but closed paths)"
+			: "home (everything outside the home but closed paths; in the home only "
+			  "what is named below)");
 	fprintf(out, "  /tmp: %s; /dev: the usual devices writable, /dev/shm private\n",
 		o->share_tmp ? "the host's, shared and writable" : "private (empty tmpfs)");
 	fprintf(out, "  /proc: the sandbox's own processes only; /proc/sys read-only\n");

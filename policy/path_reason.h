@@ -21,7 +21,7 @@ enum policy_path_reason {
 	POLICY_PATH_CREDENTIAL,        /* the preset's credential paths */
 	POLICY_PATH_DENY_READ,         /* --deny-read */
 	POLICY_PATH_PORTA_CONFIG,      /* porta's configuration directory (host/profiles.h) */
-	POLICY_PATH_HOME_STRICT,       /* the home, emptied for strict reads */
+	POLICY_PATH_HOME_CLOSED,       /* the home, emptied (--read-policy home and strict) */
 	POLICY_PATH_KERNEL_ADDRESSES,  /* /proc/kallsyms in the fresh /proc */
 	/* Unix sockets */
 	POLICY_PATH_CREDENTIAL_SOCKET, /* a named host socket: --deny-unix, the preset, $SSH_AUTH_SOCK */
@@ -47,7 +47,9 @@ enum policy_path_reason {
 	POLICY_PATH_DEVICE,
 	POLICY_PATH_UNDER_DEV,         /* a -v mount beneath /dev */
 	POLICY_PATH_UNDER_TMP,         /* a -v mount beneath the private /tmp */
-	POLICY_PATH_UNDER_HOME,        /* a -v mount beneath the strict home */
+	POLICY_PATH_UNDER_HOME,        /* a -v mount beneath the closed home */
+	POLICY_PATH_HOME_PROJECT,      /* the working directory's project, in the closed home */
+	POLICY_PATH_HOME_VISIBLE,      /* a toolchain or configuration place, in the closed home */
 	POLICY_PATH_UNDER_SOCKET_DIR,  /* a -v mount beneath a closed socket directory */
 	POLICY_PATH_NEEDED_FILE,       /* /etc/resolv.conf, /etc/hosts linking into one */
 	POLICY_PATH_REOPENED,          /* a -v mount beneath a closed path */

@@ -144,7 +144,7 @@ bool policy_closed_place(const struct policy_closed_places *c, const char *path,
 		}
 	}
 	if (c->home_hidden && c->home && policy_path_is_under(c->home, path)) {
-		*reason = POLICY_PATH_HOME_STRICT;
+		*reason = POLICY_PATH_HOME_CLOSED;
 		return true;
 	}
 	return false;

@@ -61,6 +61,8 @@ void policy_plan_destroy(struct policy_plan *plan)
 	free(plan->listen_ports);
 	free(plan->host_addrs);
 	free(plan->home);
+	free(plan->home_gitconfig);
+	free(plan->home_project);
 	free(plan->audit_real);
 	free(plan->cwd);
 	free(plan);

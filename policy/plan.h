@@ -89,6 +89,13 @@ struct policy_plan {
 	char *const *argv;                 /* not owned, outlives the plan */
 	char *home;                        /* the user's home, absolute, or NULL */
 	char *cwd;
+	/* --read-policy home: the sandbox's ~/.gitconfig, the host's user.*
+	 * values only (policy/gitconfig.h), which init writes into the cover
+	 * of the home; NULL when there is none to write */
+	char *home_gitconfig;
+	/* the working directory's project shown read-only in the closed home
+	 * (docs/defaults.md, "The home"), or NULL */
+	char *home_project;
 	/* --audit's file as resolved before the command starts: a real path
 	 * (no link in it), which the supervisor opens without following one
 	 * (common/safeopen.h); NULL without --audit */

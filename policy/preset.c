@@ -236,3 +236,34 @@ const char *const *policy_preset_profile_state(size_t *n)
 	*n = sizeof(profile_state) / sizeof(profile_state[0]);
 	return profile_state;
 }
+
+/* docs/defaults.md, "The home": each with its reason there.  Programs and
+ * toolchains installed in the home, and configuration that holds no secret;
+ * nothing that can (a ~/.config/git/config may rewrite URLs with a token in
+ * them; shell start-up files commonly export tokens). */
+static const struct policy_home_place home_visible[] = {
+	{ ".local/bin", "programs installed for the user (pip --user, pipx, installers): on PATH" },
+	{ ".local/lib", "the Python packages pip --user installs" },
+	{ ".nvm", "Node.js versions nvm installs" },
+	{ ".volta", "Node.js and its tools as Volta installs them" },
+	{ ".cargo/bin", "rustup's proxies and the programs cargo install puts there" },
+	{ ".rustup", "Rust toolchains rustup installs" },
+	{ ".pyenv", "Python versions pyenv installs" },
+	{ ".rbenv", "Ruby versions rbenv installs" },
+	{ ".asdf", "toolchains asdf installs" },
+	{ ".local/share/mise", "toolchains mise installs" },
+	{ ".sdkman/candidates", "JDKs and JVM tools SDKMAN installs" },
+	{ "go/bin", "the programs go install puts there" },
+	{ ".bun/bin", "Bun" },
+	{ ".deno/bin", "Deno" },
+	{ ".config/git/ignore", "git's global ignore patterns" },
+	{ ".config/git/attributes", "git's global attributes" },
+	{ ".terminfo", "terminal descriptions" },
+	{ ".inputrc", "readline's key bindings" },
+};
+
+const struct policy_home_place *policy_home_visible(size_t *n)
+{
+	*n = sizeof(home_visible) / sizeof(home_visible[0]);
+	return home_visible;
+}

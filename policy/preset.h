@@ -56,6 +56,17 @@ size_t policy_socket_dirs(unsigned uid, bool share_tmp, const char *xdg_runtime_
  * /etc files programs need to start), besides the mounts. */
 const char *const *policy_strict_readable(size_t *n);
 
+/* A place in the home that --read-policy home shows (read-only): relative
+ * to the home, with the reason docs/defaults.md gives for it. */
+struct policy_home_place {
+	const char *path;
+	const char *reason;
+};
+
+/* The built-in visible places of the closed home: toolchains and
+ * configuration that holds no secret (docs/defaults.md, "The home"). */
+const struct policy_home_place *policy_home_visible(size_t *n);
+
 /* True when the variable name[0..n) passes into the sandbox by default:
  * PATH HOME USER LOGNAME SHELL TERM COLORTERM LANG LANGUAGE LC_* TZ. */
 bool policy_env_passes_by_default(const char *name, size_t n);

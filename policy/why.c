@@ -255,7 +255,7 @@ static bool by_mount(const struct policy_plan *plan, const struct policy_mount_s
 	switch (m->kind) {
 	case POLICY_MOUNT_COVER_DIR:
 	case POLICY_MOUNT_COVER_FILE:
-		if (m->reason == POLICY_PATH_HOME_STRICT)
+		if (m->reason == POLICY_PATH_HOME_CLOSED)
 			return false; /* decided with the grants below */
 		/* A cover answers without an error (an empty file, an empty
 		 * directory) as often as with one: every access is a refusal. */
@@ -365,7 +365,7 @@ enum policy_why_verdict policy_why_classify(const struct policy_plan *plan,
 		return out->verdict;
 
 	bool home_cover =
-		m && m->kind == POLICY_MOUNT_COVER_DIR && m->reason == POLICY_PATH_HOME_STRICT;
+		m && m->kind == POLICY_MOUNT_COVER_DIR && m->reason == POLICY_PATH_HOME_CLOSED;
 	if (f->err == 0)
 		return answer(out, POLICY_WHY_NOT_SANDBOX, "");
 	/* The strict home is an empty directory: a name in it is missing. */
@@ -380,7 +380,7 @@ enum policy_why_verdict policy_why_classify(const struct policy_plan *plan,
 	case POLICY_WHY_READ:
 	case POLICY_WHY_EXEC:
 		if (home_cover)
-			return hidden(plan, out, f, "the home is closed under strict reads");
+			return hidden(plan, out, f, "the home is closed: only the mounts, the project and the places docs/defaults.md lists are visible");
 		if (granted(plan, f->path, POLICY_GRANT_READ | POLICY_GRANT_WRITE))
 			return answer(out, POLICY_WHY_NOT_SANDBOX, "");
 		return option(out, "outside what strict reads allow", "-v ", f->path, ":ro");

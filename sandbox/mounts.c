@@ -99,6 +99,8 @@ static int populate_dev(void)
 
 #define COVER_FLAGS (MS_NOSUID | MS_NODEV | MS_NOEXEC)
 #define COVER_DATA "size=4k,mode=0500"
+/* the home's cover holds the written ~/.gitconfig (a few user.* values) */
+#define HOME_COVER_DATA "size=64k,mode=0500"
 
 /* Does a later step bind a -v mount back beneath step i's path? */
 static bool rebind_beneath(const struct policy_plan *plan, size_t i)
@@ -317,16 +319,37 @@ static int make_read_only(const char *p)
 	return remount_ro(p);
 }
 
+/* The closed home's ~/.gitconfig (policy/plan.h, home_gitconfig): the
+ * host's identity only, read-only like the cover around it. */
+static int write_gitconfig(const char *home, const char *text)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(text);
+
+	if (!policy_path_join(home, ".gitconfig", path, sizeof(path)))
+		return -ENAMETOOLONG;
+	_cleanup_fd_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0444);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, len) != (ssize_t)len)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
 /* Writable until the -v mounts beneath it are bound back (they need mount
  * points), read-only before the payload starts (seal_covers()). */
 static int cover_dir(struct mounting *mg, size_t i, const char *p)
 {
-	bool beneath = rebind_beneath(mg->plan, i);
+	const struct policy_plan *plan = mg->plan;
+	bool gitconfig = plan->home_gitconfig && plan->home && strcmp(p, plan->home) == 0 &&
+			 plan->mounts[i].reason == POLICY_PATH_HOME_CLOSED;
+	bool late = rebind_beneath(plan, i) || gitconfig;
 
-	if (mount("tmpfs", p, "tmpfs", (beneath ? 0 : MS_RDONLY) | COVER_FLAGS, COVER_DATA) < 0)
+	if (mount("tmpfs", p, "tmpfs", (late ? 0 : MS_RDONLY) | COVER_FLAGS,
+		  gitconfig ? HOME_COVER_DATA : COVER_DATA) < 0)
 		return -errno;
-	mg->late_ro[i] = beneath;
-	return 0;
+	mg->late_ro[i] = late;
+	return gitconfig ? write_gitconfig(p, plan->home_gitconfig) : 0;
 }
 
 static int cover_file(const char *p)

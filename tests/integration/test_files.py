@@ -681,6 +681,102 @@ class Credentials(PortaTestCase):
         self.assertIn(SECRET + "-netrc", res.out, res.describe())
 
 
+class HomeReads(PortaTestCase):
+    """--read-policy home (docs/defaults.md, "The home"): outside the home as
+    open; in it only the mounts, the working directory's project (read-only),
+    the places defaults.md lists and a ~/.gitconfig with the host's user.*
+    values.  Degraded, Landlock refuses the rest of the home (EACCES) and no
+    ~/.gitconfig is written."""
+
+    def planted(self):
+        h = self.mkdtemp(prefix="porta-it-home-")
+        files = {
+            ".databrickscfg": SECRET + "-databricks",
+            "notes.txt": SECRET + "-notes",
+            ".bashrc": "export TOKEN=" + SECRET + "-bashrc",
+            ".gitconfig": "[user]\n\tname = Home Person\n\temail = hp@example.test\n"
+                          "[credential]\n\thelper = store --file ~/" + SECRET + "-helper\n",
+            ".local/bin/hometool": "#!/bin/sh\necho hometool-ran\n",
+            "code/proj/README": "project-readme\n",
+            "code/proj/src/main.c": "int main;\n",
+            "code/other/secret.txt": SECRET + "-other",
+        }
+        for rel, text in files.items():
+            self.write(os.path.join(h, rel), text + "\n")
+        os.chmod(os.path.join(h, ".local/bin/hometool"), 0o755)
+        os.mkdir(os.path.join(h, "code/proj/.git"))
+        return h
+
+    def home_run(self, h, cwd, script, extra=()):
+        env = harness.clean_env({"HOME": h, "GIT_CONFIG_NOSYSTEM": "1"})
+        return run(["run", "--read-policy", "home", *extra, "--"] + sh(script), env=env, cwd=cwd)
+
+    def test_only_the_project_and_the_listed_places_are_shown(self):
+        h = self.planted()
+        src = os.path.join(h, "code/proj/src")
+        res = self.home_run(h, src, (
+            "for f in .databrickscfg notes.txt .bashrc code/other/secret.txt; do "
+            "cat ~/$f 2>&1; done; cat ../README; cat main.c; "
+            "touch ../made 2>/dev/null || echo project-read-only; "
+            "~/.local/bin/hometool; ls -A ~ | tr '\\n' ' '; echo"))
+        self.assertOk(res)
+        self.assertNotIn(SECRET, res.out, res.describe())
+        self.assertIn("project-readme", res.out)
+        self.assertIn("int main;", res.out)
+        self.assertIn("project-read-only", res.out)
+        self.assertFalse(os.path.exists(os.path.join(h, "code/proj/made")))
+        self.assertIn("hometool-ran", res.out)
+        if harness.DEGRADED:
+            self.assertIn("Permission denied", res.out, res.describe())
+        else:
+            self.assertIn("No such file or directory", res.out, res.describe())
+            listing = res.out.strip().splitlines()[-1].split()
+            self.assertEqual(sorted(listing), [".gitconfig", ".local", "code"], res.describe())
+
+    def test_control_open_reads_the_unlisted_store(self):
+        h = self.planted()
+        env = harness.clean_env({"HOME": h})
+        res = run(["run", "--"] + sh("cat ~/.databrickscfg"), env=env,
+                  cwd=os.path.join(h, "code/proj"))
+        self.assertOk(res)
+        self.assertIn(SECRET + "-databricks", res.out)
+
+    @harness.needs_userns("the generated ~/.gitconfig is written into the home's cover")
+    def test_gitconfig_holds_the_identity_only(self):
+        h = self.planted()
+        proj = os.path.join(h, "code/proj")
+        res = self.home_run(h, proj, "cat ~/.gitconfig; git config user.name; git config "
+                                     "user.email; git config credential.helper || echo no-helper")
+        self.assertOk(res)
+        self.assertIn("Home Person\nhp@example.test\nno-helper", res.out, res.describe())
+        self.assertNotIn(SECRET, res.out)
+
+    def test_a_mount_shows_more(self):
+        h = self.planted()
+        other = os.path.join(h, "code/other")
+        res = self.home_run(h, os.path.join(h, "code/proj"), "cat %s/secret.txt" % other,
+                            extra=["-v", other + ":ro"])
+        self.assertOk(res)
+        self.assertIn(SECRET + "-other", res.out)
+
+    def test_from_the_home_itself_no_project_and_run_says_so(self):
+        h = self.planted()
+        res = self.home_run(h, h, "cat ~/code/proj/README 2>&1; cat ~/notes.txt 2>&1; echo done")
+        self.assertOk(res)
+        self.assertNotIn("project-readme", res.out)
+        self.assertNotIn(SECRET, res.out)
+        self.assertIn("is the home or above it", res.err, res.describe())
+
+    def test_credential_list_stays_closed_inside_the_project(self):
+        # the project is below the home; a credential path of the list is
+        # the project itself: the list wins
+        h = self.planted()
+        self.write(os.path.join(h, ".aws/credentials"), SECRET + "-aws\n")
+        os.mkdir(os.path.join(h, ".aws/.git"))
+        res = self.home_run(h, os.path.join(h, ".aws"), "cat ~/.aws/credentials 2>&1; echo done")
+        self.assertNotIn(SECRET, res.out, res.describe())
+
+
 class StrictReads(PortaTestCase):
 
     def test_strict(self):

@@ -68,7 +68,7 @@ Test(closed_place, protected_names_at_any_depth_and_their_holders)
 
 Test(closed_place, the_home_only_when_strict)
 {
-	cr_assert_not(closed(false, "/home/u/Documents", POLICY_PATH_HOME_STRICT));
-	cr_assert(closed(true, "/home/u/Documents", POLICY_PATH_HOME_STRICT));
-	cr_assert_not(closed(true, "/scratch/build", POLICY_PATH_HOME_STRICT));
+	cr_assert_not(closed(false, "/home/u/Documents", POLICY_PATH_HOME_CLOSED));
+	cr_assert(closed(true, "/home/u/Documents", POLICY_PATH_HOME_CLOSED));
+	cr_assert_not(closed(true, "/scratch/build", POLICY_PATH_HOME_CLOSED));
 }

@@ -313,7 +313,7 @@ Test(degrade_rules, the_read_rule_on_a_covered_home_is_dropped)
 	rule(p, "/dev/null", R | DEV, false);
 	rule(p, "/home/u", R, true);
 	add_mount(p, POLICY_MOUNT_TMPFS, "/tmp", POLICY_PATH_PRIVATE_TMP);
-	add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", POLICY_PATH_HOME_STRICT);
+	add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", POLICY_PATH_HOME_CLOSED);
 	add_mount(p, POLICY_MOUNT_REBIND, "/home/u/src", POLICY_PATH_UNDER_HOME);
 
 	struct got g = degrade(p, PRIVATE_TMP, &fs);

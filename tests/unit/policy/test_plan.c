@@ -222,7 +222,7 @@ Test(plan, rules_after_mounts_are_those_on_replaced_filesystems)
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_DEVPTS, "/dev/pts", POLICY_PATH_OWN_TERMINALS), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_PIN, "/work", POLICY_PATH_WRITABLE_ROOT), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_READONLY, "/proc/sys", POLICY_PATH_KERNEL_SETTINGS), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", POLICY_PATH_HOME_STRICT), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", POLICY_PATH_HOME_CLOSED), 0);
 	static const struct {
 		const char *path;
 		bool late;
@@ -303,7 +303,7 @@ Test(plan, mount_closes_socket)
 		{ POLICY_MOUNT_COVER_DIR, POLICY_PATH_DENY_READ, false },
 		{ POLICY_MOUNT_COVER_FILE, POLICY_PATH_CREDENTIAL, false },
 		{ POLICY_MOUNT_COVER_FILE, POLICY_PATH_DENY_READ, false },
-		{ POLICY_MOUNT_COVER_DIR, POLICY_PATH_HOME_STRICT, false },
+		{ POLICY_MOUNT_COVER_DIR, POLICY_PATH_HOME_CLOSED, false },
 		/* the right reason on the wrong kind */
 		{ POLICY_MOUNT_COVER_FILE, POLICY_PATH_SOCKET_DIR, false },
 		{ POLICY_MOUNT_COVER_DIR, POLICY_PATH_HOST_SOCKET, false },

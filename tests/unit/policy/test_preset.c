@@ -527,3 +527,44 @@ Test(preset, socket_dirs_respect_the_cap)
 			cr_assert(untouched(dirs[i]), "cap %zu: wrote entry %zu", cap, i);
 	}
 }
+
+/* docs/defaults.md, "The home": the places shown in the closed home */
+static const char *const home_visible[] = {
+	".local/bin", ".local/lib", ".nvm", ".volta", ".cargo/bin", ".rustup", ".pyenv", ".rbenv",
+	".asdf", ".local/share/mise", ".sdkman/candidates", "go/bin", ".bun/bin", ".deno/bin",
+	".config/git/ignore", ".config/git/attributes", ".terminfo", ".inputrc",
+};
+
+static bool at_or_under(const char *dir, const char *p)
+{
+	size_t n = strlen(dir);
+	return strncmp(dir, p, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+Test(preset, home_visible_is_defaults_md_and_holds_no_credential)
+{
+	size_t n, nc;
+	const struct policy_home_place *v = policy_home_visible(&n);
+	const char *const *cred = policy_preset_credentials(&nc);
+
+	cr_assert_eq(n, N_ELEMS(home_visible));
+	for (size_t i = 0; i < n; i++) {
+		cr_assert_str_eq(v[i].path, home_visible[i]);
+		cr_assert(v[i].reason && v[i].reason[0], "%s has no reason", v[i].path);
+		cr_assert_neq(v[i].path[0], '/');
+		cr_assert_null(strstr(v[i].path, ".."));
+		/* nothing shown holds, or lies in, a credential path */
+		for (size_t k = 0; k < nc; k++)
+			cr_assert(!at_or_under(v[i].path, cred[k]) && !at_or_under(cred[k], v[i].path),
+				  "~/%s and the credential ~/%s overlap", v[i].path, cred[k]);
+		/* nor a shell start-up file or git's own configuration */
+		cr_assert(!at_or_under(v[i].path, ".config/git/config"));
+		static const char *const startup[] = { ".bashrc", ".bash_profile", ".bash_login",
+						       ".profile", ".zshrc", ".zshenv", ".zprofile",
+						       ".config/fish" };
+		for (size_t k = 0; k < N_ELEMS(startup); k++)
+			cr_assert(!at_or_under(v[i].path, startup[k]) &&
+					  !at_or_under(startup[k], v[i].path),
+				  "%s", v[i].path);
+	}
+}

@@ -210,7 +210,7 @@ Test(why, strict_reads)
 	cr_assert_eq(policy_plan_add_rule(p, "/usr", POLICY_GRANT_READ, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/home/u", POLICY_GRANT_READ, true), 0);
 	cr_assert_eq(policy_plan_add_rule(p, "/home/u/proj", POLICY_GRANT_READ | POLICY_GRANT_WRITE, true), 0);
-	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", POLICY_PATH_HOME_STRICT), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", POLICY_PATH_HOME_CLOSED), 0);
 	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/home/u/proj", POLICY_PATH_UNDER_HOME), 0);
 	const struct vector v[] = {
 		{ POLICY_WHY_READ, "/srv/notes", EACCES, true, true, POLICY_WHY_OPTION, "-v /srv/notes:ro" },
