@@ -654,6 +654,14 @@ static int show_in_home(struct resolver *r, const char *home, const char *path,
 	 * is what would be shown, and nobody named it. */
 	if (strcmp(real, path) != 0 && policy_path_is_under(home, real))
 		return 0;
+	/* Inside a closed place (the working directory in ~/.ssh): its
+	 * cover would hide it anyway; showing it would only mislead the
+	 * check that the working directory is visible. */
+	enum policy_path_reason closed;
+	if (policy_closed_place(&r->links.real, real, &closed) &&
+	    (closed == POLICY_PATH_CREDENTIAL || closed == POLICY_PATH_DENY_READ ||
+	     closed == POLICY_PATH_PORTA_CONFIG))
+		return 0;
 	if (host_links_refused(&r->links, path, real, why, sizeof(why))) {
 		policy_plan_add_warning(r->plan, "the closed home: %s is left out: %s", path, why);
 		return 0;

@@ -291,6 +291,19 @@ static int explain_json(FILE *out, const struct policy_plan *plan, int argc, cha
 	json_object_set_new(root, "mounts", mounts);
 	json_object_set_new(root, "read_policy",
 			    json_string(policy_read_mode_word(o->read_mode)));
+	json_t *shown = json_array();
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct policy_mount_step *m = &plan->mounts[i];
+		if (m->kind != POLICY_MOUNT_REBIND || (m->reason != POLICY_PATH_HOME_PROJECT &&
+						       m->reason != POLICY_PATH_HOME_VISIBLE))
+			continue;
+		json_t *e = json_object();
+		json_object_set_new(e, "path", jstr(m->path));
+		json_object_set_new(e, "reason", json_string(policy_path_reason_words(m->reason)));
+		json_array_append_new(shown, e);
+	}
+	json_object_set_new(root, "home_shown", shown);
+	json_object_set_new(root, "home_gitconfig", json_boolean(plan->home_gitconfig != NULL));
 	json_object_set_new(root, "preset",
 			    json_string(o->preset == POLICY_PRESET_NONE ? "none" : "default"));
 	json_object_set_new(root, "tmp", json_string(o->share_tmp ? "shared" : "private"));
@@ -495,6 +508,18 @@ int policy_explain(FILE *out, const struct policy_plan *plan, int argc, char *co
 			? "open (everything but closed paths)"
 			: "home (everything outside the home but closed paths; in the home only "
 			  "what is named below)");
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		const struct policy_mount_step *m = &plan->mounts[i];
+		if (m->kind == POLICY_MOUNT_REBIND && (m->reason == POLICY_PATH_HOME_PROJECT ||
+						       m->reason == POLICY_PATH_HOME_VISIBLE))
+			esc_print(out, "    shown in the home, read-only: ", m->path,
+				  m->reason == POLICY_PATH_HOME_PROJECT
+					  ? "  (the working directory's project)\n"
+					  : "  (toolchain or configuration, docs/defaults.md)\n");
+	}
+	if (plan->home_gitconfig && plan->home)
+		esc_print(out, "    shown in the home: ", plan->home,
+			  "/.gitconfig, written by porta: the host's user.* values only\n");
 	fprintf(out, "  /tmp: %s; /dev: the usual devices writable, /dev/shm private\n",
 		o->share_tmp ? "the host's, shared and writable" : "private (empty tmpfs)");
 	fprintf(out, "  /proc: the sandbox's own processes only; /proc/sys read-only\n");

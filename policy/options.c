@@ -60,9 +60,9 @@ struct opt_spec {
 /* The values of the options that take one of a few words, in the order of
  * their enums (policy_read_mode, policy_preset): apply() parses them from
  * here and the completions offer them from here (policy_option_next()). */
-static const char *const read_policy_words[] = { "open", "strict", "home", NULL };
+static const char *const read_policy_words[] = { "home", "open", "strict", NULL };
 static const char *const preset_words[] = { "default", "none", NULL };
-_Static_assert(POLICY_READ_OPEN == 0 && POLICY_READ_STRICT == 1 && POLICY_READ_HOME == 2,
+_Static_assert(POLICY_READ_HOME == 0 && POLICY_READ_OPEN == 1 && POLICY_READ_STRICT == 2,
 	       "read_policy_words' order");
 _Static_assert(POLICY_PRESET_DEFAULT == 0 && POLICY_PRESET_NONE == 1, "preset_words' order");
 
@@ -75,7 +75,7 @@ const char *policy_read_mode_word(enum policy_read_mode m)
 
 static const struct opt_spec opt_table[] = {
 	{ "mount", 'v', true, OPT_MOUNT, "PATH or PATH:ro", POLICY_VALUE_PATH, NULL },
-	{ "read-policy", 0, true, OPT_READ_POLICY, "open, strict or home", POLICY_VALUE_WORD,
+	{ "read-policy", 0, true, OPT_READ_POLICY, "home, open or strict", POLICY_VALUE_WORD,
 	  read_policy_words },
 	{ "deny-read", 0, true, OPT_DENY_READ, "a PATH", POLICY_VALUE_PATH, NULL },
 	{ "protect", 0, true, OPT_PROTECT, "a NAME relative to each mount, or an absolute path",

@@ -35,9 +35,8 @@ enum policy_command {
 	POLICY_CMD_VERSION,
 };
 
-/* OPEN is 0, the default for now: the test suites still read their files
- * from the home (issue 32: HOME becomes the default once they name them) */
-enum policy_read_mode { POLICY_READ_OPEN, POLICY_READ_STRICT, POLICY_READ_HOME };
+/* HOME, the default, is 0: an options struct zeroed reads the home closed */
+enum policy_read_mode { POLICY_READ_HOME, POLICY_READ_OPEN, POLICY_READ_STRICT };
 
 /* "home", "open" or "strict".  Pure. */
 const char *policy_read_mode_word(enum policy_read_mode m);

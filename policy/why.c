@@ -245,6 +245,22 @@ static enum policy_why_verdict hidden(const struct policy_plan *plan,
 	return option(out, reason, "-v ", f->path, reads(f->op) ? ":ro" : "");
 }
 
+/* path at or beneath one of the preset's credential paths of home. */
+static bool credential_in(const struct policy_plan *plan, const char *home, const char *path)
+{
+	char p[4096];
+	size_t n;
+
+	if (plan->opts && plan->opts->preset != POLICY_PRESET_DEFAULT)
+		return false;
+	const char *const *cred = policy_preset_credentials(&n);
+	for (size_t i = 0; i < n; i++) {
+		if (policy_path_join(home, cred[i], p, sizeof(p)) && policy_path_is_under(p, path))
+			return true;
+	}
+	return false;
+}
+
 /* Under a cover, a private filesystem or a read-only bind: the mount step
  * decides.  Returns true when it did (verdict in *out). */
 static bool by_mount(const struct policy_plan *plan, const struct policy_mount_step *m,
@@ -369,13 +385,18 @@ enum policy_why_verdict policy_why_classify(const struct policy_plan *plan,
 	if (f->err == 0)
 		return answer(out, POLICY_WHY_NOT_SANDBOX, "");
 	/* The strict home is an empty directory: a name in it is missing. */
-	bool hidden_here = home_cover && f->err == ENOENT && f->host_exists;
+	bool hidden_here = home_cover && f->err == ENOENT &&
+			   (f->host_exists || (f->op == POLICY_WHY_CREATE && f->host_dir_exists));
 	if (!refused_errno(f->err) && !hidden_here)
 		return answer(out, POLICY_WHY_NOT_SANDBOX, "");
 	/* The user's own permissions would refuse it as well. */
 	if (!f->host_permits)
 		return answer(out, POLICY_WHY_NOT_SANDBOX, "");
 
+	/* A credential path in the closed home is the list's, whatever hides
+	 * it: never a line that opens it. */
+	if (home_cover && credential_in(plan, m->path, f->path))
+		return answer(out, POLICY_WHY_PRESET, "credential path");
 	switch (f->op) {
 	case POLICY_WHY_READ:
 	case POLICY_WHY_EXEC:

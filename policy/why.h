@@ -41,6 +41,7 @@ struct policy_why_facts {
 	int err;           /* the call's errno, 0 when it succeeded */
 	bool host_exists;  /* the path exists on the host (outside the sandbox) */
 	bool host_is_dir;  /* ... and is a directory */
+	bool host_dir_exists; /* the directory holding path exists on the host */
 	bool host_permits; /* the user's own file permissions (no capabilities,
 			    * as in the sandbox) would allow op on the host */
 };

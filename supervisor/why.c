@@ -401,6 +401,7 @@ static void host_facts(const struct supervisor_why *w, struct policy_why_facts *
 		break;
 	case POLICY_WHY_CREATE: {
 		struct stat ds;
+		f->host_dir_exists = stat(dir, &ds) == 0 && S_ISDIR(ds.st_mode);
 		if (stat(dir, &ds) == 0)
 			f->host_permits = bits_allow(w, &ds, W_OK | X_OK);
 		if (statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_RDONLY))

@@ -189,8 +189,10 @@ class PortaAdapter:
             cmd.append("--allow-root")  # porta refuses root without it
         for path, ro in policy.mounts:
             cmd += ["-v", path + (":ro" if ro else "")]
-        if policy.read_policy != "open":
-            cmd += ["--read-policy", policy.read_policy]
+        # Always named: the rows were written for open reads, the default
+        # until --read-policy home became it; a row about the closed home
+        # asks for it (rows_home.py)
+        cmd += ["--read-policy", policy.read_policy]
         if policy.share_tmp:
             cmd.append("--share-tmp")
         if policy.preset != "default":

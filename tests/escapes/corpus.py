@@ -47,7 +47,9 @@ SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 class Policy:
     """What a row asks of the sandbox, independent of any tool's flags."""
     mounts: list = dataclasses.field(default_factory=list)  # [(path, read_only)]
-    read_policy: str = "open"            # open | strict
+    # open | strict | home; porta is given it by name (its default is home,
+    # the peers' defaults read the home: they map home to open)
+    read_policy: str = "open"
     share_tmp: bool = False              # the host's /tmp instead of a private one
     no_net: bool = False
     audit: str | None = None

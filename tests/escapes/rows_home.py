@@ -76,7 +76,8 @@ def row104(ctx):
     m = f"{MARKER}/aws "
     checks.append(judge("run from ~/.aws, a repository: the project is a credential path",
                         m in ctl2.stdout, m in sbx2.stdout, sbx2,
-                        "stdout carried ~/.aws/credentials" if m in sbx2.stdout else "not read"))
+                        "stdout carried ~/.aws/credentials" if m in sbx2.stdout else "not read",
+                        refusal_holds="not visible in the sandbox"))
     # a sandbox that refuses the project too holds nothing worth having
     if sbx.started and "project-read" not in sbx.stdout:
         checks.append(Check("the project is read", BROKEN, "-",

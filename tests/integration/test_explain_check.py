@@ -43,8 +43,11 @@ class Explain(PortaTestCase):
         self.assertFalse(os.path.exists(self.flag), "explain ran the command")
         return res
 
+    # These name the credential list and the home's sockets one by one:
+    # under open reads.  The default (home) covers the home whole instead
+    # (test_default_closes_the_home).
     def test_text(self):
-        res = self.explain(["-v", self.ws, "-v", self.ro + ":ro"])
+        res = self.explain(["--read-policy", "open", "-v", self.ws, "-v", self.ro + ":ro"])
         text = res.out
         self.assertIn(self.ws, text)
         self.assertIn(self.ro, text)
@@ -63,7 +66,8 @@ class Explain(PortaTestCase):
         self.assertRegex(res.out.lower(), r"none|no network|--no-net")
 
     def test_json(self):
-        res = self.explain(["-v", self.ws, "-v", self.ro + ":ro", "--max-procs", "17",
+        res = self.explain(["--read-policy", "open", "-v", self.ws, "-v", self.ro + ":ro",
+                            "--max-procs", "17",
                             "-e", "FOO_SET=1", "--protect", "keep.me"], json_out=True)
         try:
             doc = json.loads(res.out)
@@ -110,11 +114,26 @@ class Explain(PortaTestCase):
         self.assertIsInstance(doc["notes"], list)
         self.assertTrue(all(isinstance(n, str) for n in doc["notes"]))
 
+    def test_default_closes_the_home(self):
+        doc = json.loads(self.explain(["-v", self.ws], json_out=True).out)
+        self.assertEqual(doc["read_policy"], "home")
+        homes = [p for p in doc["closed_paths"] if p["path"] == self.home]
+        self.assertEqual(homes, [{"path": self.home, "kind": "dir",
+                                  "reason": "the home (closed unless granted)"}], doc["closed_paths"])
+        # run from outside the home: no project; the planted home holds no
+        # toolchain and no git identity
+        self.assertEqual([e for e in doc["home_shown"]
+                          if e["path"].startswith(self.home + "/")], [], doc)
+        self.assertFalse(doc["home_gitconfig"])
+        text = self.explain(["-v", self.ws]).out
+        self.assertIn("reads: home", text)
+
     def test_json_modes(self):
         doc = json.loads(self.explain(["--no-net", "--read-policy", "strict"], json_out=True).out)
         self.assertEqual(doc["network"]["mode"], "none")
         self.assertEqual(doc["read_policy"], "strict")
-        doc = json.loads(self.explain(["--preset", "none", "-v", self.ws], json_out=True).out)
+        doc = json.loads(self.explain(["--read-policy", "open", "--preset", "none", "-v", self.ws],
+                                      json_out=True).out)
         # --preset none drops the lists; the fresh /proc's kallsyms stays
         # closed (kernel addresses: escape corpus row 59).
         fixed = [{"path": "/proc/kallsyms", "kind": "file", "reason": "kernel addresses"}] \

@@ -449,7 +449,10 @@ class GuardedNames(PortaTestCase):
         script = ('touch "$1/ready"; i=0; while [ $i -lt 100 ]; do i=$((i+1)); '
                   'cat "$2" 2>/dev/null; echo evil >> "$2" 2>/dev/null && echo WROTE; '
                   'sleep 0.05; done; echo NOT-STOPPED')
-        proc = harness.spawn(["run", "-v", ws, "--", SH, "-c", script, "sh", ws, path],
+        # open reads: the closed file is in a planted home, which the
+        # default reads would close whole
+        proc = harness.spawn(["run", "--read-policy", "open", "-v", ws, "--", SH, "-c", script,
+                              "sh", ws, path],
                              env=env)
         self.addCleanup(harness.reap, proc)
         deadline = time.monotonic() + 20
@@ -615,7 +618,7 @@ class Credentials(PortaTestCase):
     def test_closed_under_open_reads(self):
         h = self.plant_home()
         env = harness.clean_env({"HOME": h})
-        res = run(["run", "--"] + self.reader(h), env=env)
+        res = run(["run", "--read-policy", "open", "--"] + self.reader(h), env=env)
         self.assertNotIn(SECRET, res.out + res.err)
         self.assertIn("ordinary-notes", res.out, "the rest of the home should stay readable")
 
@@ -677,14 +680,15 @@ class Credentials(PortaTestCase):
     def test_preset_none_opens_them(self):
         h = self.plant_home()
         env = harness.clean_env({"HOME": h})
-        res = run(["run", "--preset", "none", "--", "cat", os.path.join(h, ".netrc")], env=env)
+        res = run(["run", "--read-policy", "open", "--preset", "none", "--", "cat",
+                   os.path.join(h, ".netrc")], env=env)
         self.assertIn(SECRET + "-netrc", res.out, res.describe())
 
 
 class HomeReads(PortaTestCase):
     """--read-policy home (docs/defaults.md, "The home"): outside the home as
     open; in it only the mounts, the working directory's project (read-only),
-    the places defaults.md lists and a ~/.gitconfig with the host's user.*
+    the places docs/defaults.md lists and a ~/.gitconfig with the host's user.*
     values.  Degraded, Landlock refuses the rest of the home (EACCES) and no
     ~/.gitconfig is written."""
 
@@ -736,7 +740,7 @@ class HomeReads(PortaTestCase):
     def test_control_open_reads_the_unlisted_store(self):
         h = self.planted()
         env = harness.clean_env({"HOME": h})
-        res = run(["run", "--"] + sh("cat ~/.databrickscfg"), env=env,
+        res = run(["run", "--read-policy", "open", "--"] + sh("cat ~/.databrickscfg"), env=env,
                   cwd=os.path.join(h, "code/proj"))
         self.assertOk(res)
         self.assertIn(SECRET + "-databricks", res.out)
@@ -777,6 +781,67 @@ class HomeReads(PortaTestCase):
         self.assertNotIn(SECRET, res.out, res.describe())
 
 
+class HomeTools(PortaTestCase):
+    """Real tools under the default reads (the closed home), laid out as a
+    user has them: git commit with the host's identity, make, and Python
+    and Node.js installed in the home (pyenv's and nvm's places).  npm, pip,
+    cargo and go with --caches, and the claude-code and codex profiles, run
+    under the default in tests/netlab (npm-install, pip-install,
+    cargo-build, profiles)."""
+
+    def setUp(self):
+        self.h = self.mkdtemp(prefix="porta-it-home-")
+        self.write(os.path.join(self.h, ".gitconfig"),
+                   "[user]\n\tname = Tool User\n\temail = tu@example.test\n")
+        self.write(os.path.join(self.h, "secret.txt"), SECRET + "-tools\n")
+        self.proj = os.path.join(self.h, "src", "proj")
+        self.write(os.path.join(self.proj, "hello.c"),
+                   '#include <stdio.h>\nint main(void){puts("hello-made");return 0;}\n')
+        self.write(os.path.join(self.proj, "Makefile"), "hello: hello.c\n\tcc -o hello hello.c\n")
+        self.env = harness.clean_env({"HOME": self.h, "GIT_CONFIG_NOSYSTEM": "1"})
+        ctl = harness.run_host(["git", "-C", self.proj, "init", "-q"], env=self.env)
+        self.assertOk(ctl)
+
+    def in_project(self, script, extra=()):
+        return run(["run", "-v", ".", *extra, "--"] + sh(script), env=self.env, cwd=self.proj)
+
+    @harness.needs_userns("the host's identity is written as ~/.gitconfig into the home's cover")
+    def test_git_commit_with_the_hosts_identity(self):
+        res = self.in_project("git add -A && git commit -qm first && git log --format='%an <%ae>'"
+                              "; cat ~/secret.txt 2>/dev/null || echo home-closed")
+        self.assertOk(res)
+        self.assertIn("Tool User <tu@example.test>", res.out, res.describe())
+        self.assertIn("home-closed", res.out)
+
+    @unittest.skipIf(harness.DEGRADED and IS_ROOT,
+                     "degraded as root, chmod is refused everywhere (a stated loss): the "
+                     "linker cannot make ./hello executable")
+    def test_make(self):
+        res = self.in_project("make -s && ./hello")
+        self.assertOk(res)
+        self.assertIn("hello-made", res.out)
+
+    def test_python_installed_in_the_home(self):
+        venv = os.path.join(self.h, ".pyenv", "versions", "t")
+        ctl = harness.run_host([PY, "-m", "venv", "--copies", "--without-pip", venv], env=self.env)
+        self.assertOk(ctl)
+        py = os.path.join(venv, "bin", "python3")
+        res = self.in_project("%s -c 'import sys, json; print(\"py-home\", sys.prefix)'" % py)
+        self.assertOk(res)
+        self.assertIn("py-home " + venv, res.out, res.describe())
+
+    @unittest.skipUnless(shutil.which("node"), "no node on this host")
+    def test_node_installed_in_the_home(self):
+        bindir = os.path.join(self.h, ".nvm", "versions", "node", "v0-test", "bin")
+        os.makedirs(bindir)
+        node = os.path.join(bindir, "node")
+        shutil.copy2(os.path.realpath(shutil.which("node")), node)
+        res = run(["run", "--"] + sh("PATH=%s:$PATH node -e 'console.log(\"node-home\")'" % bindir),
+                  env=self.env, cwd=self.proj)
+        self.assertOk(res)
+        self.assertIn("node-home", res.out, res.describe())
+
+
 class StrictReads(PortaTestCase):
 
     def test_strict(self):
@@ -799,7 +864,7 @@ class StrictReads(PortaTestCase):
 
         for path, mark in ((os.path.join(h, "notes.txt"), "-home"),
                            (os.path.join(other, "o.txt"), "-other")):
-            ctl = run(["run", "--", "cat", path], env=env)
+            ctl = run(["run", "--read-policy", "open", "--", "cat", path], env=env)
             self.assertIn(SECRET + mark, ctl.out, "control (open reads)\n" + ctl.describe())
             res = run(base + ["cat", path], env=env)
             self.assertFailed(res, path)

@@ -210,7 +210,7 @@ Test(explain, json_of_an_empty_plan)
 					      "closed_sockets", "env", "notes", "grants" };
 	for (size_t i = 0; i < N_ELEMS(arrays); i++)
 		cr_assert_eq(json_array_size(key(root, arrays[i], JSON_ARRAY)), 0, "%s", arrays[i]);
-	cr_assert_str_eq(json_string_value(key(root, "read_policy", JSON_STRING)), "open");
+	cr_assert_str_eq(json_string_value(key(root, "read_policy", JSON_STRING)), "home");
 	cr_assert_str_eq(json_string_value(key(json_object_get(root, "network"), "mode",
 					       JSON_STRING)),
 			 "none");
@@ -322,7 +322,7 @@ Test(explain, text_of_an_empty_plan)
 	static const char *const want[] = {
 		"command: (none given)\n",
 		"no -v mounts: nothing of the host is writable",
-		"reads: open",
+		"reads: home",
 		"/tmp: private",
 		"preset: default",
 		"closed to reads (found now):\n  none\n",

@@ -311,7 +311,7 @@ Test(options, every_flag)
 	cr_assert_eq(o.net_mode, POLICY_NET_NONE);
 	assert_accepted(ARGS("run", "true"), &o);
 	cr_assert_eq(o.net_mode, POLICY_NET_OPEN);
-	cr_assert_eq(o.read_mode, POLICY_READ_OPEN);
+	cr_assert_eq(o.read_mode, POLICY_READ_HOME);
 	cr_assert_eq(o.preset, POLICY_PRESET_DEFAULT);
 	cr_assert(!o.read_mode_given && !o.preset_given && !o.timeout_ms.set);
 }

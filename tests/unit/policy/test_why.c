@@ -352,3 +352,34 @@ Test(why, profile_state_matches_the_profiles)
 	pclose(f);
 	cr_expect_eq(seen, n, "the list names %zu paths, the profiles %zu", n, seen);
 }
+
+Test(why, home_reads)
+{
+	memset(&opts, 0, sizeof(opts));
+	opts.read_mode = POLICY_READ_HOME;
+	struct policy_plan *p = policy_plan_create(&opts);
+	cr_assert_eq(policy_plan_add_rule(p, "/", POLICY_GRANT_READ, true), 0);
+	cr_assert_eq(policy_plan_add_rule(p, "/home/u", POLICY_GRANT_READ, true), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_COVER_DIR, "/home/u", POLICY_PATH_HOME_CLOSED), 0);
+	cr_assert_eq(policy_plan_add_mount(p, POLICY_MOUNT_REBIND, "/home/u/proj", POLICY_PATH_HOME_PROJECT), 0);
+	const struct vector v[] = {
+		/* a hidden file of the home: shown with -v PATH:ro */
+		{ POLICY_WHY_READ, "/home/u/notes/a.txt", ENOENT, true, true, POLICY_WHY_OPTION, "-v /home/u/notes/a.txt:ro" },
+		/* a credential path the home hides: the list's, never a line opening it */
+		{ POLICY_WHY_READ, "/home/u/.ssh/id_ed25519", ENOENT, true, true, POLICY_WHY_PRESET, NULL },
+		{ POLICY_WHY_CREATE, "/home/u/.aws/new", ENOENT, false, true, POLICY_WHY_NOT_SANDBOX, NULL },
+		/* outside the home: open reads */
+		{ POLICY_WHY_READ, "/srv/x", EACCES, true, true, POLICY_WHY_NOT_SANDBOX, NULL },
+	};
+	check(p, v, N_ELEMS(v));
+	/* a file created in a hidden directory that exists on the host: the
+	 * directory is what to grant */
+	struct policy_why_facts f = { .op = POLICY_WHY_CREATE, .path = "/home/u/out/result",
+				      .err = ENOENT, .host_dir_exists = true, .host_permits = true };
+	struct policy_why_answer a;
+	cr_assert_eq(policy_why_classify(p, &f, &a), POLICY_WHY_OPTION, "%s", a.reason);
+	cr_assert_str_eq(a.option, "-v /home/u/out");
+	f.host_dir_exists = false; /* nothing there on the host either */
+	cr_assert_eq(policy_why_classify(p, &f, &a), POLICY_WHY_NOT_SANDBOX);
+	policy_plan_destroy(p);
+}
