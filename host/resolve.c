@@ -734,8 +734,9 @@ static int home_gitconfig(struct resolver *r, char *const envp[], const char *ho
 	return rc;
 }
 
-/* --read-policy home and strict: each home ($HOME, and the passwd entry's
- * directory when it differs) becomes an empty read-only directory, and what
+/* --read-policy home and strict: each home ($HOME, and under home the
+ * passwd entry's directory when it differs) becomes an empty read-only
+ * directory (strict's Landlock rules close the passwd home already), and what
  * is granted beneath it is bound back: under home the working directory's
  * project and the built-in places first (policy_home_visible()), then the
  * -v mounts, which may lie inside them. */
@@ -753,8 +754,9 @@ static int close_home(struct resolver *r, char *const envp[])
 	/* One inside the other ($HOME a directory of the passwd home): the
 	 * outer cover would hide the inner one; only $HOME is closed then
 	 * (docs/defaults.md, "The home"). */
-	if (pw_real && (!plan->home || (!policy_path_is_under(pw_real, plan->home) &&
-					!policy_path_is_under(plan->home, pw_real))))
+	if (r->o->read_mode == POLICY_READ_HOME && pw_real &&
+	    (!plan->home || (!policy_path_is_under(pw_real, plan->home) &&
+			     !policy_path_is_under(plan->home, pw_real))))
 		snprintf(homes[n_homes++], PATH_MAX, "%s", pw_real);
 
 	for (size_t h = 0; h < n_homes && rc == 0; h++) {
