@@ -100,7 +100,7 @@ static int populate_dev(void)
 #define COVER_FLAGS (MS_NOSUID | MS_NODEV | MS_NOEXEC)
 #define COVER_DATA "size=4k,mode=0500"
 /* the home's cover holds the written ~/.gitconfig (a few user.* values) */
-#define HOME_COVER_DATA "size=64k,mode=0500"
+#define HOME_COVER_DATA "size=256k,mode=0500" /* > 32 user.* values, each at most 2 KiB written */
 
 /* Does a later step bind a -v mount back beneath step i's path? */
 static bool rebind_beneath(const struct policy_plan *plan, size_t i)
