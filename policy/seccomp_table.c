@@ -84,8 +84,9 @@
 
 /* --- POLICY_SECCOMP_NOTIFY_CONNECT -------------------------------------
  *
- * Network policy mode asks the supervisor about every call whose destination
- * the filter can see is there: the supervisor reads it from the caller's
+ * Every mode asks the supervisor about every call that may name a
+ * destination (the Unix rule, supervisor/unixsock.h, whatever the network);
+ * network policy mode also checks IP ones: the supervisor reads it from the caller's
  * memory, records the attempt (pid, comm, destination) and answers
  * ECONNREFUSED at once for an IP port no rule names; everything else
  * continues and meets the network namespace, which is what enforces
@@ -98,15 +99,14 @@
  *    unconnected UDP datagram or TCP Fast Open (sendto with MSG_FASTOPEN
  *    connects, tcp_sendmsg_fastopen); plain send(2) passes NULL and costs
  *    nothing.
- *  - sendmsg(2) and sendmmsg(2) with MSG_FASTOPEN in flags (arg2, arg3):
- *    their address sits inside struct msghdr, out of the filter's reach, and
- *    notifying every sendmsg would put a round trip to the supervisor on the
- *    hot path of most TCP, Unix-socket and fd-passing traffic.  With
- *    MSG_FASTOPEN the call connects, so it is notified; without it,
- *    sendmsg/sendmmsg to an address is an unconnected datagram, which is NOT
- *    observed: inside the namespace every address is local and only porta's
- *    DNS responder listens on UDP, so such a datagram reaches porta (port 53)
- *    or nothing.
+ *  - sendmsg(2) and sendmmsg(2): always.  Their address sits inside struct
+ *    msghdr, out of the filter's reach, and a Unix datagram socket sends to
+ *    any path it names there: the supervisor makes every such send itself
+ *    (it cannot let the kernel read the address again).  This puts a round
+ *    trip to the supervisor on every sendmsg (docs/benchmarks/unix.md
+ *    measures it); for IP sockets only MSG_FASTOPEN (a connect) is checked,
+ *    an unconnected datagram inside the namespace reaches porta's DNS
+ *    responder (port 53) or nothing.
  * The kernel keeps this filter the only listening one of the payload (a
  * second SECCOMP_FILTER_FLAG_NEW_LISTENER is EBUSY), and a later filter can
  * only outrank USER_NOTIF by failing the call (ERRNO, TRAP, KILL), so the
@@ -117,24 +117,24 @@
 	  sizeof((struct policy_sc_arg[]){ __VA_ARGS__ }) / sizeof(struct policy_sc_arg), \
 	  { __VA_ARGS__ }, (reason) }
 
-#define WHY_NOTIFY_FASTOPEN                                                     \
-	" with MSG_FASTOPEN connects (TCP Fast Open, tcp(7)); its address is "   \
-	"inside struct msghdr, so only the flag can be seen: the supervisor "    \
-	"records who dialled what and refuses a port no rule names"
+#define WHY_NOTIFY_SENDMSG                                                      \
+	": its address is inside struct msghdr, out of the filter's reach: "     \
+	"on a Unix datagram socket porta sends it itself to the socket the "     \
+	"rule allows; with MSG_FASTOPEN (TCP Fast Open) it connects and is "     \
+	"checked like connect(2)"
 
 #define NOTIFY_CONNECT_ROWS                                                      \
 	NOTIFY("connect",                                                         \
-	       "connect(2) in network policy mode: the supervisor records who "    \
+	       "connect(2): a Unix socket is connected by porta to the socket the " \
+	       "rule allows; in network policy mode the supervisor records who "   \
 	       "dialled what and refuses a port no rule names (ECONNREFUSED); the " \
 	       "network namespace decides everything else"),                      \
 	NOTIFY_IF("sendto",                                                       \
 		  "sendto(2) with a destination (an unconnected datagram, or TCP " \
 		  "Fast Open with MSG_FASTOPEN): recorded like connect(2)",        \
 		  CMP(4, NE, 0)),                                                 \
-	NOTIFY_IF("sendmsg", "sendmsg(2)" WHY_NOTIFY_FASTOPEN,                    \
-		  MASKED(2, MSG_FASTOPEN, MSG_FASTOPEN)),                         \
-	NOTIFY_IF("sendmmsg", "sendmmsg(2)" WHY_NOTIFY_FASTOPEN,                  \
-		  MASKED(3, MSG_FASTOPEN, MSG_FASTOPEN))
+	NOTIFY("sendmsg", "sendmsg(2)" WHY_NOTIFY_SENDMSG),                       \
+	NOTIFY("sendmmsg", "sendmmsg(2)" WHY_NOTIFY_SENDMSG)
 
 static const struct policy_syscall_rule rules[] = {
 	/* ---- POLICY_SECCOMP_BASE ------------------------------------------ */

@@ -212,14 +212,13 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 	if (c->degraded) {
 		if (sandbox_degraded_payload_seccomp(c->plan, c->ctl, &e))
 			child_die(c->ctl, &e);
-	} else if (c->plan->opts->net_mode != POLICY_NET_OPEN) {
-		/* The seccomp program that notifies connect(), its listener
-		 * sent to the supervisor; the last step before execve.  Under
-		 * --no-net it names what the command tried to reach. */
-		if (sandbox_net_payload_watch(c->ctl, &e))
-			child_die(c->ctl, &e);
-	} else if ((r = sandbox_seccomp_install(POLICY_SECCOMP_BASE))) {
-		porta_fail(&e, "seccomp", NULL, -r, NULL);
+	} else if (sandbox_net_payload_watch(c->ctl, &e)) {
+		/* The seccomp program that notifies connect() and the sends
+		 * that name a destination, its listener sent to the
+		 * supervisor; the last step before execve.  Every mode: the
+		 * supervisor makes the command's Unix-socket calls
+		 * (supervisor/unixsock.h); under --no-net it also names what
+		 * the command tried to reach. */
 		child_die(c->ctl, &e);
 	}
 	if (c->plan->core_target != POLICY_CORE_FILES &&

@@ -16,21 +16,16 @@ int sandbox_degraded_payload_seccomp(const struct policy_plan *plan, int ctl,
 	enum policy_net_mode mode = plan->opts->net_mode;
 	int r;
 
-	if (mode == POLICY_NET_POLICY) {
-		int lfd = -1;
-		if ((r = sandbox_seccomp_install_listener(POLICY_SECCOMP_NOTIFY_CONNECT, &lfd)))
-			return porta_fail(e, "seccomp", NULL, -r,
-					    r == -EBUSY ? "another seccomp listener is in use, and "
-							  "without one nothing keeps the command to "
-							  "porta's proxy on this host"
-							: NULL);
-		r = sandbox_fdpass_send(ctl, SANDBOX_CTL_NET_WATCH, NULL, 0, &lfd, 1);
-		close(lfd);
-		if (r)
-			return porta_fail(e, "pass the connect watch to porta", NULL, -r, NULL);
-	} else if ((r = sandbox_seccomp_install(POLICY_SECCOMP_BASE))) {
-		return porta_fail(e, "seccomp", NULL, -r, NULL);
-	}
+	/* every mode: the Unix rule (supervisor/unixsock.h); in policy mode
+	 * also what keeps the command to porta's proxy */
+	if ((r = sandbox_install_watch(POLICY_SECCOMP_NOTIFY_CONNECT, ctl, SANDBOX_CTL_NET_WATCH)))
+		return porta_fail(e, r == -EPIPE ? "pass the connect watch to porta" : "seccomp",
+				  NULL, -r,
+				  r == -EBUSY ? "another seccomp listener is in use, and without one "
+						"porta cannot decide the command's Unix-socket "
+						"connections (nor keep it to porta's proxy on this "
+						"host)"
+					      : NULL);
 	if (mode != POLICY_NET_OPEN && (r = sandbox_seccomp_install(POLICY_SECCOMP_CLOSED_NET)))
 		return porta_fail(e, "seccomp", NULL, -r, "closed network");
 	if ((r = sandbox_seccomp_install(POLICY_SECCOMP_DEGRADED)))

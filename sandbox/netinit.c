@@ -3,6 +3,9 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/wait.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,22 +232,74 @@ char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_port
 	return out;
 }
 
+/* The listener leaves through a helper the filter does not cover.  Every
+ * sendmsg(2) of the filtered thread stops for the supervisor, which has no
+ * listener yet: sent by the payload itself, the listener would wait on
+ * its own notification.  So a helper sharing the payload's descriptors
+ * (CLONE_FILES) is made before the filter exists, and sends it; the
+ * payload waits for the helper to end before it goes on (nothing
+ * unfiltered outlives the step). */
+struct listener_helper {
+	int ctl;
+	uint32_t type;
+	int from; /* the pipe the listener's number arrives on */
+};
+
+static int helper_main(void *arg)
+{
+	const struct listener_helper *h = arg;
+	int fd;
+
+	if (read(h->from, &fd, sizeof(fd)) != (ssize_t)sizeof(fd))
+		_exit(2);
+	_exit(sandbox_fdpass_send(h->ctl, h->type, NULL, 0, &fd, 1) ? 1 : 0);
+}
+
+#define HELPER_STACK (64 * 1024)
+
+int sandbox_install_watch(enum policy_seccomp_variant set, int ctl, uint32_t type)
+{
+	static _Alignas(16) unsigned char stack[HELPER_STACK];
+	int p[2], lfd = -1, st = 0;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	struct listener_helper h = { .ctl = ctl, .type = type, .from = p[0] };
+	pid_t hp = clone(helper_main, stack + sizeof(stack), CLONE_VM | CLONE_FILES | SIGCHLD, &h);
+	if (hp < 0) {
+		int err = errno;
+		close(p[0]);
+		close(p[1]);
+		return -err;
+	}
+	int r = sandbox_seccomp_install_listener(set, &lfd);
+	if (r == 0 && write(p[1], &lfd, sizeof(lfd)) != (ssize_t)sizeof(lfd))
+		r = -EPIPE;
+	close(p[1]); /* without the number, the helper ends */
+	while (waitpid(hp, &st, 0) < 0 && errno == EINTR)
+		;
+	close(p[0]);
+	if (lfd >= 0)
+		close(lfd);
+	if (r == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		r = -EPIPE;
+	return r;
+}
+
 int sandbox_net_payload_watch(int ctl, struct porta_error *e)
 {
-	int lfd = -1;
-	int r = sandbox_seccomp_install_listener(POLICY_SECCOMP_NOTIFY_CONNECT, &lfd);
+	int r = sandbox_install_watch(POLICY_SECCOMP_NOTIFY_CONNECT, ctl, SANDBOX_CTL_NET_WATCH);
 
-	if (r == -EBUSY) {
+	if (r == -EBUSY)
 		/* porta itself runs under another supervisor's listener (one
-		 * per thread): keep the enforcement, lose only the observation. */
-		log_msg(LOG_LEVEL_WARN, "connect() cannot be watched here (a seccomp listener is "
-					"already in use): refusals of closed ports are not named");
-		r = sandbox_seccomp_install(POLICY_SECCOMP_BASE);
-		return r ? porta_fail(e, "seccomp", NULL, -r, NULL) : 0;
-	}
-	if (r)
-		return porta_fail(e, "seccomp", NULL, -r, NULL);
-	r = sandbox_fdpass_send(ctl, SANDBOX_CTL_NET_WATCH, NULL, 0, &lfd, 1);
-	close(lfd);
-	return r ? porta_fail(e, "pass the connect watch to porta", NULL, -r, NULL) : 0;
+		 * per thread): without its own, nothing would keep the command
+		 * from a Unix socket bound after the start. */
+		return porta_fail(e, "seccomp", NULL, EBUSY,
+				  "another seccomp listener is in use (porta runs under another "
+				  "supervisor, porta included), and without one of its own porta "
+				  "cannot decide the command's Unix-socket connections; run porta "
+				  "outside that supervisor");
+	if (r == -EPIPE)
+		return porta_fail(e, "pass the connect watch to porta", NULL, EPIPE, NULL);
+	return r ? porta_fail(e, "seccomp", NULL, -r, NULL) : 0;
 }

@@ -25,6 +25,7 @@
 #include <stdio.h>
 
 #include "policy/plan.h"
+#include "policy/seccomp_table.h"
 #include "common/error.h"
 
 /* Transparent listeners at most, one per port the rules name (issue 3). */
@@ -86,5 +87,12 @@ char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_port
  * seccomp program: installs POLICY_SECCOMP_NOTIFY_CONNECT and sends its
  * listener to the supervisor.  0 or -errno (e filled). */
 int sandbox_net_payload_watch(int ctl, struct porta_error *e);
+
+/* Installs set (a filter with a listener) on the calling thread and sends
+ * the listener to the supervisor over ctl (a message of type: the payload's
+ * SANDBOX_CTL_NET_WATCH) through a
+ * helper the filter does not cover.  0 or -errno (-EBUSY: another listener
+ * is in use; -EPIPE: sending failed). */
+int sandbox_install_watch(enum policy_seccomp_variant set, int ctl, uint32_t type);
 
 #endif /* PORTA_SANDBOX_NETINIT_H */

@@ -20,6 +20,7 @@
 #include "netproxy/proxy.h"
 #include "policy/portset.h"
 #include "sandbox/control.h"
+#include "supervisor/unixsock.h"
 #include "supervisor/watch.h"
 #include "supervisor/owner.h"
 #include "supervisor/why.h"
@@ -55,6 +56,11 @@ struct supervisor_net {
 	size_t n_wake;
 	supervisor_net_fail_fn fail_fn;
 	void *fail_arg;
+	struct supervisor_unix *ux; /* the Unix rule (unixsock.h), from set_init */
+#define UNIX_SEEN 16
+	size_t unix_seen[UNIX_SEEN]; /* hashes of the paths already said */
+	size_t n_unix_seen;
+	size_t unix_refused;
 };
 
 struct supervisor_net *supervisor_net_create(struct event_base *base,
@@ -96,6 +102,35 @@ static bool event_addr(const struct supervisor_connect_event *ev, struct policy_
 	return false;
 }
 
+/* A Unix socket the rule refused: one line, once per path (the last few
+ * remembered), naming the process and the option that would reopen it. */
+static void unix_refused(struct supervisor_net *ns, const struct supervisor_connect_event *ev,
+			 const struct supervisor_unix_result *u)
+{
+	size_t h = 5381;
+	for (const char *p = u->path; *p; p++)
+		h = h * 33 + (unsigned char)*p;
+	for (size_t i = 0; i < UNIX_SEEN; i++) {
+		if (ns->unix_seen[i] == h)
+			return;
+	}
+	ns->unix_seen[ns->n_unix_seen++ % UNIX_SEEN] = h;
+	ns->unix_refused++;
+	if (ns->quiet)
+		return;
+	char path[3 * sizeof(u->path)], comm[64];
+	log_escape(u->path, strlen(u->path), path, sizeof(path));
+	log_escape(ev->comm, strlen(ev->comm), comm, sizeof(comm));
+	const char *why = u->path[0] == '@' ? "an abstract socket no process of the sandbox holds"
+			  : u->verdict == POLICY_UNIX_REFUSED_RUNTIME
+				  ? "a porta runtime directory: never reopened"
+			  : u->verdict == POLICY_UNIX_REFUSED_CREDENTIAL
+				  ? "a credential socket: --allow-unix reopens it"
+				  : "not granted: --allow-unix reopens it";
+	log_msg(LOG_LEVEL_WARN, "refused: Unix socket %s (%s[%d], %s)", path,
+		comm[0] ? comm : "?", (int)ev->ns_pid, why);
+}
+
 static void on_watch(evutil_socket_t fd, short what, void *arg)
 {
 	struct supervisor_net *ns = arg;
@@ -105,11 +140,16 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 	/* One notification per wake-up: the listener's event is level-triggered,
 	 * so a second waiting call brings the loop back (a poll(2) less after
 	 * each answer than draining until nothing is pending). */
-	bool offline = ns->plan->opts->net_mode == POLICY_NET_NONE;
+	enum policy_net_mode nm = ns->plan->opts->net_mode;
+	bool offline = nm == POLICY_NET_NONE;
 	struct supervisor_connect_cache *cache = &ns->watch_cache;
-	int r = ns->local ? supervisor_connect_watch_handle_local(fd, &ns->allowed, cache, &ev)
-		: offline ? supervisor_connect_watch_handle_offline(fd, &ns->allowed, cache, &ev)
-			  : supervisor_connect_watch_handle(fd, &ns->allowed, cache, &ev);
+	enum supervisor_watch_mode mode = ns->local ? SUPERVISOR_WATCH_LOCAL
+					  : offline ? SUPERVISOR_WATCH_OFFLINE
+					  : nm == POLICY_NET_OPEN ? SUPERVISOR_WATCH_OPEN
+								 : SUPERVISOR_WATCH_POLICY;
+	struct supervisor_unix_result ures;
+	int r = supervisor_connect_watch_handle_mode(fd, mode, &ns->allowed, ns->ux, cache, &ev,
+						     &ures);
 	if (r == -EAGAIN || r == -ENOENT)
 		return; /* nothing pending, or the call vanished before its receipt */
 	if (r < 0) {
@@ -123,6 +163,10 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 	}
 	if (ev.withdrawn || ev.verdict != SUPERVISOR_CONNECT_REFUSE)
 		return;
+	if (ures.looked) {
+		unix_refused(ns, &ev, &ures);
+		return;
+	}
 	char dst[80];
 	supervisor_connect_event_dst(&ev, dst, sizeof(dst));
 	bool udp = ev.sock_type == SOCK_DGRAM;
@@ -399,6 +443,10 @@ int supervisor_net_take(struct supervisor_net *ns, const struct sandbox_fdpass_m
 		if (sw < 0)
 			log_msg(LOG_LEVEL_DEBUG, "connect watch: no synchronous wake-up: %s",
 				strerror(-sw));
+		/* the network open: no SANDBOX_CTL_NET_DONE opens the log */
+		if (!ns->log && ns->plan->opts->net_mode == POLICY_NET_OPEN &&
+		    (rc = open_log(ns, e)))
+			break;
 		ns->ev_watch = event_new(ns->base, ns->watch_fd, EV_READ | EV_PERSIST, on_watch, ns);
 		if (!ns->ev_watch || event_add(ns->ev_watch, NULL) < 0)
 			rc = porta_fail(e, "connect watch", NULL, ENOMEM, NULL);
@@ -428,6 +476,18 @@ void supervisor_net_on_failure(struct supervisor_net *ns, supervisor_net_fail_fn
 {
 	ns->fail_fn = fn;
 	ns->fail_arg = arg;
+}
+
+int supervisor_net_set_init_unix(struct supervisor_net *ns, pid_t init, bool degraded)
+{
+	supervisor_net_set_init(ns, init);
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	ns->ux = supervisor_unix_create(ns->plan, degraded,
+					degraded || ns->plan->opts->net_mode == POLICY_NET_OPEN, xdg);
+	if (!ns->ux)
+		return -ENOMEM;
+	supervisor_unix_set_init(ns->ux, init);
+	return 0;
 }
 
 void supervisor_net_set_init(struct supervisor_net *ns, pid_t init)
@@ -483,6 +543,7 @@ void supervisor_net_destroy(struct supervisor_net *ns)
 	if (ns->watch_fd >= 0)
 		close(ns->watch_fd);
 	supervisor_connect_cache_clear(&ns->watch_cache);
+	supervisor_unix_destroy(ns->ux);
 	proxy_destroy(ns->proxy);
 	dnsd_responder_destroy(ns->responder);
 	supervisor_owner_destroy(ns->owner); /* after both: they call into it */

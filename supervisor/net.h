@@ -54,6 +54,10 @@ void supervisor_net_terminate(struct supervisor_net *ns, proxy_term_fn fn, void 
  * proxied connection and DNS query (owner.h).  Call before the loop serves
  * SANDBOX_CTL_NET_DONE; without it those records carry no pid or comm. */
 void supervisor_net_set_init(struct supervisor_net *ns, pid_t init);
+/* supervisor_net_set_init(), and the Unix rule's state for the watch
+ * (supervisor/unixsock.h): degraded says whether the run has no mount
+ * namespace.  0 or -ENOMEM. */
+int supervisor_net_set_init_unix(struct supervisor_net *ns, pid_t init, bool degraded);
 
 struct supervisor_why;
 

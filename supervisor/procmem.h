@@ -17,4 +17,10 @@
  * an unmapped page) or -errno. */
 ssize_t supervisor_read_memory(pid_t tid, uint64_t addr, void *buf, size_t len);
 
+/* The other way: len bytes of buf into tid's memory at addr
+ * (process_vm_writev(2), or /proc/TID/mem).  The bytes written or -errno.
+ * Only for what a call porta made on the caller's behalf returns in its
+ * memory (sendmmsg(2)'s msg_len). */
+ssize_t supervisor_write_memory(pid_t tid, uint64_t addr, const void *buf, size_t len);
+
 #endif /* PORTA_SUPERVISOR_PROCMEM_H */

@@ -458,17 +458,17 @@ static int open_audit(struct run *u)
 
 /* Network policy mode: the audit file, the proxy, the DNS responder and
  * the connect watch's supervisor side (net.h).  --no-net: the audit file
- * and the responder that answers every name "no such host". */
+ * and the responder that answers every name "no such host".  The network
+ * open: the connect watch alone (the Unix rule, unixsock.h). */
 static int start_network(struct run *u)
 {
 	const struct policy_options *o = u->o;
 	int rc;
 
-	if (o->net_mode == POLICY_NET_OPEN)
-		return 0;
 	/* The audit file is porta's, opened before anything runs (its path
-	 * was checked to lie outside every writable mount). */
-	if (o->audit_path && (rc = open_audit(u)))
+	 * was checked to lie outside every writable mount).  With the network
+	 * open only the connect watch is served, for the Unix rule. */
+	if (o->net_mode != POLICY_NET_OPEN && o->audit_path && (rc = open_audit(u)))
 		return rc;
 	u->s.net = supervisor_net_create(u->s.base, u->plan, u->audit, o->quiet);
 	if (!u->s.net)
@@ -646,7 +646,11 @@ static void after_clone(struct run *u)
 	}
 	u->s.init = u->pid;
 	u->s.await_init_exit = u->cg || u->s.why;
-	supervisor_net_set_init(u->s.net, u->pid);
+	if (u->s.net && supervisor_net_set_init_unix(u->s.net, u->pid, u->s.degraded) < 0) {
+		struct porta_error e;
+		porta_fail(&e, "Unix sockets", NULL, ENOMEM, NULL);
+		setup_failed(&u->s, &e);
+	}
 }
 
 /* After the loop: every process of the sandbox is gone, and every creation

@@ -26,6 +26,7 @@
 #include "common/kernel.h"
 #include "supervisor/identity.h"
 #include "supervisor/procmem.h"
+#include "supervisor/unixsock.h"
 
 #if !defined(__x86_64__)
 #error "the notified syscalls' argument layout below is x86_64's"
@@ -304,7 +305,11 @@ static int answer(int fd, uint64_t id, enum supervisor_connect_verdict v, int re
 	if (v == SUPERVISOR_CONNECT_REFUSE) {
 		rb.r.error = result ? result : -ECONNREFUSED;
 	} else if (v == SUPERVISOR_CONNECT_ON_BEHALF) {
-		rb.r.error = result; /* 0: the call returns 0 (val) */
+		/* the call returns result: bytes sent (val), or -1 with errno */
+		if (result < 0)
+			rb.r.error = result;
+		else
+			rb.r.val = result;
 	} else {
 		/* CONTINUE needs error == val == 0 (seccomp_unotify(2)). */
 		rb.r.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
@@ -516,9 +521,63 @@ static int notif_sizes_fit(void)
 	return fit;
 }
 
+/* The caller's socket is a Unix one: the call is made on its behalf
+ * (unixsock.h) whatever its address, except a stream or seqpacket socket's
+ * send, which names no destination the kernel would use.  Where porta may
+ * not copy the socket (a container's profile without CAP_SYS_PTRACE), its
+ * domain is not known here and this is not reached: such hosts keep what
+ * the mounts close at start (docs/threat-model.md). */
+static int handle_unix(int listener_fd, struct supervisor_unix *ux, const struct seccomp_data *d,
+		       int copy, struct supervisor_connect_cache *cache,
+		       struct supervisor_connect_event *ev, struct supervisor_unix_result *ures)
+{
+	uint64_t id = ev->id;
+
+	if (ev->call != SUPERVISOR_CONNECT_CALL_CONNECT && ev->sock_type != SOCK_DGRAM) {
+		int r = answer(listener_fd, id, SUPERVISOR_CONNECT_CONTINUE, 0);
+		return r == -ENOENT ? 0 : r;
+	}
+	/* The copy came through a pid: it is the caller's socket only if the
+	 * call is still there (the pid not yet another process's). */
+	if (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
+		withdraw(ev);
+		return 0;
+	}
+	/* the pidfd for the descriptors a message passes: the cache's when it
+	 * names this process (read_socket_type() just filled it) */
+	int pidfd = cache && cache->pidfd >= 0 && cache->pid == ev->tid ? cache->pidfd : -1;
+	bool own_pidfd = false;
+	if (pidfd < 0) {
+		if (!ev->pid)
+			read_identity(ev->tid, ev);
+		pidfd = (int)syscall(SYS_pidfd_open, ev->pid > 0 ? ev->pid : ev->tid, 0);
+		own_pidfd = pidfd >= 0;
+	}
+	supervisor_unix_call(ux, listener_fd, id, d, ev->tid, pidfd, copy, ures);
+	if (own_pidfd)
+		close(pidfd);
+	ev->verdict = ures->looked && !policy_unix_granted(ures->verdict)
+			      ? SUPERVISOR_CONNECT_REFUSE
+			      : SUPERVISOR_CONNECT_ON_BEHALF;
+	if (ev->verdict == SUPERVISOR_CONNECT_REFUSE && !ev->pid)
+		read_identity(ev->tid, ev);
+	if (ev->verdict == SUPERVISOR_CONNECT_REFUSE &&
+	    ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
+		withdraw(ev);
+	if (ures->deferred)
+		return 0; /* a thread answers */
+	int r = answer(listener_fd, id, SUPERVISOR_CONNECT_ON_BEHALF, ures->result);
+	if (r == -ENOENT) {
+		withdraw(ev);
+		return 0;
+	}
+	return r;
+}
+
 static int handle(int listener_fd, const struct policy_port_set *allowed, bool local,
 		  int refuse_err, struct supervisor_connect_cache *cache,
-		  struct supervisor_connect_event *ev)
+		  struct supervisor_connect_event *ev, bool open_net, struct supervisor_unix *ux,
+		  struct supervisor_unix_result *ures)
 {
 	struct pollfd p = { .fd = listener_fd, .events = POLLIN };
 	union notif_buf nb;
@@ -565,13 +624,43 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 	ev->call = call_of(&nb.n.data);
 	ev->sockfd = (int)(uint32_t)nb.n.data.args[0];
 
+	if (ures)
+		memset(ures, 0, sizeof(*ures));
+	if (ux && ev->tid > 0 && ev->call != SUPERVISOR_CONNECT_CALL_OTHER) {
+		/* Which calls are Unix ones is the socket's domain, read through
+		 * a copy of it: not the address, which another thread may
+		 * rewrite once it was read. */
+		int copy_err, domain = 0;
+		socklen_t dl = sizeof(domain);
+		ev->sock_type = read_socket_type(ev, cache, &copy, &copy_err);
+		if (copy >= 0 && getsockopt(copy, SOL_SOCKET, SO_DOMAIN, &domain, &dl) == 0 &&
+		    domain == AF_UNIX) {
+			r = handle_unix(listener_fd, ux, &nb.n.data, copy, cache, ev, ures);
+			close(copy);
+			return r;
+		}
+	}
+	bool fastopen = (ev->call == SUPERVISOR_CONNECT_CALL_SENDMSG &&
+			 (nb.n.data.args[2] & MSG_FASTOPEN)) ||
+			(ev->call == SUPERVISOR_CONNECT_CALL_SENDMMSG &&
+			 (nb.n.data.args[3] & MSG_FASTOPEN));
+	bool ip_watched = !open_net && (fastopen || (ev->call != SUPERVISOR_CONNECT_CALL_SENDMSG &&
+						      ev->call != SUPERVISOR_CONNECT_CALL_SENDMMSG));
+	if (!ip_watched) {
+		/* Not a Unix socket, and a call the IP rules never looked at: every
+		 * sendmsg(2) stops here only for the Unix rule. */
+		r = answer(listener_fd, id, SUPERVISOR_CONNECT_CONTINUE, 0);
+		if (copy >= 0)
+			close(copy);
+		return r == -ENOENT ? 0 : r;
+	}
 	if (ev->tid <= 0) {
 		/* 0: the caller is not visible in our pid namespace. */
 		ev->addr_status = SUPERVISOR_CONNECT_ADDR_UNREADABLE;
 		ev->addr_err = ESRCH;
 	} else {
 		read_address(&nb.n.data, ev);
-		if (ev->addr_status == SUPERVISOR_CONNECT_ADDR_OK &&
+		if (copy < 0 && ev->addr_status == SUPERVISOR_CONNECT_ADDR_OK &&
 		    (ev->family == AF_INET || ev->family == AF_INET6)) {
 			int copy_err;
 			ev->sock_type = read_socket_type(ev, cache, &copy, &copy_err);
@@ -636,19 +725,31 @@ int supervisor_connect_watch_handle(int listener_fd, const struct policy_port_se
 				    struct supervisor_connect_cache *cache,
 				    struct supervisor_connect_event *ev)
 {
-	return handle(listener_fd, allowed, false, -ECONNREFUSED, cache, ev);
+	return handle(listener_fd, allowed, false, -ECONNREFUSED, cache, ev, false, NULL, NULL);
+}
+
+int supervisor_connect_watch_handle_mode(int listener_fd, enum supervisor_watch_mode mode,
+					 const struct policy_port_set *allowed,
+					 struct supervisor_unix *ux,
+					 struct supervisor_connect_cache *cache,
+					 struct supervisor_connect_event *ev,
+					 struct supervisor_unix_result *ures)
+{
+	return handle(listener_fd, allowed, mode == SUPERVISOR_WATCH_LOCAL,
+		      mode == SUPERVISOR_WATCH_OFFLINE ? -ENETUNREACH : -ECONNREFUSED, cache, ev,
+		      mode == SUPERVISOR_WATCH_OPEN, ux, ures);
 }
 
 int supervisor_connect_watch_handle_offline(int listener_fd, const struct policy_port_set *allowed,
 					    struct supervisor_connect_cache *cache,
 					    struct supervisor_connect_event *ev)
 {
-	return handle(listener_fd, allowed, false, -ENETUNREACH, cache, ev);
+	return handle(listener_fd, allowed, false, -ENETUNREACH, cache, ev, false, NULL, NULL);
 }
 
 int supervisor_connect_watch_handle_local(int listener_fd, const struct policy_port_set *proxy_ports,
 					  struct supervisor_connect_cache *cache,
 					  struct supervisor_connect_event *ev)
 {
-	return handle(listener_fd, proxy_ports, true, 0, cache, ev);
+	return handle(listener_fd, proxy_ports, true, 0, cache, ev, false, NULL, NULL);
 }

@@ -199,6 +199,29 @@ int supervisor_connect_watch_handle_local(int listener_fd, const struct policy_p
 					  struct supervisor_connect_cache *cache,
 					  struct supervisor_connect_event *ev);
 
+struct supervisor_unix;
+struct supervisor_unix_result;
+
+/* Which IP rule a run's watch applies; every mode applies the Unix rule
+ * when ux is given (unixsock.h). */
+enum supervisor_watch_mode {
+	SUPERVISOR_WATCH_OPEN,    /* the network open: no IP call is refused */
+	SUPERVISOR_WATCH_POLICY,  /* supervisor_connect_watch_handle() */
+	SUPERVISOR_WATCH_OFFLINE, /* supervisor_connect_watch_handle_offline() */
+	SUPERVISOR_WATCH_LOCAL,   /* supervisor_connect_watch_handle_local() */
+};
+
+/* One notification, as the handlers above, with the Unix rule: a call on a
+ * Unix socket is made on the caller's behalf (or refused) and *ures says
+ * what became of it (ures->looked: a name was decided).  With ux NULL,
+ * exactly the handler of mode. */
+int supervisor_connect_watch_handle_mode(int listener_fd, enum supervisor_watch_mode mode,
+					 const struct policy_port_set *allowed,
+					 struct supervisor_unix *ux,
+					 struct supervisor_connect_cache *cache,
+					 struct supervisor_connect_event *ev,
+					 struct supervisor_unix_result *ures);
+
 /* Writes ev's destination as "192.0.2.1:443" or "[2001:db8::1]:443" (the
  * audit record's `dst`) into out[cap].  Returns false and writes "" when ev
  * has no IP destination read whole.  Pure. */
