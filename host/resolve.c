@@ -32,12 +32,18 @@
 #include "policy/gitconfig.h"
 #include "policy/paths.h"
 #include "policy/preset.h"
+#include "policy/unixrule.h"
 #include "policy/textparse.h"
 #include "host/addrs.h"
 #include "host/host.h"
 #include "host/profiles.h"
 #include "sandbox/netinit.h"
 #include "sandbox/sandbox.h"
+
+/* -v or --allow-unix naming a porta runtime directory (policy/unixrule.h). */
+#define RUNTIME_REFUSED                                                          \
+	"that is a porta runtime directory (the control sockets of porta's runs), " \
+	"never reachable from a sandbox"
 
 /* State while resolving: the writable roots, for "inside a writable mount". */
 /* the built-in places (policy_home_visible()) and the project, per home */
@@ -305,6 +311,8 @@ static int add_mount_grants(struct resolver *r)
 					  "project files), closed to every sandbox so that no command "
 					  "can widen its own next run",
 					  r->config_dir);
+		if (policy_unix_in_porta_runtime(real, getenv("XDG_RUNTIME_DIR")))
+			return porta_fail(r->e, "--mount", shown, 0, "%s", RUNTIME_REFUSED);
 		struct stat st;
 		if (stat(real, &st) < 0)
 			return porta_fail(r->e, "--mount", shown, errno, NULL);
@@ -1727,6 +1735,16 @@ static int add_closed_sockets(struct resolver *r, char *const envp[])
 		char *real = real_path(r->plan->cwd, o->allow_unix.v[i], strlen(o->allow_unix.v[i]));
 		/* One not there yet is reopened when the command connects
 		 * (supervisor/unixsock.h matches --allow-unix by path then). */
+		char named[PATH_MAX];
+		const char *v = o->allow_unix.v[i];
+		if (policy_unix_in_porta_runtime(real ? real : policy_path_normalize(
+								   r->plan->cwd, v, strlen(v), named,
+								   sizeof(named)) ? named : v,
+						 getenv("XDG_RUNTIME_DIR"))) {
+			free(real);
+			rc = porta_fail(r->e, "--allow-unix", v, 0, "%s", RUNTIME_REFUSED);
+			goto out;
+		}
 		if (real)
 			allowed[n_allowed++] = real;
 	}

@@ -109,7 +109,7 @@ bool policy_degrade_refusal(const struct policy_plan *plan, bool procs_in_cgroup
 	for (size_t i = 0; i < plan->n_mounts; i++) {
 		const struct policy_mount_step *m = &plan->mounts[i];
 		if (is_socket_cover(m) || is_proc_cover(m))
-			continue; /* reachable anyway: a stated loss, not a carve */
+			continue; /* decided when the command connects: not a carve */
 		bool ro = m->kind == POLICY_MOUNT_READONLY && m->reason == POLICY_PATH_READONLY_MOUNT;
 		if (!is_cover(m) && !ro)
 			continue;
@@ -137,8 +137,8 @@ void policy_degrade_losses(const struct policy_plan *plan, const char *private_t
 {
 	const struct policy_options *o = plan->opts;
 	char line[1024];
-	size_t n_protected = 0, n_sockets = 0;
-	const char *first_protected = NULL, *first_socket = NULL, *proc_cover = NULL;
+	size_t n_protected = 0;
+	const char *first_protected = NULL, *proc_cover = NULL;
 
 	if (no_caps) {
 		snprintf(line, sizeof(line),
@@ -167,11 +167,8 @@ void policy_degrade_losses(const struct policy_plan *plan, const char *private_t
 				first_protected = m->path;
 			n_protected++;
 		}
-		if (is_socket_cover(m)) {
-			if (!first_socket)
-				first_socket = m->path;
-			n_sockets++;
-		}
+		/* A socket's cover is no loss: the connect watch decides every
+		 * Unix-socket call by rule here too (supervisor/unixsock.h). */
 		if (is_proc_cover(m))
 			proc_cover = m->path;
 	}
@@ -182,14 +179,6 @@ void policy_degrade_losses(const struct policy_plan *plan, const char *private_t
 			 n_protected, first_protected ? ", e.g. " : "",
 			 first_protected ? first_protected : "",
 			 plan->n_absent_protected ? ", and absent ones can be created" : "");
-		emit(line, arg);
-	}
-	if (n_sockets) {
-		snprintf(line, sizeof(line),
-			 "host and credential sockets stay reachable (Landlock does not govern "
-			 "connecting to a Unix socket on this kernel): %zu a full sandbox closes, "
-			 "e.g. %s",
-			 n_sockets, first_socket);
 		emit(line, arg);
 	}
 	if (proc_cover) {

@@ -66,10 +66,10 @@ enum policy_unix_verdict policy_unix_decide(const struct policy_plan *plan,
 		return POLICY_UNIX_REFUSED;
 	if (policy_unix_in_porta_runtime(q->path, xdg_runtime_dir))
 		return POLICY_UNIX_REFUSED_RUNTIME;
-	if (q->credential)
-		return POLICY_UNIX_REFUSED_CREDENTIAL;
 	if (policy_unix_allowed((const char *const *)q->allowed, q->n_allowed, q->path))
 		return POLICY_UNIX_GRANTED_ALLOWED;
+	if (q->credential)
+		return POLICY_UNIX_REFUSED_CREDENTIAL;
 	if (kept(plan, q->path))
 		return POLICY_UNIX_GRANTED_KEPT;
 	if (q->writable_mount)

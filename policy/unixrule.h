@@ -6,11 +6,11 @@
  * So the supervisor resolves every connect(2), sendto(2) and sendmsg(2) to a
  * path the way the kernel would, in the sandbox's own root, and asks here
  * (supervisor/unixsock.c).  The rule needs no list of places: a socket is
- * reachable when it lies on a mount the command may write (a -v mount, a
- * cache, the private /tmp: it could have bound it there itself), or
- * --allow-unix names it, or it is one of the few kept sockets; never when
- * it lies in a porta runtime directory or is a credential socket (the
- * preset's expressions, --deny-unix).  Pure. */
+ * reachable when --allow-unix names it, or it lies on a mount the command
+ * may write (a -v mount, a cache, the private /tmp: it could have bound it
+ * there itself) and is no credential socket (the preset's expressions,
+ * --deny-unix, $SSH_AUTH_SOCK), or it is one of the few kept sockets; never
+ * when it lies in a porta runtime directory.  Pure. */
 #ifndef PORTA_POLICY_UNIXRULE_H
 #define PORTA_POLICY_UNIXRULE_H
 
@@ -51,9 +51,10 @@ struct policy_unix_query {
  * lies at or under one.  Pure. */
 bool policy_unix_in_porta_runtime(const char *path, const char *xdg_runtime_dir);
 
-/* The verdict for one socket, under the plan: runtime directory and
- * credential names refuse first; then --allow-unix (an entry equal to
- * path), the kept sockets, a writable mount; else refused.  Pure. */
+/* The verdict for one socket, under the plan: a porta runtime directory
+ * refuses first; then --allow-unix (an entry equal to path: the user named
+ * it); a credential name refuses; then the kept sockets, a writable mount;
+ * else refused.  Pure. */
 enum policy_unix_verdict policy_unix_decide(const struct policy_plan *plan,
 					    const char *xdg_runtime_dir,
 					    const struct policy_unix_query *q);

@@ -47,6 +47,7 @@ struct supervisor_unix {
 	char **allowed; /* --allow-unix: lexical and, where it exists, real forms */
 	size_t n_allowed;
 	regex_t *re;    /* the preset's credential expressions and --deny-unix */
+	char *agent;    /* $SSH_AUTH_SOCK, real path: a credential socket by name */
 	size_t n_re;
 	bool compiled;
 };
@@ -77,6 +78,9 @@ struct supervisor_unix *supervisor_unix_create(const struct policy_plan *plan, b
 	ux->shared_netns = shared_netns;
 	if (xdg_runtime_dir && !(ux->xdg = strdup(xdg_runtime_dir)))
 		goto fail;
+	const char *agent = getenv("SSH_AUTH_SOCK");
+	if (agent && agent[0] == '/')
+		ux->agent = realpath(agent, NULL); /* NULL when gone: its name then names nothing */
 	if (o->allow_unix.n && !(ux->allowed = calloc(2 * o->allow_unix.n, sizeof(char *))))
 		goto fail;
 	for (size_t i = 0; i < o->allow_unix.n; i++) {
@@ -109,6 +113,7 @@ void supervisor_unix_destroy(struct supervisor_unix *ux)
 		regfree(&ux->re[i]);
 	free(ux->re);
 	free(ux->xdg);
+	free(ux->agent);
 	free(ux);
 }
 
@@ -146,7 +151,7 @@ static bool credential_name(struct supervisor_unix *ux, const char *path)
 		if (regexec(&ux->re[i], path, 0, NULL, 0) == 0)
 			return true;
 	}
-	return false;
+	return ux->agent && strcmp(ux->agent, path) == 0;
 }
 
 /* ---- finding the socket as the caller would --------------------------- */
@@ -342,7 +347,7 @@ static int destination(struct supervisor_unix *ux, pid_t tid, const struct socka
 	};
 	q.credential = credential_name(ux, res->path);
 	if (policy_unix_allowed((const char *const *)ux->allowed, ux->n_allowed, res->path) &&
-	    !q.credential && !policy_unix_in_porta_runtime(res->path, ux->xdg)) {
+	    !policy_unix_in_porta_runtime(res->path, ux->xdg)) {
 		/* --allow-unix names the host's socket at that path now, whatever
 		 * stands over it inside (a cover, an old socket's bind) */
 		int h = open(res->path, O_PATH | O_CLOEXEC);
@@ -806,4 +811,27 @@ void supervisor_unix_call(struct supervisor_unix *ux, int listener_fd, uint64_t 
 		res->result = -ENOSYS;
 		break;
 	}
+}
+
+bool supervisor_unix_fd_is_unix(pid_t tid, int fd)
+{
+	char link[64], target[64];
+	unsigned long ino;
+
+	snprintf(link, sizeof(link), "/proc/%d/fd/%d", (int)tid, fd);
+	if (read_link(link, target, sizeof(target)) < 0 || sscanf(target, "socket:[%lu]", &ino) != 1)
+		return false;
+	snprintf(link, sizeof(link), "/proc/%d/net/unix", (int)tid);
+	FILE *f = fopen(link, "re");
+	if (!f)
+		return true; /* a socket porta cannot place: counted as one (fails closed) */
+	char line[512];
+	bool found = false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long i;
+		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %lu", &i) == 1 && i == ino)
+			found = true;
+	}
+	fclose(f);
+	return found;
 }

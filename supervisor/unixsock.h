@@ -65,4 +65,10 @@ void supervisor_unix_call(struct supervisor_unix *ux, int listener_fd, uint64_t 
 			  const struct seccomp_data *d, pid_t tid, int pidfd, int copy,
 			  struct supervisor_unix_result *res);
 
+/* Where porta may not copy the caller's socket (pidfd_getfd(2) refused: a
+ * container's profile without CAP_SYS_PTRACE): whether descriptor fd of
+ * tid is a Unix socket, by its inode in /proc/TID/net/unix.  A socket
+ * porta cannot place counts as one. */
+bool supervisor_unix_fd_is_unix(pid_t tid, int fd);
+
 #endif /* PORTA_SUPERVISOR_UNIXSOCK_H */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/kernel.h"
+#include "common/log.h"
 #include "supervisor/identity.h"
 #include "supervisor/procmem.h"
 #include "supervisor/unixsock.h"
@@ -638,6 +639,32 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 			r = handle_unix(listener_fd, ux, &nb.n.data, copy, cache, ev, ures);
 			close(copy);
 			return r;
+		}
+		if (copy < 0 && (copy_err == EPERM || copy_err == EACCES) &&
+		    supervisor_unix_fd_is_unix(ev->tid, ev->sockfd)) {
+			/* porta may not copy the socket, so it cannot make the
+			 * call itself, and letting it go on would let the kernel
+			 * read an address porta did not check: refused, said
+			 * once (fails closed) */
+			static bool said;
+			if (!said) {
+				said = true;
+				log_msg(LOG_LEVEL_ERROR,
+					"porta may not copy the command's sockets here (pidfd_getfd: %s, "
+					"as under Docker's default seccomp profile without "
+					"CAP_SYS_PTRACE): its Unix-socket connections are refused; give "
+					"the container CAP_SYS_PTRACE or a profile that allows "
+					"pidfd_getfd",
+					strerror(copy_err));
+			}
+			if (ures) {
+				ures->looked = true;
+				ures->verdict = POLICY_UNIX_REFUSED;
+				snprintf(ures->path, sizeof(ures->path), "(a socket porta may not copy)");
+			}
+			ev->verdict = SUPERVISOR_CONNECT_REFUSE;
+			r = answer(listener_fd, id, SUPERVISOR_CONNECT_REFUSE, -EPERM);
+			return r == -ENOENT ? 0 : r;
 		}
 	}
 	bool fastopen = (ev->call == SUPERVISOR_CONNECT_CALL_SENDMSG &&

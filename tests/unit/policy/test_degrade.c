@@ -687,25 +687,18 @@ Test(degrade_losses, protected_names_inside_writable_mounts)
 	policy_plan_destroy(p);
 }
 
-Test(degrade_losses, credential_sockets)
+/* A socket's cover is no loss on a degraded host: the connect watch decides
+ * every Unix-socket call by rule there too (supervisor/unixsock.h). */
+Test(degrade_losses, credential_sockets_are_no_loss)
 {
 	struct policy_plan *p = open_read_plan();
 	struct lines l;
-	const char *s;
 
 	add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/user/1000/gnupg/S.gpg-agent", POLICY_PATH_CREDENTIAL_SOCKET);
 	add_mount(p, POLICY_MOUNT_COVER_FILE, "/run/user/1000/ssh-agent.sock", POLICY_PATH_CREDENTIAL_SOCKET);
 	l = losses(p, PRIVATE_TMP);
-	s = line_with(&l, "credential sockets");
-	cr_assert_not_null(s);
-	cr_expect_not_null(strstr(s, ": 2 a full sandbox closes"), "%s", s);
-	cr_expect_not_null(strstr(s, "/run/user/1000/gnupg/S.gpg-agent"), "%s", s);
-	policy_plan_destroy(p);
-
-	/* A credential file is closed by the carve: no loss to state. */
-	p = open_read_plan();
-	l = losses(p, PRIVATE_TMP);
-	cr_expect_null(line_with(&l, "credential sockets"));
+	cr_expect_gt(l.n, 0, "the other losses are still said");
+	cr_expect_null(line_with(&l, "sockets"));
 	policy_plan_destroy(p);
 }
 
