@@ -59,7 +59,7 @@ static const char help_text[] =
 	"  --deny-read PATH           close PATH to reads in every mode, inside mounts too\n"
 	"  --protect NAME             keep NAME (relative to each writable mount, or absolute)\n"
 	"                             unwritable and unrenamable\n"
-	"  --allow-unix PATH          reopen one closed Unix socket\n"
+	"  --allow-unix PATH          reach one Unix socket by path, checked at connect\n"
 	"  --deny-unix REGEX          close more Unix sockets, by path (extended regex)\n"
 	"  --preset default|none      the built-in closure lists (credentials, protected names,\n"
 	"                             credential sockets), or none\n"
