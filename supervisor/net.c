@@ -164,7 +164,8 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 	if (ev.withdrawn || ev.verdict != SUPERVISOR_CONNECT_REFUSE)
 		return;
 	if (ures.looked) {
-		unix_refused(ns, &ev, &ures);
+		if (ures.withheld)
+			unix_refused(ns, &ev, &ures);
 		return;
 	}
 	char dst[80];

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <poll.h>
 #include <pthread.h>
 #include <regex.h>
 #include <stddef.h>
@@ -308,13 +309,17 @@ static bool abstract_is_sandboxes(const struct supervisor_unix *ux, pid_t tid,
  * act on: AF_UNSPEC disconnects a datagram socket).  0, or -errno for the
  * answer.  *fd stays open for the call, the caller closes it. */
 static int destination(struct supervisor_unix *ux, pid_t tid, const struct sockaddr_storage *sa,
-		       socklen_t len, struct sockaddr_un *out, socklen_t *out_len, int *fd,
+		       socklen_t len, struct sockaddr_storage *st_out, socklen_t *out_len, int *fd,
 		       struct supervisor_unix_result *res)
 {
+	struct sockaddr_un *out = (struct sockaddr_un *)st_out;
 	*fd = -1;
-	memcpy(out, sa, len < sizeof(*out) ? len : sizeof(*out));
-	*out_len = len < sizeof(*out) ? len : (socklen_t)sizeof(*out);
-	if (sa->ss_family != AF_UNIX || len <= offsetof(struct sockaddr_un, sun_path))
+	memcpy(st_out, sa, len < sizeof(*st_out) ? len : sizeof(*st_out));
+	*out_len = len < sizeof(*st_out) ? len : (socklen_t)sizeof(*st_out);
+	/* another family's socket: the address as read, for the kernel to
+	 * use or refuse on porta's copy of the caller's socket */
+	if (!res->unix_socket || sa->ss_family != AF_UNIX ||
+	    len <= offsetof(struct sockaddr_un, sun_path))
 		return 0;
 	const struct sockaddr_un *un = (const struct sockaddr_un *)sa;
 	size_t n = len - offsetof(struct sockaddr_un, sun_path);
@@ -325,6 +330,7 @@ static int destination(struct supervisor_unix *ux, pid_t tid, const struct socka
 		snprintf(res->path, sizeof(res->path), "@%.*s", (int)(n - 1), un->sun_path + 1);
 		if (ux->shared_netns && !abstract_is_sandboxes(ux, tid, un->sun_path + 1, n - 1)) {
 			res->verdict = POLICY_UNIX_REFUSED;
+			res->withheld = true;
 			return -ECONNREFUSED;
 		}
 		res->verdict = POLICY_UNIX_GRANTED_WRITABLE; /* the sandbox's own */
@@ -372,6 +378,7 @@ static int destination(struct supervisor_unix *ux, pid_t tid, const struct socka
 	res->verdict = policy_unix_decide(ux->plan, ux->xdg, &q);
 	if (!policy_unix_granted(res->verdict)) {
 		close(s);
+		res->withheld = true;
 		return -EACCES;
 	}
 	memset(out, 0, sizeof(*out));
@@ -387,7 +394,7 @@ static int destination(struct supervisor_unix *ux, pid_t tid, const struct socka
 /* One message as porta sends it: its own copies of the bytes, the control
  * data (with the caller's descriptors copied in) and the destination. */
 struct message {
-	struct sockaddr_un to;
+	struct sockaddr_storage to;
 	socklen_t to_len;
 	bool named;
 	int dest_fd;       /* the resolved socket, named in to */
@@ -565,25 +572,64 @@ static int send_answer(int listener_fd, uint64_t id, int result)
 
 /* A call the caller made blocking that would have waited: made again,
  * blocking, by a thread of its own, which answers. */
+enum deferred_op {
+	DEFER_CONNECT, /* connect again, blocking (a Unix backlog was full) */
+	DEFER_WAIT,    /* a TCP connect under way: wait for it, then SO_ERROR */
+	DEFER_SEND,    /* send the rest from m's offset, blocking */
+};
+
 struct deferred {
 	int listener; /* a dup: the loop may close its own */
 	uint64_t id;
 	int sock;     /* the caller's socket (a copy) */
-	bool connect;
+	enum deferred_op op;
+	size_t done;  /* DEFER_SEND: bytes sent already */
 	struct message *m; /* connect: m->to only */
 };
+
+static int wait_connected(int sock)
+{
+	struct pollfd p = { .fd = sock, .events = POLLOUT };
+	int err = 0;
+	socklen_t len = sizeof(err);
+
+	while (poll(&p, 1, -1) < 0) {
+		if (errno != EINTR)
+			return -errno;
+	}
+	if (getsockopt(sock, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+		return -errno;
+	return -err;
+}
 
 static void *deferred_main(void *arg)
 {
 	struct deferred *df = arg;
 	int result;
 
-	if (df->connect) {
+	if (df->op == DEFER_CONNECT) {
 		result = connect(df->sock, (struct sockaddr *)&df->m->to, df->m->to_len) < 0 ? -errno
 											      : 0;
+	} else if (df->op == DEFER_WAIT) {
+		result = wait_connected(df->sock);
 	} else {
-		ssize_t n = send_message(df->sock, df->m, MSG_NOSIGNAL);
-		result = n < 0 ? (int)n : (n > INT32_MAX ? INT32_MAX : (int)n);
+		/* the rest of the bytes, blocking; the control data went with
+		 * the first part when some was sent already */
+		size_t total = df->m->iov.iov_len, done = df->done;
+		ssize_t n;
+		do {
+			struct message part = *df->m;
+			part.iov.iov_base = (char *)df->m->iov.iov_base + done;
+			part.iov.iov_len = total - done;
+			if (done) {
+				part.control = NULL;
+				part.control_len = 0;
+			}
+			n = send_message(df->sock, &part, MSG_NOSIGNAL);
+			if (n > 0)
+				done += (size_t)n;
+		} while (n > 0 && done < total);
+		result = done ? (done > INT32_MAX ? INT32_MAX : (int)done) : (n < 0 ? (int)n : 0);
 	}
 	(void)send_answer(df->listener, df->id, result);
 	close(df->listener);
@@ -594,7 +640,8 @@ static void *deferred_main(void *arg)
 }
 
 /* Hands the call to a thread; true when it took m (and a dup of sock). */
-static bool defer(int listener_fd, uint64_t id, int sock, bool connect, struct message *m)
+static bool defer(int listener_fd, uint64_t id, int sock, enum deferred_op op, size_t done,
+		  struct message *m)
 {
 	struct deferred *df = calloc(1, sizeof(*df));
 	if (!df)
@@ -602,7 +649,8 @@ static bool defer(int listener_fd, uint64_t id, int sock, bool connect, struct m
 	df->listener = fcntl(listener_fd, F_DUPFD_CLOEXEC, 3);
 	df->sock = fcntl(sock, F_DUPFD_CLOEXEC, 3);
 	df->id = id;
-	df->connect = connect;
+	df->op = op;
+	df->done = done;
 	df->m = m;
 	pthread_attr_t a;
 	pthread_t t;
@@ -629,6 +677,23 @@ static bool caller_blocks(int sock, int flags)
 {
 	int fl = fcntl(sock, F_GETFL);
 	return fl >= 0 && !(fl & O_NONBLOCK) && !(flags & MSG_DONTWAIT);
+}
+
+/* porta's send never waits: what a blocking caller's send would have
+ * waited for (a full queue, the rest of a stream's bytes) a thread sends,
+ * and answers with the whole count.  Takes m. */
+static void finish_send(int listener_fd, uint64_t id, int copy, int flags, struct message *m,
+			struct supervisor_unix_result *res)
+{
+	ssize_t n = send_message(copy, m, MSG_DONTWAIT | MSG_NOSIGNAL);
+	bool blocks = caller_blocks(copy, flags);
+	if (blocks && (n == -EAGAIN || (n >= 0 && (size_t)n < m->iov.iov_len && res->stream)) &&
+	    defer(listener_fd, id, copy, DEFER_SEND, n < 0 ? 0 : (size_t)n, m)) {
+		res->deferred = true;
+		return;
+	}
+	res->result = n < 0 ? (int)n : (n > INT32_MAX ? INT32_MAX : (int)n);
+	message_free(m);
 }
 
 static void do_connect(struct supervisor_unix *ux, int listener_fd, uint64_t id, pid_t tid,
@@ -666,7 +731,10 @@ static void do_connect(struct supervisor_unix *ux, int listener_fd, uint64_t id,
 	r = connect(copy, (struct sockaddr *)&m->to, m->to_len) < 0 ? -errno : 0;
 	if (blocking)
 		(void)fcntl(copy, F_SETFL, fl);
-	if (blocking && r == -EAGAIN && defer(listener_fd, id, copy, true, m)) {
+	/* what a blocking connect would have waited for: a Unix backlog with
+	 * room (connect again, blocking), a TCP handshake (wait for it) */
+	if (blocking && (r == -EAGAIN || r == -EINPROGRESS) &&
+	    defer(listener_fd, id, copy, r == -EAGAIN ? DEFER_CONNECT : DEFER_WAIT, 0, m)) {
 		res->deferred = true;
 		return;
 	}
@@ -719,13 +787,7 @@ static void do_sendto(struct supervisor_unix *ux, int listener_fd, uint64_t id, 
 		message_free(m);
 		return;
 	}
-	ssize_t n = send_message(copy, m, MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (n == -EAGAIN && caller_blocks(copy, flags) && defer(listener_fd, id, copy, false, m)) {
-		res->deferred = true;
-		return;
-	}
-	res->result = n < 0 ? (int)n : (n > INT32_MAX ? INT32_MAX : (int)n);
-	message_free(m);
+	finish_send(listener_fd, id, copy, flags, m, res);
 }
 
 static void do_sendmsg(struct supervisor_unix *ux, int listener_fd, uint64_t id, pid_t tid,
@@ -744,13 +806,7 @@ static void do_sendmsg(struct supervisor_unix *ux, int listener_fd, uint64_t id,
 		message_free(m);
 		return;
 	}
-	ssize_t n = send_message(copy, m, MSG_DONTWAIT | MSG_NOSIGNAL);
-	if (n == -EAGAIN && caller_blocks(copy, m->flags) && defer(listener_fd, id, copy, false, m)) {
-		res->deferred = true;
-		return;
-	}
-	res->result = n < 0 ? (int)n : (n > INT32_MAX ? INT32_MAX : (int)n);
-	message_free(m);
+	finish_send(listener_fd, id, copy, m->flags, m, res);
 }
 
 /* sendmmsg(fd, msgvec, vlen, flags): each message as sendmsg, its msg_len
@@ -791,9 +847,14 @@ static void do_sendmmsg(struct supervisor_unix *ux, pid_t tid, int pidfd,
 
 void supervisor_unix_call(struct supervisor_unix *ux, int listener_fd, uint64_t id,
 			  const struct seccomp_data *d, pid_t tid, int pidfd, int copy,
-			  struct supervisor_unix_result *res)
+			  bool unix_socket, struct supervisor_unix_result *res)
 {
+	int type = 0;
+	socklen_t tl = sizeof(type);
+
 	memset(res, 0, sizeof(*res));
+	res->unix_socket = unix_socket;
+	res->stream = getsockopt(copy, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && type == SOCK_STREAM;
 	switch (d->nr) {
 	case SYS_connect:
 		do_connect(ux, listener_fd, id, tid, d, copy, res);
@@ -834,4 +895,9 @@ bool supervisor_unix_fd_is_unix(pid_t tid, int fd)
 	}
 	fclose(f);
 	return found;
+}
+
+bool supervisor_unix_degraded(const struct supervisor_unix *ux)
+{
+	return ux && ux->degraded;
 }

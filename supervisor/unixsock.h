@@ -47,7 +47,10 @@ void supervisor_unix_set_init(struct supervisor_unix *ux, pid_t init);
 
 /* What became of one call. */
 struct supervisor_unix_result {
+	bool unix_socket; /* the caller's socket is a Unix one (the rule applies) */
+	bool stream;     /* a stream socket: a short send is finished by a thread */
 	bool looked;     /* a name was resolved and decided (path/verdict set) */
+	bool withheld;   /* a socket was there and the rule refused it */
 	enum policy_unix_verdict verdict;
 	char path[PATH_MAX]; /* the socket's path as the sandbox sees it ("@name"
 			      * for an abstract one), program-controlled */
@@ -56,14 +59,18 @@ struct supervisor_unix_result {
 };
 
 /* Makes the notified call (d: the notification's data; pid: the caller's
- * process; copy: the caller's socket, AF_UNIX, through pidfd_getfd(2);
+ * process; copy: the caller's socket through pidfd_getfd(2), a Unix one
+ * when unix_socket, when only the Unix rule's names are decided here;
  * pidfd: a pidfd of the caller's process, for the descriptors sendmsg(2)
  * passes) on its behalf.  When res->deferred is false the caller sends
  * res->result as the answer; when true, a thread took dup()s of what it
  * needs and answers itself.  Never blocks. */
 void supervisor_unix_call(struct supervisor_unix *ux, int listener_fd, uint64_t id,
 			  const struct seccomp_data *d, pid_t tid, int pidfd, int copy,
-			  struct supervisor_unix_result *res);
+			  bool unix_socket, struct supervisor_unix_result *res);
+
+/* Whether the run is degraded (ux's). */
+bool supervisor_unix_degraded(const struct supervisor_unix *ux);
 
 /* Where porta may not copy the caller's socket (pidfd_getfd(2) refused: a
  * container's profile without CAP_SYS_PTRACE): whether descriptor fd of

@@ -522,22 +522,18 @@ static int notif_sizes_fit(void)
 	return fit;
 }
 
-/* The caller's socket is a Unix one: the call is made on its behalf
- * (unixsock.h) whatever its address, except a stream or seqpacket socket's
- * send, which names no destination the kernel would use.  Where porta may
- * not copy the socket (a container's profile without CAP_SYS_PTRACE), its
- * domain is not known here and this is not reached: such hosts keep what
- * the mounts close at start (docs/threat-model.md). */
+/* A call porta makes on the caller's behalf (unixsock.h), through its copy
+ * of the caller's socket: every call the watch does not refuse, never let
+ * go on, since the kernel would look the descriptor up again (another
+ * thread may have put a Unix socket in its place, escape corpus row 108)
+ * and read the address again.  The Unix rule decides names when the copy
+ * is a Unix socket (unix_socket). */
 static int handle_unix(int listener_fd, struct supervisor_unix *ux, const struct seccomp_data *d,
-		       int copy, struct supervisor_connect_cache *cache,
+		       int copy, bool unix_socket, struct supervisor_connect_cache *cache,
 		       struct supervisor_connect_event *ev, struct supervisor_unix_result *ures)
 {
 	uint64_t id = ev->id;
 
-	if (ev->call != SUPERVISOR_CONNECT_CALL_CONNECT && ev->sock_type != SOCK_DGRAM) {
-		int r = answer(listener_fd, id, SUPERVISOR_CONNECT_CONTINUE, 0);
-		return r == -ENOENT ? 0 : r;
-	}
 	/* The copy came through a pid: it is the caller's socket only if the
 	 * call is still there (the pid not yet another process's). */
 	if (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0) {
@@ -554,12 +550,10 @@ static int handle_unix(int listener_fd, struct supervisor_unix *ux, const struct
 		pidfd = (int)syscall(SYS_pidfd_open, ev->pid > 0 ? ev->pid : ev->tid, 0);
 		own_pidfd = pidfd >= 0;
 	}
-	supervisor_unix_call(ux, listener_fd, id, d, ev->tid, pidfd, copy, ures);
+	supervisor_unix_call(ux, listener_fd, id, d, ev->tid, pidfd, copy, unix_socket, ures);
 	if (own_pidfd)
 		close(pidfd);
-	ev->verdict = ures->looked && !policy_unix_granted(ures->verdict)
-			      ? SUPERVISOR_CONNECT_REFUSE
-			      : SUPERVISOR_CONNECT_ON_BEHALF;
+	ev->verdict = ures->withheld ? SUPERVISOR_CONNECT_REFUSE : SUPERVISOR_CONNECT_ON_BEHALF;
 	if (ev->verdict == SUPERVISOR_CONNECT_REFUSE && !ev->pid)
 		read_identity(ev->tid, ev);
 	if (ev->verdict == SUPERVISOR_CONNECT_REFUSE &&
@@ -636,7 +630,7 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 		ev->sock_type = read_socket_type(ev, cache, &copy, &copy_err);
 		if (copy >= 0 && getsockopt(copy, SOL_SOCKET, SO_DOMAIN, &domain, &dl) == 0 &&
 		    domain == AF_UNIX) {
-			r = handle_unix(listener_fd, ux, &nb.n.data, copy, cache, ev, ures);
+			r = handle_unix(listener_fd, ux, &nb.n.data, copy, true, cache, ev, ures);
 			close(copy);
 			return r;
 		}
@@ -674,8 +668,13 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 	bool ip_watched = !open_net && (fastopen || (ev->call != SUPERVISOR_CONNECT_CALL_SENDMSG &&
 						      ev->call != SUPERVISOR_CONNECT_CALL_SENDMMSG));
 	if (!ip_watched) {
-		/* Not a Unix socket, and a call the IP rules never looked at: every
-		 * sendmsg(2) stops here only for the Unix rule. */
+		/* Not a Unix socket, and a call the IP rules never looked at:
+		 * made on the caller's behalf all the same (handle_unix()). */
+		if (ux && copy >= 0) {
+			r = handle_unix(listener_fd, ux, &nb.n.data, copy, false, cache, ev, ures);
+			close(copy);
+			return r;
+		}
 		r = answer(listener_fd, id, SUPERVISOR_CONNECT_CONTINUE, 0);
 		if (copy >= 0)
 			close(copy);
@@ -703,6 +702,18 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 	 * then nothing read is kept anyway). */
 	enum supervisor_connect_verdict v = local ? supervisor_connect_decide_local(ev, allowed)
 						  : supervisor_connect_decide(ev, allowed);
+	/* A degraded run without the network: Landlock refuses every TCP
+	 * connect, loopback's included, and porta's own call on the caller's
+	 * behalf would not meet Landlock, so the watch refuses them. */
+	if (ux && supervisor_unix_degraded(ux) && !open_net && !local &&
+	    ev->addr_status == SUPERVISOR_CONNECT_ADDR_OK &&
+	    (ev->family == AF_INET || ev->family == AF_INET6))
+		v = SUPERVISOR_CONNECT_REFUSE;
+	if (ux && copy >= 0 && v == SUPERVISOR_CONNECT_CONTINUE) {
+		r = handle_unix(listener_fd, ux, &nb.n.data, copy, false, cache, ev, ures);
+		close(copy);
+		return r;
+	}
 	/* Who called, only for what is recorded (a refusal) or done on its
 	 * behalf: two /proc files per call would otherwise stand in the way
 	 * of every allowed connect. */
@@ -717,8 +728,8 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 		withdraw(ev);
 
 	int result = 0;
+	ev->verdict = v;
 	if (local) {
-		ev->verdict = supervisor_connect_decide_local(ev, allowed);
 		if (ev->verdict == SUPERVISOR_CONNECT_ON_BEHALF) {
 			/* Only for the calls porta makes itself (not every
 			 * Unix-socket connect): the pidfd, then the validity
@@ -733,7 +744,6 @@ static int handle(int listener_fd, const struct policy_port_set *allowed, bool l
 				close(pidfd);
 		}
 	} else {
-		ev->verdict = supervisor_connect_decide(ev, allowed);
 		result = refuse_err;
 	}
 	r = answer(listener_fd, id, ev->verdict, result);
