@@ -40,7 +40,7 @@ import subprocess
 import uuid
 
 from corpus import *  # noqa: F401,F403  (the runner's vocabulary)
-from corpus import (MARKER, SYSTEM_PATH, Background, Check, Listener, Policy, UnixDgramListener,
+from corpus import (BROKEN, MARKER, SYSTEM_PATH, Background, Check, Listener, Policy, UnixDgramListener,
                     UnixListener, could_not_prepare, judge, row, wait_for, ws_ug)
 from rows_host import settle
 
@@ -256,7 +256,7 @@ def row105(ctx):
     if git_err["control"]:
         checks.append(could_not_prepare(git_name, git_err["control"]))
     elif git_err["sandbox"] and not got["sandbox"]:
-        checks.append(Check(git_name, "broken", "escaped" if got["control"] else "no",
+        checks.append(Check(git_name, BROKEN, "escaped" if got["control"] else "no",
                             f"the daemon for the sandboxed run did not start: {git_err['sandbox']}"))
     else:
         checks.append(judge(git_name, got["control"], got["sandbox"], sbx,
@@ -492,7 +492,8 @@ def row107(ctx):
 # a datagram naming the host's socket) on descriptor N through ctypes, the
 # other dup2(2)s over N, as fast as it can, a Unix socket and one porta
 # does not decide as a Unix one (an AF_INET socket of the same type, or
-# /dev/null where no IP socket may be made).  The
+# /dev/null where no IP socket may be made), or a Unix stream socket, whose
+# sendmsg(2) porta lets go on since it names no destination the kernel uses.  The
 # supervisor reads the socket's domain through a copy of N; if the kernel
 # then runs the call on what N is by the time it goes on, the domain it
 # decided on is not the one the call is made on.
@@ -500,11 +501,16 @@ RACE_108 = r'''
 import ctypes, errno, socket, struct, threading, time
 ws, kind, host, secs = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 wait_go(ws)
-typ = socket.SOCK_DGRAM if kind == "dgram" else socket.SOCK_STREAM
+typ = socket.SOCK_DGRAM if kind != "stream" else socket.SOCK_STREAM
 ux = socket.socket(socket.AF_UNIX, typ)
 try:
-    inet = socket.socket(socket.AF_INET, typ)
-    other, what = inet.fileno(), "AF_INET"
+    if kind == "unix-stream":
+        # a Unix socket too, of a type whose send names no destination
+        keep = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        other, what = keep.fileno(), "a Unix stream socket"
+    else:
+        inet = socket.socket(socket.AF_INET, typ)
+        other, what = inet.fileno(), "AF_INET"
 except OSError:
     # no IP socket may exist (a degraded host's closed network): any
     # descriptor that is no Unix socket does
@@ -537,7 +543,7 @@ ok = fail = 0
 errs = {}
 end = time.monotonic() + secs
 while time.monotonic() < end:
-    if kind == "dgram":
+    if kind != "stream":
         r = libc.sendmsg(N, ctypes.byref(msg), 0x40)  # MSG_DONTWAIT
     else:
         r = libc.connect(N, addr, len(sun))
@@ -563,6 +569,8 @@ CHECKS_108 = [
                "socket (host's socket bound later)", False),
     ("dgram", "sendmsg(2) naming the host's datagram socket on a descriptor swapped the same way",
      True),
+    ("unix-stream", "sendmsg(2) naming the host's datagram socket on a descriptor swapped between "
+                    "a Unix datagram and a Unix stream socket (whose sends porta lets go on)", True),
 ]
 
 
