@@ -152,6 +152,14 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 	int r;
 
 	trace_mark("payload started");
+	/* The helper that hands the connect watch to porta, before anything
+	 * counts processes (the cgroup joined below, RLIMIT_NPROC): porta
+	 * lowers the ceiling back once it holds the listener (netinit.h). */
+	struct sandbox_watch_helper helper;
+	if ((r = sandbox_watch_helper_start(c->ctl, SANDBOX_CTL_NET_WATCH, &helper))) {
+		porta_fail(&e, "start the connect watch's helper", NULL, -r, NULL);
+		child_die(c->ctl, &e);
+	}
 	if (c->degraded) {
 		/* No PID namespace to end it with porta: it dies with porta
 		 * (what it starts does not; a stated loss). */
@@ -210,9 +218,9 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 		child_die(c->ctl, &e);
 	}
 	if (c->degraded) {
-		if (sandbox_degraded_payload_seccomp(c->plan, c->ctl, &e))
+		if (sandbox_degraded_payload_seccomp(c->plan, &helper, &e))
 			child_die(c->ctl, &e);
-	} else if (sandbox_net_payload_watch(c->ctl, &e)) {
+	} else if (sandbox_net_payload_watch(&helper, &e)) {
 		/* The seccomp program that notifies connect() and the sends
 		 * that name a destination, its listener sent to the
 		 * supervisor; the last step before execve.  Every mode: the

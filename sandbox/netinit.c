@@ -5,6 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -236,9 +239,16 @@ char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_port
  * sendmsg(2) of the filtered thread stops for the supervisor, which has no
  * listener yet: sent by the payload itself, the listener would wait on
  * its own notification.  So a helper sharing the payload's descriptors
- * (CLONE_FILES) is made before the filter exists, and sends it; the
- * payload waits for the helper to end before it goes on (nothing
- * unfiltered outlives the step). */
+ * (CLONE_FILES) is made before the filter exists (and before the process
+ * ceiling is set: sandbox_watch_helper_start() runs first in the payload),
+ * and sends it with a pidfd of its own; the supervisor, once it holds the
+ * listener, lowers the pids cgroup's ceiling back to the command's and
+ * signals the helper (SIGUSR1) through that pidfd, and only then does the
+ * helper end and the payload go on: the helper never counts against the
+ * command's processes, and nothing unfiltered outlives the step. */
+#define HELPER_STACK (64 * 1024)
+#define HELPER_ACK_SECONDS 30
+
 struct listener_helper {
 	int ctl;
 	uint32_t type;
@@ -248,23 +258,33 @@ struct listener_helper {
 static int helper_main(void *arg)
 {
 	const struct listener_helper *h = arg;
+	sigset_t ack;
 	int fd;
 
+	sigemptyset(&ack);
+	sigaddset(&ack, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &ack, NULL);
 	if (read(h->from, &fd, sizeof(fd)) != (ssize_t)sizeof(fd))
 		_exit(2);
-	_exit(sandbox_fdpass_send(h->ctl, h->type, NULL, 0, &fd, 1) ? 1 : 0);
+	int fds[2] = { fd, (int)syscall(SYS_pidfd_open, getpid(), 0) };
+	if (fds[1] < 0 || sandbox_fdpass_send(h->ctl, h->type, NULL, 0, fds, 2))
+		_exit(1);
+	close(fds[1]);
+	struct timespec t = { .tv_sec = HELPER_ACK_SECONDS };
+	_exit(sigtimedwait(&ack, NULL, &t) == SIGUSR1 ? 0 : 3);
 }
 
-#define HELPER_STACK (64 * 1024)
-
-int sandbox_install_watch(enum policy_seccomp_variant set, int ctl, uint32_t type)
+int sandbox_watch_helper_start(int ctl, uint32_t type, struct sandbox_watch_helper *out)
 {
 	static _Alignas(16) unsigned char stack[HELPER_STACK];
-	int p[2], lfd = -1, st = 0;
+	static struct listener_helper h;
+	int p[2];
 
+	out->pid = -1;
+	out->from = out->to = -1;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	struct listener_helper h = { .ctl = ctl, .type = type, .from = p[0] };
+	h = (struct listener_helper){ .ctl = ctl, .type = type, .from = p[0] };
 	pid_t hp = clone(helper_main, stack + sizeof(stack), CLONE_VM | CLONE_FILES | SIGCHLD, &h);
 	if (hp < 0) {
 		int err = errno;
@@ -272,13 +292,28 @@ int sandbox_install_watch(enum policy_seccomp_variant set, int ctl, uint32_t typ
 		close(p[1]);
 		return -err;
 	}
+	/* the descriptor table is shared: both ends stay open until the
+	 * helper ended (sandbox_watch_install()) */
+	out->pid = hp;
+	out->from = p[0];
+	out->to = p[1];
+	return 0;
+}
+
+int sandbox_watch_install(struct sandbox_watch_helper *h, enum policy_seccomp_variant set)
+{
+	int lfd = -1, st = 0;
 	int r = sandbox_seccomp_install_listener(set, &lfd);
-	if (r == 0 && write(p[1], &lfd, sizeof(lfd)) != (ssize_t)sizeof(lfd))
+
+	if (r == 0 && write(h->to, &lfd, sizeof(lfd)) != (ssize_t)sizeof(lfd))
 		r = -EPIPE;
-	close(p[1]); /* without the number, the helper ends */
-	while (waitpid(hp, &st, 0) < 0 && errno == EINTR)
+	close(h->to); /* without the number, the helper ends */
+	h->to = -1;
+	while (waitpid(h->pid, &st, 0) < 0 && errno == EINTR)
 		;
-	close(p[0]);
+	h->pid = -1;
+	close(h->from);
+	h->from = -1;
 	if (lfd >= 0)
 		close(lfd);
 	if (r == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
@@ -286,9 +321,9 @@ int sandbox_install_watch(enum policy_seccomp_variant set, int ctl, uint32_t typ
 	return r;
 }
 
-int sandbox_net_payload_watch(int ctl, struct porta_error *e)
+int sandbox_net_payload_watch(struct sandbox_watch_helper *h, struct porta_error *e)
 {
-	int r = sandbox_install_watch(POLICY_SECCOMP_NOTIFY_CONNECT, ctl, SANDBOX_CTL_NET_WATCH);
+	int r = sandbox_watch_install(h, POLICY_SECCOMP_NOTIFY_CONNECT);
 
 	if (r == -EBUSY)
 		/* porta itself runs under another supervisor's listener (one

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "policy/plan.h"
 #include "policy/seccomp_table.h"
@@ -86,13 +87,25 @@ char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_port
 /* In the payload, after no_new_privs and Landlock and instead of the base
  * seccomp program: installs POLICY_SECCOMP_NOTIFY_CONNECT and sends its
  * listener to the supervisor.  0 or -errno (e filled). */
-int sandbox_net_payload_watch(int ctl, struct porta_error *e);
+/* The helper that hands the connect watch's listener to the supervisor
+ * (netinit.c): started first in the payload, before its ceilings. */
+struct sandbox_watch_helper {
+	pid_t pid; /* -1: none */
+	int from;  /* the pipe's ends: the helper reads the listener's number */
+	int to;
+};
 
-/* Installs set (a filter with a listener) on the calling thread and sends
- * the listener to the supervisor over ctl (a message of type: the payload's
- * SANDBOX_CTL_NET_WATCH) through a
- * helper the filter does not cover.  0 or -errno (-EBUSY: another listener
- * is in use; -EPIPE: sending failed). */
-int sandbox_install_watch(enum policy_seccomp_variant set, int ctl, uint32_t type);
+/* Starts the helper, which sends a message of type (the payload's
+ * SANDBOX_CTL_NET_WATCH) with the listener and the helper's own pidfd
+ * over ctl, then waits for the supervisor's SIGUSR1.  0 or -errno. */
+int sandbox_watch_helper_start(int ctl, uint32_t type, struct sandbox_watch_helper *h);
+
+/* Installs set (a filter with a listener) on the calling thread and hands
+ * the listener to h; returns once the helper ended.  0 or -errno (-EBUSY:
+ * another listener is in use; -EPIPE: the handing failed). */
+int sandbox_watch_install(struct sandbox_watch_helper *h, enum policy_seccomp_variant set);
+
+/* sandbox_watch_install() of POLICY_SECCOMP_NOTIFY_CONNECT, with e filled. */
+int sandbox_net_payload_watch(struct sandbox_watch_helper *h, struct porta_error *e);
 
 #endif /* PORTA_SANDBOX_NETINIT_H */

@@ -125,8 +125,8 @@ static void unix_refused(struct supervisor_net *ns, const struct supervisor_conn
 			  : u->verdict == POLICY_UNIX_REFUSED_RUNTIME
 				  ? "a porta runtime directory: never reopened"
 			  : u->verdict == POLICY_UNIX_REFUSED_CREDENTIAL
-				  ? "a credential socket: --allow-unix reopens it"
-				  : "not granted: --allow-unix reopens it";
+				  ? "a credential socket: --allow-unix PATH grants it"
+				  : "not granted: --allow-unix PATH grants it";
 	log_msg(LOG_LEVEL_WARN, "refused: Unix socket %s (%s[%d], %s)", path,
 		comm[0] ? comm : "?", (int)ev->ns_pid, why);
 }

@@ -56,7 +56,8 @@ struct supervisor {
 	bool exec_failed;
 	int exec_code;
 	struct porta_error error;
-	struct supervisor_net *net; /* policy mode */
+	struct supervisor_net *net; /* every mode: at least the connect watch */
+	struct supervisor_cgroup *cg; /* the run's (struct run's), for the watch's helper */
 	bool degraded; /* init is the payload itself (sandbox/degraded.h) */
 	struct supervisor_why *why;    /* --why */
 	struct supervisor_guard *guard; /* absent protected names and links, or NULL */
@@ -113,11 +114,33 @@ static void drain_ctl(struct supervisor *s)
 					close(fm.fds[i]);
 				continue;
 			}
+			/* the connect watch comes with its helper's pidfd
+			 * (sandbox/netinit.h): kept here, the helper is let go
+			 * once the listener is porta's and the ceiling back */
+			int helper = -1;
+			if (fm.type == SANDBOX_CTL_NET_WATCH && fm.n_fds == 2) {
+				helper = fm.fds[1];
+				fm.fds[1] = -1;
+				fm.n_fds = 1;
+			}
 			if (supervisor_net_take(s->net, &fm, &buf, &e) < 0) {
 				/* Without its proxy the command cannot run as asked. */
 				setup_failed(s, &e);
 				kill(s->init, SIGKILL);
+			} else if (helper >= 0) {
+				int cr = supervisor_cgroup_helper_done(s->cg);
+				if (cr) {
+					porta_fail(&e, "--max-procs: pids.max", NULL, -cr, NULL);
+					setup_failed(s, &e);
+					kill(s->init, SIGKILL);
+				} else if (syscall(SYS_pidfd_send_signal, helper, SIGUSR1, NULL, 0) < 0) {
+					porta_fail(&e, "the connect watch's helper", NULL, errno, NULL);
+					setup_failed(s, &e);
+					kill(s->init, SIGKILL);
+				}
 			}
+			if (helper >= 0)
+				close(helper);
 			continue;
 		}
 		for (size_t i = 0; i < fm.n_fds; i++) /* none expected */
@@ -645,6 +668,7 @@ static void after_clone(struct run *u)
 		}
 	}
 	u->s.init = u->pid;
+	u->s.cg = u->cg;
 	u->s.await_init_exit = u->cg || u->s.why;
 	if (u->s.net && supervisor_net_set_init_unix(u->s.net, u->pid, u->s.degraded) < 0) {
 		struct porta_error e;

@@ -618,14 +618,16 @@ static void *deferred_main(void *arg)
 		size_t total = df->m->iov.iov_len, done = df->done;
 		ssize_t n;
 		do {
-			struct message part = *df->m;
-			part.iov.iov_base = (char *)df->m->iov.iov_base + done;
-			part.iov.iov_len = total - done;
-			if (done) {
-				part.control = NULL;
-				part.control_len = 0;
-			}
-			n = send_message(df->sock, &part, MSG_NOSIGNAL);
+			struct message *m = df->m;
+			struct iovec whole = m->iov;
+			size_t clen = m->control_len;
+			m->iov.iov_base = (char *)whole.iov_base + done;
+			m->iov.iov_len = total - done;
+			if (done)
+				m->control_len = 0;
+			n = send_message(df->sock, m, MSG_NOSIGNAL);
+			m->iov = whole;
+			m->control_len = clen;
 			if (n > 0)
 				done += (size_t)n;
 		} while (n > 0 && done < total);
@@ -657,7 +659,7 @@ static bool defer(int listener_fd, uint64_t id, int sock, enum deferred_op op, s
 	bool ok = df->listener >= 0 && df->sock >= 0 && pthread_attr_init(&a) == 0;
 	if (ok) {
 		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-		pthread_attr_setstacksize(&a, 64 * 1024);
+		pthread_attr_setstacksize(&a, 256 * 1024);
 		ok = pthread_create(&t, &a, deferred_main, df) == 0;
 		pthread_attr_destroy(&a);
 	}

@@ -733,12 +733,16 @@ static struct target start_target_in(target_body body, void *arg, int ns_flags)
 		prctl(PR_SET_NAME, TARGET_COMM, 0, 0, 0);
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 			rc = -errno;
-		else
+		else {
 			/* as the payload does: the listener leaves through a
 			 * helper the filter does not cover (every sendmsg of
 			 * the filtered thread would wait for the very
 			 * supervisor it is reaching) */
-			rc = sandbox_install_watch(POLICY_SECCOMP_NOTIFY_CONNECT, sv[1], MSG_LISTENER);
+			struct sandbox_watch_helper h;
+			rc = sandbox_watch_helper_start(sv[1], MSG_LISTENER, &h);
+			if (rc == 0)
+				rc = sandbox_watch_install(&h, POLICY_SECCOMP_NOTIFY_CONNECT);
+		}
 		if (rc != 0) {
 			sandbox_fdpass_send(sv[1], MSG_INSTALL_FAILED, &rc, sizeof(rc), NULL, 0);
 			_exit(1);
@@ -752,10 +756,13 @@ static struct target start_target_in(target_body body, void *arg, int ns_flags)
 	struct pollfd p = { .fd = sv[0], .events = POLLIN };
 	cr_assert_eq(poll(&p, 1, 10000), 1, "the target never reported");
 	int err = 0;
-	cr_assert_eq(sandbox_fdpass_recv(sv[0], 0, &err, sizeof(err), 1, &m), 0);
+	cr_assert_eq(sandbox_fdpass_recv(sv[0], 0, &err, sizeof(err), 2, &m), 0);
 	cr_assert_neq(m.type, MSG_NS_FAILED, "the target's namespaces: %s", strerror(-err));
 	cr_assert_eq(m.type, MSG_LISTENER, "installing the filter failed: %s", strerror(-err));
-	cr_assert_eq(m.n_fds, 1);
+	cr_assert_eq(m.n_fds, 2, "the listener and the helper's pidfd");
+	/* the supervisor's acknowledgement: the helper ends, the target goes on */
+	cr_assert_eq(syscall(SYS_pidfd_send_signal, m.fds[1], SIGUSR1, NULL, 0), 0);
+	close(m.fds[1]);
 	close(sv[0]);
 	t.listener = m.fds[0];
 	t.results = pipefd[0];
