@@ -100,6 +100,7 @@ static int populate_dev(void)
 #define COVER_FLAGS (MS_NOSUID | MS_NODEV | MS_NOEXEC)
 #define COVER_DATA "size=4k,mode=0500"
 /* the home's cover holds the written ~/.gitconfig (a few user.* values) */
+#define SEAL_DATA "mode=0500"
 #define HOME_COVER_DATA "size=256k,mode=0500" /* > 32 user.* values, each at most 2 KiB written */
 
 /* Does a later step bind a -v mount back beneath step i's path? */
@@ -434,8 +435,11 @@ static int seal_covers(struct mounting *mg, struct porta_error *e)
 {
 	for (size_t i = 0; i < mg->plan->n_mounts; i++) {
 		const char *p = mg->plan->mounts[i].path;
+		/* "mode" alone: a size given again would have to hold what
+		 * the cover holds (the home's ~/.gitconfig may be larger
+		 * than COVER_DATA's) */
 		if (mg->late_ro[i] &&
-		    mount(NULL, p, NULL, MS_REMOUNT | MS_RDONLY | COVER_FLAGS, COVER_DATA) < 0)
+		    mount(NULL, p, NULL, MS_REMOUNT | MS_RDONLY | COVER_FLAGS, SEAL_DATA) < 0)
 			return porta_fail(e, "make the cover read-only:", p, errno, NULL);
 	}
 	return 0;

@@ -61,6 +61,12 @@ struct supervisor_net {
 	size_t unix_seen[UNIX_SEEN]; /* hashes of the paths already said */
 	size_t n_unix_seen;
 	size_t unix_refused;
+	/* Unix-socket calls refused, for --why (supervisor_net_why()) */
+	struct unix_refusal {
+		char *path;
+		int err;
+	} unix_ref[64];
+	size_t n_unix_ref;
 };
 
 struct supervisor_net *supervisor_net_create(struct event_base *base,
@@ -131,6 +137,21 @@ static void unix_refused(struct supervisor_net *ns, const struct supervisor_conn
 		comm[0] ? comm : "?", (int)ev->ns_pid, why);
 }
 
+/* A refused Unix-socket call, kept for --why (once per path). */
+static void keep_for_why(struct supervisor_net *ns, const struct supervisor_unix_result *u)
+{
+	if (!ns->plan->opts->why || u->result >= 0 || u->path[0] != '/' ||
+	    ns->n_unix_ref == ARRAY_LEN(ns->unix_ref))
+		return;
+	for (size_t i = 0; i < ns->n_unix_ref; i++) {
+		if (strcmp(ns->unix_ref[i].path, u->path) == 0)
+			return;
+	}
+	char *p = strdup(u->path);
+	if (p)
+		ns->unix_ref[ns->n_unix_ref++] = (struct unix_refusal){ p, -u->result };
+}
+
 static void on_watch(evutil_socket_t fd, short what, void *arg)
 {
 	struct supervisor_net *ns = arg;
@@ -161,13 +182,16 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 		supervisor_connect_cache_clear(&ns->watch_cache);
 		return;
 	}
-	if (ev.withdrawn || ev.verdict != SUPERVISOR_CONNECT_REFUSE)
+	if (ev.withdrawn)
 		return;
 	if (ures.looked) {
 		if (ures.withheld)
 			unix_refused(ns, &ev, &ures);
+		keep_for_why(ns, &ures);
 		return;
 	}
+	if (ev.verdict != SUPERVISOR_CONNECT_REFUSE)
+		return;
 	char dst[80];
 	supervisor_connect_event_dst(&ev, dst, sizeof(dst));
 	bool udp = ev.sock_type == SOCK_DGRAM;
@@ -444,9 +468,9 @@ int supervisor_net_take(struct supervisor_net *ns, const struct sandbox_fdpass_m
 		if (sw < 0)
 			log_msg(LOG_LEVEL_DEBUG, "connect watch: no synchronous wake-up: %s",
 				strerror(-sw));
-		/* the network open: no SANDBOX_CTL_NET_DONE opens the log */
-		if (!ns->log && ns->plan->opts->net_mode == POLICY_NET_OPEN &&
-		    (rc = open_log(ns, e)))
+		/* the network open, or a degraded run: no SANDBOX_CTL_NET_DONE
+		 * opened the log */
+		if (!ns->log && (rc = open_log(ns, e)))
 			break;
 		ns->ev_watch = event_new(ns->base, ns->watch_fd, EV_READ | EV_PERSIST, on_watch, ns);
 		if (!ns->ev_watch || event_add(ns->ev_watch, NULL) < 0)
@@ -521,6 +545,8 @@ void supervisor_net_why(const struct supervisor_net *ns, struct supervisor_why *
 
 	for (size_t i = 0; ns && w && decision_log_refused_at(ns->log, i, &dst, &words, &hint); i++)
 		supervisor_why_add_net(w, dst, words, hint);
+	for (size_t i = 0; ns && w && i < ns->n_unix_ref; i++)
+		supervisor_why_add_unix(w, ns->unix_ref[i].path, ns->unix_ref[i].err);
 }
 
 size_t supervisor_net_refused(const struct supervisor_net *ns)
@@ -545,6 +571,8 @@ void supervisor_net_destroy(struct supervisor_net *ns)
 		close(ns->watch_fd);
 	supervisor_connect_cache_clear(&ns->watch_cache);
 	supervisor_unix_destroy(ns->ux);
+	for (size_t i = 0; i < ns->n_unix_ref; i++)
+		free(ns->unix_ref[i].path);
 	proxy_destroy(ns->proxy);
 	dnsd_responder_destroy(ns->responder);
 	supervisor_owner_destroy(ns->owner); /* after both: they call into it */

@@ -4,7 +4,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <linux/openat2.h>
+#include <linux/rtnetlink.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <regex.h>
@@ -301,6 +304,44 @@ static bool abstract_is_sandboxes(const struct supervisor_unix *ux, pid_t tid,
 	return any && all;
 }
 
+/* The kernel's own check of a connect or send to a pathname socket is write
+ * permission on its inode, as the caller (unix_find_bsd()); porta makes
+ * the call with its own identity, which may be root's: so the caller's
+ * file system ids and groups (/proc/TID/status; its capabilities are
+ * dropped) against the mode bits.  True when the caller may write it. */
+static bool caller_may_write(pid_t tid, const struct stat *st)
+{
+	char path[64], line[1024];
+	unsigned long fsuid = (unsigned long)-1, fsgid = (unsigned long)-1;
+	bool in_group = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long a, b, c, d;
+		if (sscanf(line, "Uid: %lu %lu %lu %lu", &a, &b, &c, &d) == 4)
+			fsuid = d;
+		else if (sscanf(line, "Gid: %lu %lu %lu %lu", &a, &b, &c, &d) == 4)
+			fsgid = d;
+		else if (strncmp(line, "Groups:", 7) == 0) {
+			char *p = line + 7, *end;
+			for (unsigned long g = strtoul(p, &end, 10); end != p; g = strtoul(p, &end, 10)) {
+				if (g == (unsigned long)st->st_gid)
+					in_group = true;
+				p = end;
+			}
+		}
+	}
+	fclose(f);
+	if (fsuid == (unsigned long)st->st_uid)
+		return st->st_mode & S_IWUSR;
+	if (fsgid == (unsigned long)st->st_gid || in_group)
+		return st->st_mode & S_IWGRP;
+	return st->st_mode & S_IWOTH;
+}
+
 /* ---- the decision ------------------------------------------------------ */
 
 /* What the caller named, as one of: a pathname (resolved into *fd, the
@@ -369,6 +410,11 @@ static int destination(struct supervisor_unix *ux, pid_t tid, const struct socka
 		res->verdict = POLICY_UNIX_REFUSED;
 		return -ECONNREFUSED;
 	}
+	if (!caller_may_write(tid, &st)) {
+		close(s);
+		res->verdict = POLICY_UNIX_REFUSED;
+		return -EACCES;
+	}
 	if (ux->degraded) {
 		q.writable_mount = policy_unix_plan_grants_write(ux->plan, res->path);
 	} else {
@@ -417,6 +463,38 @@ static void message_free(struct message *m)
 	free(m);
 }
 
+/* A netlink request porta sends for the command must be one the command
+ * could send: the only netlink the sandbox may open is NETLINK_ROUTE
+ * (policy/seccomp_table.c), whose every request but a GET needs
+ * CAP_NET_ADMIN over the namespace (rtnetlink_rcv_msg()), as does sending
+ * to a multicast group (netlink_sendmsg()); the command has neither, porta
+ * has both over the sandbox's own network namespace (and, as root, the
+ * host's).  So only GET requests and control messages, to no group, pass;
+ * anything else is EPERM, as the kernel would have said to the command. */
+static int netlink_allowed(const struct message *m, int protocol)
+{
+	if (protocol != NETLINK_ROUTE)
+		return -EPERM;
+	if (m->named && ((const struct sockaddr_nl *)&m->to)->nl_groups)
+		return -EPERM;
+	const unsigned char *p = m->iov.iov_base;
+	size_t left = m->iov.iov_len;
+	while (left >= sizeof(struct nlmsghdr)) {
+		struct nlmsghdr h;
+		memcpy(&h, p, sizeof(h));
+		if (h.nlmsg_len < sizeof(h) || h.nlmsg_len > left)
+			break; /* malformed: the kernel ignores the rest */
+		if (h.nlmsg_type >= RTM_BASE && (h.nlmsg_type - RTM_BASE) % 4 != 2)
+			return -EPERM;
+		size_t step = NLMSG_ALIGN(h.nlmsg_len);
+		if (step >= left)
+			break;
+		p += step;
+		left -= step;
+	}
+	return 0;
+}
+
 static ssize_t send_message(int sock, struct message *m, int extra_flags)
 {
 	struct msghdr h = {
@@ -431,6 +509,38 @@ static ssize_t send_message(int sock, struct message *m, int extra_flags)
 	return n < 0 ? -errno : n;
 }
 
+/* A control message porta sends for the command is one the command could
+ * send itself: the kernel checks some against the sender's capabilities
+ * (sock_cmsg_send(), ip_cmsg_send(), ip6_datagram_send_ctl()), and the
+ * sender is porta, which holds every capability over the sandbox's user
+ * namespace (it made it) and, run as root, the host's.  The command holds
+ * none (its capabilities are dropped), so what needs one is refused here
+ * as the kernel would refuse it (EPERM): SO_MARK, SO_PRIORITY above 6, IP
+ * options and IPv6 extension headers. */
+static int control_allowed(const struct cmsghdr *c)
+{
+	if (c->cmsg_level == SOL_SOCKET) {
+		if (c->cmsg_type == SO_MARK)
+			return -EPERM;
+		if (c->cmsg_type == SO_PRIORITY && c->cmsg_len >= CMSG_LEN(sizeof(uint32_t))) {
+			uint32_t prio;
+			memcpy(&prio, CMSG_DATA(c), sizeof(prio));
+			if (prio > 6)
+				return -EPERM;
+		}
+		return 0;
+	}
+	if (c->cmsg_level == IPPROTO_IP && (c->cmsg_type == IP_RETOPTS || c->cmsg_type == IP_OPTIONS))
+		return -EPERM;
+	if (c->cmsg_level == IPPROTO_IPV6 &&
+	    (c->cmsg_type == IPV6_HOPOPTS || c->cmsg_type == IPV6_DSTOPTS ||
+	     c->cmsg_type == IPV6_RTHDRDSTOPTS || c->cmsg_type == IPV6_RTHDR ||
+	     c->cmsg_type == IPV6_2292HOPOPTS || c->cmsg_type == IPV6_2292DSTOPTS ||
+	     c->cmsg_type == IPV6_2292RTHDR))
+		return -EPERM;
+	return 0;
+}
+
 /* The caller's descriptors in its SCM_RIGHTS messages, replaced by copies
  * of porta's (the same open files): 0 or -errno (EBADF for one that is not
  * open, as the kernel would say). */
@@ -440,6 +550,18 @@ static int copy_passed_fds(struct message *m, int pidfd)
 		return 0;
 	struct msghdr h = { .msg_control = m->control, .msg_controllen = m->control_len };
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
+		int r = control_allowed(c);
+		if (r)
+			return r;
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+			/* the kernel checks credentials against the sender, porta
+			 * here, which may claim more than the command could:
+			 * porta's own, which are all it may claim unprivileged */
+			struct ucred own = { .pid = getpid(), .uid = getuid(), .gid = getgid() };
+			memcpy(CMSG_DATA(c), &own, sizeof(own));
+			continue;
+		}
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
 		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -719,6 +841,10 @@ static void do_connect(struct supervisor_unix *ux, int listener_fd, uint64_t id,
 		return;
 	}
 	int r = destination(ux, tid, &sa, (socklen_t)len, &m->to, &m->to_len, &m->dest_fd, res);
+	/* a netlink socket connected to a group sends to it (netlink_connect()) */
+	if (!r && res->domain == AF_NETLINK && sa.ss_family == AF_NETLINK &&
+	    len >= (int64_t)sizeof(struct sockaddr_nl) && ((struct sockaddr_nl *)&sa)->nl_groups)
+		r = -EPERM;
 	if (r) {
 		res->result = r;
 		message_free(m);
@@ -789,6 +915,11 @@ static void do_sendto(struct supervisor_unix *ux, int listener_fd, uint64_t id, 
 		message_free(m);
 		return;
 	}
+	if (res->domain == AF_NETLINK && (r = netlink_allowed(m, res->protocol))) {
+		res->result = r;
+		message_free(m);
+		return;
+	}
 	finish_send(listener_fd, id, copy, flags, m, res);
 }
 
@@ -804,6 +935,11 @@ static void do_sendmsg(struct supervisor_unix *ux, int listener_fd, uint64_t id,
 	m->flags = (int)d->args[2];
 	int r = read_message(ux, tid, pidfd, d->args[1], m, res);
 	if (r) {
+		res->result = r;
+		message_free(m);
+		return;
+	}
+	if (res->domain == AF_NETLINK && (r = netlink_allowed(m, res->protocol))) {
 		res->result = r;
 		message_free(m);
 		return;
@@ -833,6 +969,8 @@ static void do_sendmmsg(struct supervisor_unix *ux, pid_t tid, int pidfd,
 		}
 		m->flags = flags;
 		int r = read_message(ux, tid, pidfd, at, m, res);
+		if (!r && res->domain == AF_NETLINK)
+			r = netlink_allowed(m, res->protocol);
 		ssize_t n = r ? r : send_message(copy, m, MSG_DONTWAIT | MSG_NOSIGNAL);
 		message_free(m);
 		if (n < 0) {
@@ -857,6 +995,12 @@ void supervisor_unix_call(struct supervisor_unix *ux, int listener_fd, uint64_t 
 	memset(res, 0, sizeof(*res));
 	res->unix_socket = unix_socket;
 	res->stream = getsockopt(copy, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && type == SOCK_STREAM;
+	tl = sizeof(res->domain);
+	if (getsockopt(copy, SOL_SOCKET, SO_DOMAIN, &res->domain, &tl) < 0)
+		res->domain = AF_UNSPEC;
+	tl = sizeof(res->protocol);
+	if (getsockopt(copy, SOL_SOCKET, SO_PROTOCOL, &res->protocol, &tl) < 0)
+		res->protocol = -1;
 	switch (d->nr) {
 	case SYS_connect:
 		do_connect(ux, listener_fd, id, tid, d, copy, res);

@@ -49,6 +49,8 @@ void supervisor_unix_set_init(struct supervisor_unix *ux, pid_t init);
 struct supervisor_unix_result {
 	bool unix_socket; /* the caller's socket is a Unix one (the rule applies) */
 	bool stream;     /* a stream socket: a short send is finished by a thread */
+	int domain;      /* the socket's family and protocol (SO_DOMAIN, SO_PROTOCOL) */
+	int protocol;
 	bool looked;     /* a name was resolved and decided (path/verdict set) */
 	bool withheld;   /* a socket was there and the rule refused it */
 	enum policy_unix_verdict verdict;

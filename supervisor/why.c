@@ -527,6 +527,21 @@ static void judge(struct supervisor_why *w, const struct pending *p, int err)
 	}
 }
 
+void supervisor_why_add_unix(struct supervisor_why *w, const char *path, int err)
+{
+	struct pending *p = calloc(1, sizeof(*p));
+
+	if (!w || !p || !path || path[0] != '/') {
+		free(p);
+		return;
+	}
+	p->n_paths = 1;
+	p->op[0] = POLICY_WHY_UNIX;
+	snprintf(p->path[0], PATH_MAX, "%s", path);
+	judge(w, p, err);
+	free(p);
+}
+
 static void on_seccomp(struct supervisor_why *w, pid_t tid)
 {
 	struct __ptrace_syscall_info si;

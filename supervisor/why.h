@@ -56,6 +56,12 @@ bool supervisor_why_on_sigchld(struct supervisor_why *w, pid_t init, int *init_s
 void supervisor_why_add_net(struct supervisor_why *w, const char *dst, const char *reason,
 			 const char *hint);
 
+/* A Unix-socket call the connect watch answered with err (a positive
+ * errno: the rule's refusal, or no socket there): judged as the tracer
+ * judges what it sees (the connect watch decides those calls before any
+ * tracing filter could stop them).  path: absolute, as the sandbox sees it. */
+void supervisor_why_add_unix(struct supervisor_why *w, const char *path, int err);
+
 /* Prints, on err, each distinct refusal with the option that would have
  * allowed it (or why none does), then the full command line to run again, or
  * that nothing was refused.  argc/argv: porta's own. */

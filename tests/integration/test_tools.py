@@ -197,7 +197,6 @@ class FakeSshServer:
 
 
 @unittest.skipUnless(SSH, "ssh is not installed")
-@harness.needs_userns("credential sockets stay reachable on a degraded host (a stated loss)")
 class Ssh(PortaTestCase):
     def test_ssh_works_and_the_agent_is_refused(self):
         ws = self.mkdtemp()
