@@ -287,14 +287,19 @@ static bool abstract_is_sandboxes(const struct supervisor_unix *ux, pid_t tid,
 		return false;
 	char line[512];
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long ino;
+		unsigned long ino, flags;
+		unsigned type;
 		int off = 0;
-		/* Num RefCount Protocol Flags Type St Inode Path */
-		if (sscanf(line, "%*s %*s %*s %*s %*s %*s %lu %n", &ino, &off) != 1 || !off)
+		/* Num RefCount Protocol Flags Type St Inode Path: the socket a
+		 * connect or a datagram reaches is the listening one (flag
+		 * __SO_ACCEPTCON) or the bound datagram one; the accepted ones
+		 * show the same name and may linger unheld */
+		if (sscanf(line, "%*s %*s %*s %lx %x %*s %lu %n", &flags, &type, &ino, &off) != 3 ||
+		    !off)
 			continue;
 		char *p = line + off;
 		p[strcspn(p, "\n")] = '\0';
-		if (strcmp(p, shown) != 0)
+		if (strcmp(p, shown) != 0 || !((flags & 0x10000) || type == SOCK_DGRAM))
 			continue;
 		any = true;
 		if (!inode_held_below(ux->init, ino, 0))
