@@ -696,7 +696,10 @@ static int home_gitconfig(struct resolver *r, char *const envp[], const char *ho
 		snprintf(files[0], sizeof(files[0]), "%s/git/config", xdg);
 	else
 		snprintf(files[0], sizeof(files[0]), "%s/.config/git/config", home);
-	if (!(vars = calloc(HOME_GITCFG_MAX, sizeof(*vars))))
+	/* Not calloc(3): zeroing the 34 KiB would fault in all its pages at
+	 * every start (docs/benchmarks/startup.md); the parser writes each entry
+	 * whole before it counts it, and only the n counted are read. */
+	if (!(vars = malloc(HOME_GITCFG_MAX * sizeof(*vars))))
 		return -ENOMEM;
 	for (size_t f = 0; f < 2; f++) {
 		_cleanup_fd_ int fd = open(files[f], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -721,7 +724,12 @@ static int home_gitconfig(struct resolver *r, char *const envp[], const char *ho
 				files[1]);
 	}
 	if (n > 0) {
-		size_t cap = 2 * HOME_GITCFG_MAX * (POLICY_GITCFG_VALUE_MAX + POLICY_GITCFG_KEY_MAX);
+		/* What policy_gitconfig_format() writes at most: the header, then
+		 * per value a tab, the key, ` = "`, each byte of the value escaped
+		 * to at most two, `"` and a newline; and the NUL. */
+		size_t cap = sizeof("[user]\n");
+		for (size_t i = 0; i < n; i++)
+			cap += 1 + strlen(vars[i].key) + 4 + 2 * strlen(vars[i].value) + 2;
 		char *text = malloc(cap);
 		if (!text)
 			rc = -ENOMEM;
