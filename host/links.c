@@ -130,18 +130,16 @@ static bool first_link(const char *named, char *link, size_t lcap, char *target,
 	}
 }
 
-bool host_links_refused(const struct host_links *l, const char *named, const char *real,
-			char *why, size_t cap)
+/* The message of a refusal.  Not inlined: its 20 KiB of buffers would be
+ * in host_links_refused()'s frame, and -fstack-clash-protection probes
+ * every page of a frame at each call, refused or not: pages faulted in at
+ * every start (docs/benchmarks/startup.md). */
+static __attribute__((noinline)) void say_refused(const char *named, const char *real,
+						  enum policy_path_reason reason, char *why,
+						  size_t cap)
 {
-	enum policy_path_reason r_real, r_named;
-
-	if (strcmp(named, real) == 0 || !policy_closed_place(&l->real, real, &r_real))
-		return false;
-	/* named literally: a closed place reopened by its own name */
-	if (policy_closed_place(&l->named, named, &r_named) ||
-	    policy_closed_place(&l->real, named, &r_named))
-		return false;
 	char link[PATH_MAX], target[PATH_MAX], a[PATH_MAX + 64], b[PATH_MAX + 64], c[PATH_MAX + 64];
+
 	if (!first_link(named, link, sizeof(link), target, sizeof(target))) {
 		snprintf(link, sizeof(link), "%s", named);
 		snprintf(target, sizeof(target), "%s", real);
@@ -153,6 +151,20 @@ bool host_links_refused(const struct host_links *l, const char *named, const cha
 		 "%s is a symbolic link to %s, so this leads to %s, which porta closes (%s); "
 		 "porta does not follow a link into a closed place (a command may have made it): "
 		 "name %s itself to reopen it, or remove the link",
-		 a, b, c, policy_path_reason_words(r_real), c);
+		 a, b, c, policy_path_reason_words(reason), c);
+}
+
+bool host_links_refused(const struct host_links *l, const char *named, const char *real,
+			char *why, size_t cap)
+{
+	enum policy_path_reason r_real, r_named;
+
+	if (strcmp(named, real) == 0 || !policy_closed_place(&l->real, real, &r_real))
+		return false;
+	/* named literally: a closed place reopened by its own name */
+	if (policy_closed_place(&l->named, named, &r_named) ||
+	    policy_closed_place(&l->real, named, &r_named))
+		return false;
+	say_refused(named, real, r_real, why, cap);
 	return true;
 }
