@@ -52,31 +52,55 @@ static int remount_ro(const char *path)
 	return 0;
 }
 
+/* The mount point itself: a directory, or for a file an empty file to bind
+ * over.  0 when it is there already. */
+static int make_node(const char *path, bool is_dir)
+{
+	if (is_dir)
+		return mkdir(path, 0755) < 0 && errno != EEXIST ? -errno : 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 /* mkdir -p of path's directories inside a fresh tmpfs; for a file, the last
- * component becomes an empty file to bind over. */
+ * component becomes an empty file to bind over.  From the leaf up: the
+ * parents mostly exist already (the private /dev, the closed home), so one
+ * call usually makes it, where mkdir(2) of each component from / down made
+ * an EEXIST for every parent at every mount point. */
 static int make_mount_point(const char *path, bool is_dir)
 {
 	char buf[PATH_MAX];
-	size_t len = strlen(path);
+	size_t len = strlen(path), end = len;
+	int r;
 
 	if (len >= sizeof(buf))
 		return -ENAMETOOLONG;
 	memcpy(buf, path, len + 1);
-	for (size_t i = 1; i <= len; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
-			continue;
-		char saved = buf[i];
-		buf[i] = '\0';
-		bool last = saved == '\0';
-		if (last && !is_dir) {
-			int fd = open(buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-			if (fd < 0)
-				return -errno;
-			close(fd);
-		} else if (mkdir(buf, 0755) < 0 && errno != EEXIST) {
+	if ((r = make_node(buf, is_dir)) != -ENOENT)
+		return r;
+	/* A directory on the way is missing: up to the deepest that exists, */
+	for (;;) {
+		char *slash = memrchr(buf, '/', end);
+		if (!slash || slash == buf)
+			return -ENOENT;
+		end = (size_t)(slash - buf);
+		buf[end] = '\0';
+		if (mkdir(buf, 0755) == 0 || errno == EEXIST)
+			break;
+		if (errno != ENOENT)
 			return -errno;
-		}
-		buf[i] = saved;
+	}
+	/* then down again, each directory made, and the mount point last. */
+	while (end < len) {
+		buf[end] = '/';
+		end += strlen(buf + end);
+		if (end == len)
+			return make_node(buf, is_dir);
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
 	}
 	return 0;
 }
