@@ -180,18 +180,75 @@ static int replace_mqueues(char **paths, size_t n, struct porta_error *e)
 	return 0;
 }
 
+/* /proc/self/mountinfo, line by line, without stdio.  init's heap is the
+ * supervisor's, shared copy-on-write since the clone: fopen(3) and getline(3)
+ * malloc, and malloc writes the arena and the free chunks' links wherever
+ * they lie, each page written a fault (some 20 us each in init on the VM
+ * measured, docs/benchmarks/startup.md).  Lines are read into a window on
+ * init's stack; one longer than it (an overlay's long options) moves to the
+ * heap. */
+#define MOUNTINFO_WINDOW 4096
+
+struct lines {
+	int fd;
+	char *buf;
+	size_t cap, len, start;
+	bool eof, heap;
+};
+
+/* The next line, NUL-terminated in place, or NULL at the end (or on a read
+ * error or no memory: as getline(3) ends, the lines read so far are all). */
+static char *next_line(struct lines *l)
+{
+	for (;;) {
+		char *nl = memchr(l->buf + l->start, '\n', l->len - l->start);
+		if (nl || (l->eof && l->start < l->len)) {
+			char *line = l->buf + l->start;
+			char *end = nl ? nl : l->buf + l->len;
+			*end = '\0';
+			l->start = (size_t)(end - l->buf) + 1;
+			if (l->start > l->len)
+				l->start = l->len;
+			return line;
+		}
+		if (l->eof)
+			return NULL;
+		memmove(l->buf, l->buf + l->start, l->len - l->start);
+		l->len -= l->start;
+		l->start = 0;
+		if (l->len + 1 >= l->cap) { /* one line fills the window */
+			char *big = l->heap ? realloc(l->buf, 2 * l->cap) : malloc(2 * l->cap);
+			if (!big)
+				return NULL;
+			if (!l->heap)
+				memcpy(big, l->buf, l->len);
+			l->buf = big;
+			l->cap *= 2;
+			l->heap = true;
+		}
+		ssize_t n = read(l->fd, l->buf + l->len, l->cap - l->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			l->eof = true;
+		else
+			l->len += (size_t)n;
+	}
+}
+
 static int make_rest_read_only(const struct policy_plan *plan, struct porta_error *e)
 {
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
+	char window[MOUNTINFO_WINDOW];
+	_cleanup_fd_ int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	struct lines lines = { .fd = fd, .buf = window, .cap = sizeof(window) };
+	char *line;
 	int rc = 0;
 	char *mqueue[MAX_MQUEUE_MOUNTS];
 	size_t n_mqueue = 0;
 
-	if (!f)
+	if (fd < 0)
 		return porta_fail(e, "read", "/proc/self/mountinfo", errno, NULL);
-	while (rc == 0 && getline(&line, &cap, f) > 0) {
+	while (rc == 0 && (line = next_line(&lines))) {
 		/* id parent major:minor root mount-point options ... */
 		char *save = NULL, *field = strtok_r(line, " ", &save);
 		for (int k = 0; k < 4 && field; k++)
@@ -232,7 +289,8 @@ static int make_rest_read_only(const struct policy_plan *plan, struct porta_erro
 		if (r)
 			rc = porta_fail(e, "make read-only", field, -r, NULL);
 	}
-	free(line);
+	if (lines.heap)
+		free(lines.buf);
 	if (rc == 0)
 		rc = replace_mqueues(mqueue, n_mqueue, e);
 	for (size_t i = 0; i < n_mqueue; i++)
@@ -465,13 +523,21 @@ static int seal_covers(struct mounting *mg, struct porta_error *e)
 	return 0;
 }
 
+/* Plans of up to this many steps keep their bookkeeping on init's stack:
+ * calloc(3) in init writes the heap it shares copy-on-write with the
+ * supervisor (see next_line()). */
+#define MOUNTS_ON_STACK 128
+
 int sandbox_mounts_apply(const struct policy_plan *plan, struct porta_error *e)
 {
 	struct mounting mg = { .plan = plan };
+	int fd_here[MOUNTS_ON_STACK];
+	bool late_here[MOUNTS_ON_STACK] = { false };
+	bool heap = plan->n_mounts + 1 > MOUNTS_ON_STACK;
 	int rc = 0;
 
-	mg.rebind_fd = calloc(plan->n_mounts + 1, sizeof(*mg.rebind_fd));
-	mg.late_ro = calloc(plan->n_mounts + 1, sizeof(*mg.late_ro));
+	mg.rebind_fd = heap ? calloc(plan->n_mounts + 1, sizeof(*mg.rebind_fd)) : fd_here;
+	mg.late_ro = heap ? calloc(plan->n_mounts + 1, sizeof(*mg.late_ro)) : late_here;
 	if (!mg.rebind_fd || !mg.late_ro) {
 		rc = porta_fail(e, "apply the mounts", NULL, ENOMEM, NULL);
 		goto out;
@@ -486,7 +552,9 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct porta_error *e)
 out:
 	for (size_t i = 0; i < mg.n_rebind; i++)
 		close(mg.rebind_fd[i]);
-	free(mg.rebind_fd);
-	free(mg.late_ro);
+	if (heap) {
+		free(mg.rebind_fd);
+		free(mg.late_ro);
+	}
 	return rc;
 }
