@@ -661,10 +661,6 @@ static bool home_project(const char *home, const char *cwd, char *out, size_t ca
 	return true;
 }
 
-/* Shows path (a place in the closed home, named) read-only: bound back
- * into the cover, and a read rule for the degraded sandbox, whose Landlock
- * carves the home out of the grant on /.  Left out when a mount holds it
- * already, or when it is a link into a place porta closes. */
 /* host_links_refused(), and the warning that path is left out.  Not inlined,
  * and called only for a path that is not its own real path: the 12 KiB
  * message would otherwise be in show_in_home()'s frame, whose pages
@@ -681,6 +677,10 @@ static __attribute__((noinline)) bool home_link_refused(struct resolver *r, cons
 	return true;
 }
 
+/* Shows path (a place in the closed home, named) read-only: bound back
+ * into the cover, and a read rule for the degraded sandbox, whose Landlock
+ * carves the home out of the grant on /.  Left out when a mount holds it
+ * already, or when it is a link into a place porta closes. */
 static int show_in_home(struct resolver *r, const char *home, const char *path,
 			enum policy_path_reason reason)
 {
