@@ -94,8 +94,10 @@ int host_check(FILE *out, bool json);
 
 struct host_links {
 	struct policy_closed_places named, real; /* the places, as named and as real */
-	char home_named[4096], home_real[4096];
-	char config_named[4096], config_real[4096];
+	/* malloc'd, NULL when none: four PATH_MAX arrays here were four pages
+	 * of every start's stack, written or not (docs/benchmarks/startup.md) */
+	char *home_named, *home_real;
+	char *config_named, *config_real;
 	char *deny_named[HOST_LINKS_DENY_MAX], *deny_real[HOST_LINKS_DENY_MAX];
 	size_t n_deny;
 };

@@ -61,27 +61,31 @@ int host_links_init(struct host_links *l, const char *home, const char *config_d
 		    bool preset)
 {
 	const char *dir = config_dir;
+	char named[PATH_MAX], real[PATH_MAX];
 
 	memset(l, 0, sizeof(*l));
 	if (home && home[0] == '/' &&
-	    policy_path_normalize("/", home, strlen(home), l->home_named, sizeof(l->home_named))) {
-		char *real = realpath(l->home_named, NULL);
-		snprintf(l->home_real, sizeof(l->home_real), "%s", real ? real : l->home_named);
-		free(real);
+	    policy_path_normalize("/", home, strlen(home), named, sizeof(named))) {
+		l->home_real = realpath(named, NULL);
+		if (!(l->home_named = strdup(named)) ||
+		    (!l->home_real && !(l->home_real = strdup(named))))
+			goto oom;
 	}
-	if (dir && dir[0] == '/' &&
-	    policy_path_normalize("/", dir, strlen(dir), l->config_named, sizeof(l->config_named)))
-		(void)host_real_path_as_far(l->config_named, l->config_real, sizeof(l->config_real));
+	if (dir && dir[0] == '/' && policy_path_normalize("/", dir, strlen(dir), named, sizeof(named))) {
+		real[0] = '\0';
+		(void)host_real_path_as_far(named, real, sizeof(real));
+		if (!(l->config_named = strdup(named)) || !(l->config_real = strdup(real)))
+			goto oom;
+	}
 	for (size_t i = 0; i < n_deny && l->n_deny < HOST_LINKS_DENY_MAX; i++) {
-		char named[PATH_MAX], real[PATH_MAX];
 		if (!policy_path_normalize(cwd, deny_read[i], strlen(deny_read[i]), named,
 					   sizeof(named)) ||
 		    host_real_path_as_far(named, real, sizeof(real)) < 0)
 			continue;
 		if (!(l->deny_named[l->n_deny] = strdup(named)) ||
 		    !(l->deny_real[l->n_deny] = strdup(real))) {
-			host_links_release(l);
-			return -ENOMEM;
+			free(l->deny_named[l->n_deny]);
+			goto oom;
 		}
 		l->n_deny++;
 	}
@@ -89,6 +93,9 @@ int host_links_init(struct host_links *l, const char *home, const char *config_d
 		   preset);
 	set_places(&l->real, l->home_real, l->config_real, l->deny_real, l->n_deny, strict, preset);
 	return 0;
+oom:
+	host_links_release(l);
+	return -ENOMEM;
 }
 
 void host_links_release(struct host_links *l)
@@ -98,6 +105,11 @@ void host_links_release(struct host_links *l)
 		free(l->deny_real[i]);
 	}
 	l->n_deny = 0;
+	free(l->home_named);
+	free(l->home_real);
+	free(l->config_named);
+	free(l->config_real);
+	l->home_named = l->home_real = l->config_named = l->config_real = NULL;
 }
 
 /* The first component of named (absolute, normalized) that is a symbolic
@@ -130,18 +142,16 @@ static bool first_link(const char *named, char *link, size_t lcap, char *target,
 	}
 }
 
-bool host_links_refused(const struct host_links *l, const char *named, const char *real,
-			char *why, size_t cap)
+/* The message of a refusal.  Not inlined: its 20 KiB of buffers would be
+ * in host_links_refused()'s frame, and -fstack-clash-protection probes
+ * every page of a frame at each call, refused or not: pages faulted in at
+ * every start (docs/benchmarks/startup.md). */
+static __attribute__((noinline)) void say_refused(const char *named, const char *real,
+						  enum policy_path_reason reason, char *why,
+						  size_t cap)
 {
-	enum policy_path_reason r_real, r_named;
-
-	if (strcmp(named, real) == 0 || !policy_closed_place(&l->real, real, &r_real))
-		return false;
-	/* named literally: a closed place reopened by its own name */
-	if (policy_closed_place(&l->named, named, &r_named) ||
-	    policy_closed_place(&l->real, named, &r_named))
-		return false;
 	char link[PATH_MAX], target[PATH_MAX], a[PATH_MAX + 64], b[PATH_MAX + 64], c[PATH_MAX + 64];
+
 	if (!first_link(named, link, sizeof(link), target, sizeof(target))) {
 		snprintf(link, sizeof(link), "%s", named);
 		snprintf(target, sizeof(target), "%s", real);
@@ -153,6 +163,20 @@ bool host_links_refused(const struct host_links *l, const char *named, const cha
 		 "%s is a symbolic link to %s, so this leads to %s, which porta closes (%s); "
 		 "porta does not follow a link into a closed place (a command may have made it): "
 		 "name %s itself to reopen it, or remove the link",
-		 a, b, c, policy_path_reason_words(r_real), c);
+		 a, b, c, policy_path_reason_words(reason), c);
+}
+
+bool host_links_refused(const struct host_links *l, const char *named, const char *real,
+			char *why, size_t cap)
+{
+	enum policy_path_reason r_real, r_named;
+
+	if (strcmp(named, real) == 0 || !policy_closed_place(&l->real, real, &r_real))
+		return false;
+	/* named literally: a closed place reopened by its own name */
+	if (policy_closed_place(&l->named, named, &r_named) ||
+	    policy_closed_place(&l->real, named, &r_named))
+		return false;
+	say_refused(named, real, r_real, why, cap);
 	return true;
 }

@@ -73,6 +73,33 @@ struct resolver {
 	struct host_links links;     /* closed places, for grants through links */
 };
 
+/* host_resolve()'s steps, each with a frame of its own.  Inlined, as GCC
+ * inlines a static function called once, their PATH_MAX buffers were all in
+ * host_resolve()'s frame (70 KiB, -fstack-usage), beneath which the deepest
+ * step's calls went on; -fstack-clash-protection probes every page of a frame
+ * on entry, so each of those pages was faulted in at every start, some 12 us
+ * each on the VM measured (docs/benchmarks/startup.md).  Apart, the steps use
+ * one stretch of the stack one after the other. */
+static __attribute__((noinline)) int resolve_home(struct resolver *r, char *const envp[]);
+static __attribute__((noinline)) int resolve_config_dir(struct resolver *r, char *const envp[]);
+static __attribute__((noinline)) int init_links(struct resolver *r, char *const envp[]);
+static __attribute__((noinline)) int add_mount_grants(struct resolver *r);
+static __attribute__((noinline)) int add_caches(struct resolver *r, char *const envp[]);
+static __attribute__((noinline)) int add_base_grants(struct resolver *r);
+static __attribute__((noinline)) int reach_config_dir(struct resolver *r);
+static __attribute__((noinline)) int add_replaced_filesystems(struct resolver *r,
+								char *const envp[]);
+static __attribute__((noinline)) int close_home(struct resolver *r, char *const envp[]);
+static __attribute__((noinline)) int home_gitconfig(struct resolver *r, char *const envp[],
+						      const char *home);
+static __attribute__((noinline)) int add_closed_paths(struct resolver *r);
+static __attribute__((noinline)) int add_protection(struct resolver *r);
+static __attribute__((noinline)) int protect_installation(struct resolver *r);
+static __attribute__((noinline)) int add_closed_sockets(struct resolver *r, char *const envp[]);
+static __attribute__((noinline)) int add_env(struct resolver *r, char *const envp[]);
+static __attribute__((noinline)) int add_network(struct resolver *r);
+static __attribute__((noinline)) int check_audit_path(struct resolver *r);
+
 /* What a directory held when resolve first asked: one getdents(2) where a
  * stat(2) per name would be dozens (the preset names some 80 credential
  * paths and 45 protected names, most of them absent on any host). */
@@ -642,6 +669,22 @@ static bool home_project(const char *home, const char *cwd, char *out, size_t ca
 	return true;
 }
 
+/* host_links_refused(), and the warning that path is left out.  Not inlined,
+ * and called only for a path that is not its own real path: the 12 KiB
+ * message would otherwise be in show_in_home()'s frame, whose pages
+ * -fstack-clash-protection probes at each of its 20 calls per start
+ * (docs/benchmarks/startup.md). */
+static __attribute__((noinline)) bool home_link_refused(struct resolver *r, const char *path,
+							 const char *real)
+{
+	char why[3 * PATH_MAX];
+
+	if (!host_links_refused(&r->links, path, real, why, sizeof(why)))
+		return false;
+	policy_plan_add_warning(r->plan, "the closed home: %s is left out: %s", path, why);
+	return true;
+}
+
 /* Shows path (a place in the closed home, named) read-only: bound back
  * into the cover, and a read rule for the degraded sandbox, whose Landlock
  * carves the home out of the grant on /.  Left out when a mount holds it
@@ -650,7 +693,6 @@ static int show_in_home(struct resolver *r, const char *home, const char *path,
 			enum policy_path_reason reason)
 {
 	struct stat st;
-	char why[3 * PATH_MAX];
 
 	if (lstat(path, &st) < 0 || under_any(r->writable, r->n_writable, path) ||
 	    under_any(r->ro, r->n_ro, path) || under_any(r->shown, r->n_shown, path))
@@ -670,10 +712,9 @@ static int show_in_home(struct resolver *r, const char *home, const char *path,
 	    (closed == POLICY_PATH_CREDENTIAL || closed == POLICY_PATH_DENY_READ ||
 	     closed == POLICY_PATH_PORTA_CONFIG))
 		return 0;
-	if (host_links_refused(&r->links, path, real, why, sizeof(why))) {
-		policy_plan_add_warning(r->plan, "the closed home: %s is left out: %s", path, why);
+	/* (host_links_refused() refuses nothing named by its real path) */
+	if (strcmp(real, path) != 0 && home_link_refused(r, path, real))
 		return 0;
-	}
 	if (r->n_shown == HOME_SHOWN_MAX)
 		return -E2BIG;
 	char *copy = strdup(path);
@@ -704,7 +745,10 @@ static int home_gitconfig(struct resolver *r, char *const envp[], const char *ho
 		snprintf(files[0], sizeof(files[0]), "%s/git/config", xdg);
 	else
 		snprintf(files[0], sizeof(files[0]), "%s/.config/git/config", home);
-	if (!(vars = calloc(HOME_GITCFG_MAX, sizeof(*vars))))
+	/* Not calloc(3): zeroing the 34 KiB would fault in all its pages at
+	 * every start (docs/benchmarks/startup.md); the parser writes each entry
+	 * whole before it counts it, and only the n counted are read. */
+	if (!(vars = malloc(HOME_GITCFG_MAX * sizeof(*vars))))
 		return -ENOMEM;
 	for (size_t f = 0; f < 2; f++) {
 		_cleanup_fd_ int fd = open(files[f], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -729,7 +773,12 @@ static int home_gitconfig(struct resolver *r, char *const envp[], const char *ho
 				files[1]);
 	}
 	if (n > 0) {
-		size_t cap = 2 * HOME_GITCFG_MAX * (POLICY_GITCFG_VALUE_MAX + POLICY_GITCFG_KEY_MAX);
+		/* What policy_gitconfig_format() writes at most: the header, then
+		 * per value a tab, the key, ` = "`, each byte of the value escaped
+		 * to at most two, `"` and a newline; and the NUL. */
+		size_t cap = sizeof("[user]\n");
+		for (size_t i = 0; i < n; i++)
+			cap += 1 + strlen(vars[i].key) + 4 + 2 * strlen(vars[i].value) + 2;
 		char *text = malloc(cap);
 		if (!text)
 			rc = -ENOMEM;
@@ -751,12 +800,12 @@ static int home_gitconfig(struct resolver *r, char *const envp[], const char *ho
 static int close_home(struct resolver *r, char *const envp[])
 {
 	struct policy_plan *plan = r->plan;
-	char homes[2][PATH_MAX];
+	const char *homes[2];
 	size_t n_homes = 0;
 	int rc = 0;
 
 	if (plan->home)
-		snprintf(homes[n_homes++], PATH_MAX, "%s", plan->home);
+		homes[n_homes++] = plan->home;
 	struct passwd *pw = getpwuid(getuid());
 	_cleanup_free_ char *pw_real = pw && pw->pw_dir ? realpath(pw->pw_dir, NULL) : NULL;
 	/* One inside the other ($HOME a directory of the passwd home): the
@@ -765,7 +814,7 @@ static int close_home(struct resolver *r, char *const envp[])
 	if (r->o->read_mode == POLICY_READ_HOME && pw_real &&
 	    (!plan->home || (!policy_path_is_under(pw_real, plan->home) &&
 			     !policy_path_is_under(plan->home, pw_real))))
-		snprintf(homes[n_homes++], PATH_MAX, "%s", pw_real);
+		homes[n_homes++] = pw_real;
 
 	for (size_t h = 0; h < n_homes && rc == 0; h++) {
 		const char *home = homes[h];
@@ -1981,6 +2030,54 @@ static enum policy_core_target core_pattern_target(void)
 					     : POLICY_CORE_FILES;
 }
 
+/* --audit FILE (docs/porta.1): the audit file may not lie inside a writable
+ * mount of the same run, where the command could rewrite it.  Not inlined:
+ * its 24 KiB of paths would be in host_resolve()'s frame, whose every page
+ * -fstack-clash-protection probes at each start, --audit or not
+ * (docs/benchmarks/startup.md). */
+static int check_audit_path(struct resolver *r)
+{
+	const char *audit = r->o->audit_path;
+	char p[PATH_MAX];
+	int rc;
+
+	if (!policy_path_normalize(r->plan->cwd, audit, strlen(audit), p, sizeof(p)))
+		return porta_fail(r->e, "--audit", audit, ENAMETOOLONG, NULL);
+	/* Judged as resolved, never by its name: the file itself may not be a
+	 * link (one an earlier run made would redirect porta's appends), and
+	 * where the rest leads is what counts. */
+	struct stat ast;
+	if (lstat(p, &ast) == 0 && !S_ISREG(ast.st_mode)) {
+		char target[PATH_MAX] = "";
+		ssize_t tn = S_ISLNK(ast.st_mode) ? readlink(p, target, sizeof(target) - 1) : -1;
+		target[tn < 0 ? 0 : tn] = '\0';
+		return porta_fail(r->e, "--audit", audit, 0,
+				  S_ISLNK(ast.st_mode)
+					  ? "it is a symbolic link (to %s): porta appends only to a "
+					    "regular file it names itself; give the file's own path"
+					  : "not a regular file%s",
+				  target);
+	}
+	if (lstat(p, &ast) == 0 && ast.st_uid != geteuid())
+		return porta_fail(r->e, "--audit", audit, 0,
+				  "the file belongs to uid %u, not to you (uid %u): porta "
+				  "appends only to your own file",
+				  (unsigned)ast.st_uid, (unsigned)geteuid());
+	char real_file[PATH_MAX], why[3 * PATH_MAX];
+	if ((rc = host_real_path_as_far(p, real_file, sizeof(real_file))))
+		return porta_fail(r->e, "--audit", audit, -rc, NULL);
+	if (host_links_refused(&r->links, p, real_file, why, sizeof(why)))
+		return porta_fail(r->e, "--audit", audit, 0, "%s", why);
+	if (!(r->plan->audit_real = strdup(real_file)))
+		return porta_fail(r->e, "--audit", audit, ENOMEM, NULL);
+	if (under_any(r->writable, r->n_writable, real_file) ||
+	    (r->o->share_tmp && policy_path_is_under("/tmp", real_file)))
+		return porta_fail(r->e, "--audit", audit, 0,
+				  "the audit file lies inside a writable mount of this run, where "
+				  "the command could rewrite it; choose a path outside every -v");
+	return 0;
+}
+
 int host_resolve(const struct policy_options *opts, char *const argv[],
 		    char *const envp[], struct policy_plan **out, struct porta_error *e)
 {
@@ -2019,66 +2116,8 @@ int host_resolve(const struct policy_options *opts, char *const argv[],
 	trace_mark("resolve: closed sockets");
 	if ((rc = add_env(&r, envp)) || (rc = add_network(&r)))
 		goto out;
-	if (opts->audit_path && opts->audit_fd < 0) {
-		/* docs/porta.1: the audit file may not lie inside a writable mount of
-		 * the same run, where the command could rewrite it. */
-		char p[PATH_MAX];
-		_cleanup_free_ char *dir_real = NULL;
-		if (!policy_path_normalize(r.plan->cwd, opts->audit_path, strlen(opts->audit_path), p,
-					   sizeof(p))) {
-			rc = porta_fail(e, "--audit", opts->audit_path, ENAMETOOLONG, NULL);
-			goto out;
-		}
-		/* Judged as resolved, never by its name: the file itself may
-		 * not be a link (one an earlier run made would redirect
-		 * porta's appends), and where the rest leads is what counts. */
-		struct stat ast;
-		if (lstat(p, &ast) == 0 && !S_ISREG(ast.st_mode)) {
-			char target[PATH_MAX] = "";
-			ssize_t tn = S_ISLNK(ast.st_mode) ? readlink(p, target, sizeof(target) - 1) : -1;
-			target[tn < 0 ? 0 : tn] = '\0';
-			rc = porta_fail(e, "--audit", opts->audit_path, 0,
-					S_ISLNK(ast.st_mode)
-						? "it is a symbolic link (to %s): porta appends only to a "
-						  "regular file it names itself; give the file's own path"
-						: "not a regular file%s",
-					target);
-			goto out;
-		}
-		if (lstat(p, &ast) == 0 && ast.st_uid != geteuid()) {
-			rc = porta_fail(e, "--audit", opts->audit_path, 0,
-					"the file belongs to uid %u, not to you (uid %u): porta "
-					"appends only to your own file",
-					(unsigned)ast.st_uid, (unsigned)geteuid());
-			goto out;
-		}
-		char real_file[PATH_MAX], why[3 * PATH_MAX];
-		if ((rc = host_real_path_as_far(p, real_file, sizeof(real_file)))) {
-			rc = porta_fail(e, "--audit", opts->audit_path, -rc, NULL);
-			goto out;
-		}
-		if (host_links_refused(&r.links, p, real_file, why, sizeof(why))) {
-			rc = porta_fail(e, "--audit", opts->audit_path, 0, "%s", why);
-			goto out;
-		}
-		char *slash = strrchr(real_file, '/');
-		char dir[PATH_MAX];
-		snprintf(dir, sizeof(dir), "%.*s", slash == real_file ? 1 : (int)(slash - real_file),
-			 real_file);
-		dir_real = strdup(dir);
-		const char *judged = real_file;
-		if (!dir_real || !(r.plan->audit_real = strdup(real_file))) {
-			rc = porta_fail(e, "--audit", opts->audit_path, ENOMEM, NULL);
-			goto out;
-		}
-		if (under_any(r.writable, r.n_writable, judged) ||
-		    (opts->share_tmp && policy_path_is_under("/tmp", judged))) {
-			rc = porta_fail(e, "--audit", opts->audit_path, 0,
-					  "the audit file lies inside a writable mount of this run, where "
-					  "the command could rewrite it; choose a path outside every -v");
-			goto out;
-		}
-	}
+	if (opts->audit_path && opts->audit_fd < 0 && (rc = check_audit_path(&r)))
+		goto out;
 	{
 		const char *missing[8];
 		size_t n = policy_landlock_missing(sandbox_landlock_abi(), missing, 8);

@@ -52,31 +52,55 @@ static int remount_ro(const char *path)
 	return 0;
 }
 
+/* The mount point itself: a directory, or for a file an empty file to bind
+ * over.  0 when it is there already. */
+static int make_node(const char *path, bool is_dir)
+{
+	if (is_dir)
+		return mkdir(path, 0755) < 0 && errno != EEXIST ? -errno : 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 /* mkdir -p of path's directories inside a fresh tmpfs; for a file, the last
- * component becomes an empty file to bind over. */
+ * component becomes an empty file to bind over.  From the leaf up: the
+ * parents mostly exist already (the private /dev, the closed home), so one
+ * call usually makes it, where mkdir(2) of each component from / down made
+ * an EEXIST for every parent at every mount point. */
 static int make_mount_point(const char *path, bool is_dir)
 {
 	char buf[PATH_MAX];
-	size_t len = strlen(path);
+	size_t len = strlen(path), end = len;
+	int r;
 
 	if (len >= sizeof(buf))
 		return -ENAMETOOLONG;
 	memcpy(buf, path, len + 1);
-	for (size_t i = 1; i <= len; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
-			continue;
-		char saved = buf[i];
-		buf[i] = '\0';
-		bool last = saved == '\0';
-		if (last && !is_dir) {
-			int fd = open(buf, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-			if (fd < 0)
-				return -errno;
-			close(fd);
-		} else if (mkdir(buf, 0755) < 0 && errno != EEXIST) {
+	if ((r = make_node(buf, is_dir)) != -ENOENT)
+		return r;
+	/* A directory on the way is missing: up to the deepest that exists, */
+	for (;;) {
+		char *slash = memrchr(buf, '/', end);
+		if (!slash || slash == buf)
+			return -ENOENT;
+		end = (size_t)(slash - buf);
+		buf[end] = '\0';
+		if (mkdir(buf, 0755) == 0 || errno == EEXIST)
+			break;
+		if (errno != ENOENT)
 			return -errno;
-		}
-		buf[i] = saved;
+	}
+	/* then down again, each directory made, and the mount point last. */
+	while (end < len) {
+		buf[end] = '/';
+		end += strlen(buf + end);
+		if (end == len)
+			return make_node(buf, is_dir);
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
 	}
 	return 0;
 }
@@ -157,18 +181,75 @@ static int replace_mqueues(char **paths, size_t n, struct porta_error *e)
 	return 0;
 }
 
+/* /proc/self/mountinfo, line by line, without stdio.  init's heap is the
+ * supervisor's, shared copy-on-write since the clone: fopen(3) and getline(3)
+ * malloc, and malloc writes the arena and the free chunks' links wherever
+ * they lie, each page written a fault (some 20 us each in init on the VM
+ * measured, docs/benchmarks/startup.md).  Lines are read into a window on
+ * init's stack; one longer than it (an overlay's long options) moves to the
+ * heap. */
+#define MOUNTINFO_WINDOW 4096
+
+struct lines {
+	int fd;
+	char *buf;
+	size_t cap, len, start;
+	bool eof, heap;
+};
+
+/* The next line, NUL-terminated in place, or NULL at the end (or on a read
+ * error or no memory: as getline(3) ends, the lines read so far are all). */
+static char *next_line(struct lines *l)
+{
+	for (;;) {
+		char *nl = memchr(l->buf + l->start, '\n', l->len - l->start);
+		if (nl || (l->eof && l->start < l->len)) {
+			char *line = l->buf + l->start;
+			char *end = nl ? nl : l->buf + l->len;
+			*end = '\0';
+			l->start = (size_t)(end - l->buf) + 1;
+			if (l->start > l->len)
+				l->start = l->len;
+			return line;
+		}
+		if (l->eof)
+			return NULL;
+		memmove(l->buf, l->buf + l->start, l->len - l->start);
+		l->len -= l->start;
+		l->start = 0;
+		if (l->len + 1 >= l->cap) { /* one line fills the window */
+			char *big = l->heap ? realloc(l->buf, 2 * l->cap) : malloc(2 * l->cap);
+			if (!big)
+				return NULL;
+			if (!l->heap)
+				memcpy(big, l->buf, l->len);
+			l->buf = big;
+			l->cap *= 2;
+			l->heap = true;
+		}
+		ssize_t n = read(l->fd, l->buf + l->len, l->cap - l->len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			l->eof = true;
+		else
+			l->len += (size_t)n;
+	}
+}
+
 static int make_rest_read_only(const struct policy_plan *plan, struct porta_error *e)
 {
-	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL;
-	size_t cap = 0;
+	char window[MOUNTINFO_WINDOW];
+	_cleanup_fd_ int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	struct lines lines = { .fd = fd, .buf = window, .cap = sizeof(window) };
+	char *line;
 	int rc = 0;
 	char *mqueue[MAX_MQUEUE_MOUNTS];
 	size_t n_mqueue = 0;
 
-	if (!f)
+	if (fd < 0)
 		return porta_fail(e, "read", "/proc/self/mountinfo", errno, NULL);
-	while (rc == 0 && getline(&line, &cap, f) > 0) {
+	while (rc == 0 && (line = next_line(&lines))) {
 		/* id parent major:minor root mount-point options ... */
 		char *save = NULL, *field = strtok_r(line, " ", &save);
 		for (int k = 0; k < 4 && field; k++)
@@ -209,7 +290,8 @@ static int make_rest_read_only(const struct policy_plan *plan, struct porta_erro
 		if (r)
 			rc = porta_fail(e, "make read-only", field, -r, NULL);
 	}
-	free(line);
+	if (lines.heap)
+		free(lines.buf);
 	if (rc == 0)
 		rc = replace_mqueues(mqueue, n_mqueue, e);
 	for (size_t i = 0; i < n_mqueue; i++)
@@ -445,13 +527,21 @@ static int seal_covers(struct mounting *mg, struct porta_error *e)
 	return 0;
 }
 
+/* Plans of up to this many steps keep their bookkeeping on init's stack:
+ * calloc(3) in init writes the heap it shares copy-on-write with the
+ * supervisor (see next_line()). */
+#define MOUNTS_ON_STACK 128
+
 int sandbox_mounts_apply(const struct policy_plan *plan, struct porta_error *e)
 {
 	struct mounting mg = { .plan = plan };
+	int fd_here[MOUNTS_ON_STACK];
+	bool late_here[MOUNTS_ON_STACK] = { false };
+	bool heap = plan->n_mounts + 1 > MOUNTS_ON_STACK;
 	int rc = 0;
 
-	mg.rebind_fd = calloc(plan->n_mounts + 1, sizeof(*mg.rebind_fd));
-	mg.late_ro = calloc(plan->n_mounts + 1, sizeof(*mg.late_ro));
+	mg.rebind_fd = heap ? calloc(plan->n_mounts + 1, sizeof(*mg.rebind_fd)) : fd_here;
+	mg.late_ro = heap ? calloc(plan->n_mounts + 1, sizeof(*mg.late_ro)) : late_here;
 	if (!mg.rebind_fd || !mg.late_ro) {
 		rc = porta_fail(e, "apply the mounts", NULL, ENOMEM, NULL);
 		goto out;
@@ -466,7 +556,9 @@ int sandbox_mounts_apply(const struct policy_plan *plan, struct porta_error *e)
 out:
 	for (size_t i = 0; i < mg.n_rebind; i++)
 		close(mg.rebind_fd[i]);
-	free(mg.rebind_fd);
-	free(mg.late_ro);
+	if (heap) {
+		free(mg.rebind_fd);
+		free(mg.late_ro);
+	}
 	return rc;
 }

@@ -425,8 +425,12 @@ static int check_one(struct supervisor_guard *g, struct guarded *e)
 
 /* Every guarded name, again: each appearance is refused, so a name made
  * again after a refusal is refused again.  The names an event touched come
- * first, so that what appeared is moved aside before the rest is looked at. */
-static int check_all(struct supervisor_guard *g)
+ * first, so that what appeared is moved aside before the rest is looked at.
+ * Not inlined: its 13 KiB of path buffers would be in the frame of
+ * supervisor_guard_check(), which every run calls at its end with nothing to
+ * recheck, and -fstack-clash-protection probes every page of a frame on
+ * entry (docs/benchmarks/startup.md). */
+static __attribute__((noinline)) int check_all(struct supervisor_guard *g)
 {
 	int found = 0;
 
