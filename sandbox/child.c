@@ -153,10 +153,11 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 
 	trace_mark("payload started");
 	/* The helper that hands the connect watch to porta, before anything
-	 * counts processes (the cgroup joined below, RLIMIT_NPROC): porta
-	 * lowers the ceiling back once it holds the listener (netinit.h). */
+	 * counts processes (the cgroup joined below, RLIMIT_NPROC); a pids
+	 * ceiling of 1 holds a slot for it, which porta takes back before
+	 * the command runs (netinit.h). */
 	struct sandbox_watch_helper helper;
-	if ((r = sandbox_watch_helper_start(c->ctl, SANDBOX_CTL_NET_WATCH, &helper))) {
+	if ((r = sandbox_watch_helper_start(c->ctl, SANDBOX_CTL_NET_WATCH, c->watch_ack, &helper))) {
 		porta_fail(&e, "start the connect watch's helper", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}

@@ -40,6 +40,8 @@ struct sandbox_child {
 	gid_t gid;
 	sigset_t old_mask;
 	struct sandbox_net_ports net_ports; /* policy mode: set by init before the fork */
+	bool watch_ack;            /* the watch's helper waits for porta's signal
+				    * (supervisor_cgroup_helper_slot()) */
 	bool degraded;             /* a host without user namespaces: the payload is
 				    * porta's own child, and there is no init */
 	char *const *degraded_envp; /* then: the environment with its private TMPDIR */

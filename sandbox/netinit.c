@@ -241,17 +241,19 @@ char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_port
  * its own notification.  So a helper sharing the payload's descriptors
  * (CLONE_FILES) is made before the filter exists (and before the process
  * ceiling is set: sandbox_watch_helper_start() runs first in the payload),
- * and sends it with a pidfd of its own; the supervisor, once it holds the
- * listener, lowers the pids cgroup's ceiling back to the command's and
- * signals the helper (SIGUSR1) through that pidfd, and only then does the
- * helper end and the payload go on: the helper never counts against the
- * command's processes, and nothing unfiltered outlives the step. */
+ * and sends it with a pidfd of its own.  Where a pids ceiling of 1 had to
+ * hold a slot for it, the supervisor, once it holds the listener, lowers
+ * the ceiling back to the command's and signals the helper (SIGUSR1)
+ * through that pidfd, and only then does the helper end and the payload go
+ * on: the helper never counts against the command's processes.  Nothing
+ * unfiltered outlives the step. */
 #define HELPER_STACK (64 * 1024)
 #define HELPER_ACK_SECONDS 30
 
 struct listener_helper {
 	int ctl;
 	uint32_t type;
+	bool ack; /* wait for porta's SIGUSR1 (a pids ceiling with a slot for it) */
 	int from; /* the pipe the listener's number arrives on */
 };
 
@@ -270,11 +272,13 @@ static int helper_main(void *arg)
 	if (fds[1] < 0 || sandbox_fdpass_send(h->ctl, h->type, NULL, 0, fds, 2))
 		_exit(1);
 	close(fds[1]);
+	if (!h->ack)
+		_exit(0);
 	struct timespec t = { .tv_sec = HELPER_ACK_SECONDS };
 	_exit(sigtimedwait(&ack, NULL, &t) == SIGUSR1 ? 0 : 3);
 }
 
-int sandbox_watch_helper_start(int ctl, uint32_t type, struct sandbox_watch_helper *out)
+int sandbox_watch_helper_start(int ctl, uint32_t type, bool ack, struct sandbox_watch_helper *out)
 {
 	static _Alignas(16) unsigned char stack[HELPER_STACK];
 	static struct listener_helper h;
@@ -284,7 +288,7 @@ int sandbox_watch_helper_start(int ctl, uint32_t type, struct sandbox_watch_help
 	out->from = out->to = -1;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	h = (struct listener_helper){ .ctl = ctl, .type = type, .from = p[0] };
+	h = (struct listener_helper){ .ctl = ctl, .type = type, .ack = ack, .from = p[0] };
 	pid_t hp = clone(helper_main, stack + sizeof(stack), CLONE_VM | CLONE_FILES | SIGCHLD, &h);
 	if (hp < 0) {
 		int err = errno;

@@ -97,8 +97,9 @@ struct sandbox_watch_helper {
 
 /* Starts the helper, which sends a message of type (the payload's
  * SANDBOX_CTL_NET_WATCH) with the listener and the helper's own pidfd
- * over ctl, then waits for the supervisor's SIGUSR1.  0 or -errno. */
-int sandbox_watch_helper_start(int ctl, uint32_t type, struct sandbox_watch_helper *h);
+ * over ctl, then, with ack, waits for the supervisor's SIGUSR1.  0 or
+ * -errno. */
+int sandbox_watch_helper_start(int ctl, uint32_t type, bool ack, struct sandbox_watch_helper *h);
 
 /* Installs set (a filter with a listener) on the calling thread and hands
  * the listener to h; returns once the helper ended.  0 or -errno (-EBUSY:

@@ -323,12 +323,13 @@ int supervisor_cgroup_create(const struct policy_options *o, struct supervisor_c
 	}
 	cg->memory_mib = (got & (1u << HOST_CG_MEMORY)) ? o->max_memory_mib.value : 0;
 	cg->max_procs = (need & (1u << HOST_CG_PIDS)) ? o->max_procs.value : 0;
-	/* init (pid 1 of the sandbox) is in the cgroup too, hence + 1, and
-	 * until porta holds the connect watch, the payload's helper that
-	 * hands it over (sandbox/netinit.h): + 1 more, taken back by
+	/* init (pid 1 of the sandbox) is in the cgroup too, hence + 1; the
+	 * payload's helper that hands porta the connect watch
+	 * (sandbox/netinit.h) is a third task while it lives, which a ceiling
+	 * of 1 has no room for: + 1 more then, taken back by
 	 * supervisor_cgroup_helper_done() before the command runs */
-	cg->pids_max = cg->max_procs + 2;
-	cg->helper_slot = true;
+	cg->helper_slot = cg->max_procs == 1; /* with 2 or more, the helper fits */
+	cg->pids_max = cg->max_procs + 1 + (cg->helper_slot ? 1 : 0);
 	if ((r = make(cg, ch, need | got, got, e))) {
 		destroy(cg, true);
 		return r;
@@ -508,4 +509,9 @@ int supervisor_cgroup_helper_done(struct supervisor_cgroup *cg)
 			return r;
 	}
 	return 0;
+}
+
+bool supervisor_cgroup_helper_slot(const struct supervisor_cgroup *cg)
+{
+	return cg && cg->helper_slot;
 }

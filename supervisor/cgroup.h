@@ -71,4 +71,8 @@ void supervisor_cgroup_finish(struct supervisor_cgroup *cg);
  * nothing to take back: 0. */
 int supervisor_cgroup_helper_done(struct supervisor_cgroup *cg);
 
+/* True while pids.max holds a slot for that helper: the helper then waits
+ * for porta's signal before the command runs. */
+bool supervisor_cgroup_helper_slot(const struct supervisor_cgroup *cg);
+
 #endif /* PORTA_SUPERVISOR_CGROUP_H */

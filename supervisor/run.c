@@ -133,7 +133,8 @@ static void drain_ctl(struct supervisor *s)
 					porta_fail(&e, "--max-procs: pids.max", NULL, -cr, NULL);
 					setup_failed(s, &e);
 					kill(s->init, SIGKILL);
-				} else if (syscall(SYS_pidfd_send_signal, helper, SIGUSR1, NULL, 0) < 0) {
+				} else if (syscall(SYS_pidfd_send_signal, helper, SIGUSR1, NULL, 0) < 0 &&
+					   errno != ESRCH) { /* one that waits for no signal is gone */
 					porta_fail(&e, "the connect watch's helper", NULL, errno, NULL);
 					setup_failed(s, &e);
 					kill(s->init, SIGKILL);
@@ -534,9 +535,11 @@ static int create_cgroup(struct run *u)
 {
 	int rc = supervisor_cgroup_create(u->o, &u->cg, &u->r->error);
 
-	if (rc == 0)
+	if (rc == 0) {
+		u->c.watch_ack = supervisor_cgroup_helper_slot(u->cg);
 		u->c.n_cg_fds = supervisor_cgroup_procs_fds(u->cg, u->c.cg_fds,
 							    ARRAY_LEN(u->c.cg_fds));
+	}
 	return rc;
 }
 

@@ -739,7 +739,7 @@ static struct target start_target_in(target_body body, void *arg, int ns_flags)
 			 * the filtered thread would wait for the very
 			 * supervisor it is reaching) */
 			struct sandbox_watch_helper h;
-			rc = sandbox_watch_helper_start(sv[1], MSG_LISTENER, &h);
+			rc = sandbox_watch_helper_start(sv[1], MSG_LISTENER, true, &h);
 			if (rc == 0)
 				rc = sandbox_watch_install(&h, POLICY_SECCOMP_NOTIFY_CONNECT);
 		}
