@@ -41,6 +41,7 @@
 #define CONTROL_MAX (64u << 10)
 #define IOV_MAX_KERNEL 1024 /* UIO_MAXIOV */
 #define ST_RDONLY_FLAG 1    /* statfs(2) f_flags: ST_RDONLY */
+#define SHORT_WAIT_MS 2     /* a blocking caller's handshake waited for on the loop */
 
 struct supervisor_unix {
 	const struct policy_plan *plan;
@@ -864,6 +865,16 @@ static void do_connect(struct supervisor_unix *ux, int listener_fd, uint64_t id,
 	r = connect(copy, (struct sockaddr *)&m->to, m->to_len) < 0 ? -errno : 0;
 	if (blocking)
 		(void)fcntl(copy, F_SETFL, fl);
+	/* a handshake with a listener on this machine (porta's own, in policy
+	 * mode) is done within microseconds: a short wait here spares a thread */
+	if (blocking && r == -EINPROGRESS) {
+		struct pollfd pf = { .fd = copy, .events = POLLOUT };
+		if (poll(&pf, 1, SHORT_WAIT_MS) == 1) {
+			int err = 0;
+			socklen_t el = sizeof(err);
+			r = getsockopt(copy, SOL_SOCKET, SO_ERROR, &err, &el) < 0 ? -errno : -err;
+		}
+	}
 	/* what a blocking connect would have waited for: a Unix backlog with
 	 * room (connect again, blocking), a TCP handshake (wait for it) */
 	if (blocking && (r == -EAGAIN || r == -EINPROGRESS) &&
