@@ -1726,14 +1726,7 @@ static int matcher_match(struct socket_matcher *sm, const char *path, struct por
 /* A socket porta leaves reachable on purpose (policy_kept_sockets()). */
 static bool kept_socket(const struct resolver *r, const char *real)
 {
-	size_t n;
-	const struct policy_kept_socket *k = policy_kept_sockets(&n);
-
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(k[i].path, real) == 0)
-			return !k[i].open_net_only || r->o->net_mode == POLICY_NET_OPEN;
-	}
-	return false;
+	return policy_unix_kept(real, r->o->net_mode);
 }
 
 /* --allow-unix PATH: reachable even where the sandbox would hide it (the

@@ -46,14 +46,14 @@ bool policy_unix_allowed(const char *const *allowed, size_t n, const char *path)
 	return false;
 }
 
-static bool kept(const struct policy_plan *plan, const char *path)
+bool policy_unix_kept(const char *path, enum policy_net_mode mode)
 {
 	size_t n;
 	const struct policy_kept_socket *k = policy_kept_sockets(&n);
 
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(k[i].path, path) == 0)
-			return !k[i].open_net_only || plan->opts->net_mode == POLICY_NET_OPEN;
+			return !k[i].open_net_only || mode == POLICY_NET_OPEN;
 	}
 	return false;
 }
@@ -70,7 +70,7 @@ enum policy_unix_verdict policy_unix_decide(const struct policy_plan *plan,
 		return POLICY_UNIX_GRANTED_ALLOWED;
 	if (q->credential)
 		return POLICY_UNIX_REFUSED_CREDENTIAL;
-	if (kept(plan, q->path))
+	if (policy_unix_kept(q->path, plan->opts->net_mode))
 		return POLICY_UNIX_GRANTED_KEPT;
 	if (q->writable_mount)
 		return POLICY_UNIX_GRANTED_WRITABLE;

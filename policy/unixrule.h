@@ -59,6 +59,10 @@ enum policy_unix_verdict policy_unix_decide(const struct policy_plan *plan,
 					    const char *xdg_runtime_dir,
 					    const struct policy_unix_query *q);
 
+/* True when path is a socket porta keeps reachable (policy_kept_sockets())
+ * under network mode mode.  Pure. */
+bool policy_unix_kept(const char *path, enum policy_net_mode mode);
+
 /* True when path is one of allowed[0..n).  Pure. */
 bool policy_unix_allowed(const char *const *allowed, size_t n, const char *path);
 

@@ -826,6 +826,21 @@ static void finish_send(int listener_fd, uint64_t id, int copy, int flags, struc
 	message_free(m);
 }
 
+/* A message read (r: 0, or the -errno reading it ended with): vetted
+ * (netlink_allowed()) and sent, or answered with the error.  Takes m. */
+static void send_read(int listener_fd, uint64_t id, int copy, int flags, int r, struct message *m,
+		      struct supervisor_unix_result *res)
+{
+	if (!r && res->domain == AF_NETLINK)
+		r = netlink_allowed(m, res->protocol);
+	if (r) {
+		res->result = r;
+		message_free(m);
+		return;
+	}
+	finish_send(listener_fd, id, copy, flags, m, res);
+}
+
 static void do_connect(struct supervisor_unix *ux, int listener_fd, uint64_t id, pid_t tid,
 		       const struct seccomp_data *d, int copy, struct supervisor_unix_result *res)
 {
@@ -926,17 +941,7 @@ static void do_sendto(struct supervisor_unix *ux, int listener_fd, uint64_t id, 
 	m->iov.iov_len = blen;
 	if (!r && blen && supervisor_read_memory(tid, d->args[1], m->iov.iov_base, blen) != (ssize_t)blen)
 		r = -EFAULT;
-	if (r) {
-		res->result = r;
-		message_free(m);
-		return;
-	}
-	if (res->domain == AF_NETLINK && (r = netlink_allowed(m, res->protocol))) {
-		res->result = r;
-		message_free(m);
-		return;
-	}
-	finish_send(listener_fd, id, copy, flags, m, res);
+	send_read(listener_fd, id, copy, flags, r, m, res);
 }
 
 static void do_sendmsg(struct supervisor_unix *ux, int listener_fd, uint64_t id, pid_t tid,
@@ -950,17 +955,7 @@ static void do_sendmsg(struct supervisor_unix *ux, int listener_fd, uint64_t id,
 	}
 	m->flags = (int)d->args[2];
 	int r = read_message(ux, tid, pidfd, d->args[1], m, res);
-	if (r) {
-		res->result = r;
-		message_free(m);
-		return;
-	}
-	if (res->domain == AF_NETLINK && (r = netlink_allowed(m, res->protocol))) {
-		res->result = r;
-		message_free(m);
-		return;
-	}
-	finish_send(listener_fd, id, copy, m->flags, m, res);
+	send_read(listener_fd, id, copy, m->flags, r, m, res);
 }
 
 /* sendmmsg(fd, msgvec, vlen, flags): each message as sendmsg, its msg_len
