@@ -132,7 +132,11 @@ ws, git = sys.argv[1], sys.argv[2]
 targets = sys.argv[3:]
 wait_go(ws)
 for t in targets:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    except OSError as e:  # a sandbox that refuses every Unix socket
+        print("RESULT", t, "fail", errno.errorcode.get(e.errno, str(e.errno)), flush=True)
+        continue
     s.settimeout(5)
     try:
         s.connect("\0" + t[1:] if t.startswith("@") else t)
@@ -276,12 +280,14 @@ dest = dict(zip(("sendto", "sendmsg", "sendmmsg", "connect"), sys.argv[2:6]))
 wait_go(ws)
 
 def report(name, fn):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s = None
     try:
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         print("RESULT", name, "ok", fn(s), flush=True)
-    except OSError as e:
+    except OSError as e:  # the call, or a sandbox that refuses every Unix socket
         print("RESULT", name, "fail", errno.errorcode.get(e.errno, str(e.errno)), flush=True)
-    s.close()
+    if s:
+        s.close()
 
 report("sendto", lambda s: s.sendto(b"sendto from the command", dest["sendto"]))
 report("sendmsg", lambda s: s.sendmsg([b"sendmsg from the command"], [], 0, dest["sendmsg"]))
@@ -375,7 +381,12 @@ RACE_107 = r'''
 import ctypes, errno, mmap, signal, socket, struct, time
 ws, how, host, secs = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 own = os.path.join(ws, "own.sock")
-srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+except OSError as e:  # a sandbox that refuses every Unix socket: nothing to race
+    print("RESULT race ok connected=0 failed=0 {'socket-%s': 1}" % errno.errorcode.get(e.errno, e.errno),
+          flush=True)
+    sys.exit(0)
 srv.bind(own)
 srv.listen(128)
 wait_go(ws)
@@ -502,7 +513,12 @@ import ctypes, errno, socket, struct, threading, time
 ws, kind, host, secs = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 wait_go(ws)
 typ = socket.SOCK_DGRAM if kind != "stream" else socket.SOCK_STREAM
-ux = socket.socket(socket.AF_UNIX, typ)
+try:
+    ux = socket.socket(socket.AF_UNIX, typ)
+except OSError as e:  # a sandbox that refuses every Unix socket: nothing to swap
+    print("RESULT race ok succeeded=0 failed=0 {'socket-%s': 1} (no Unix socket)"
+          % errno.errorcode.get(e.errno, e.errno), flush=True)
+    sys.exit(0)
 try:
     if kind == "unix-stream":
         # a Unix socket too, of a type whose send names no destination
