@@ -760,10 +760,10 @@ class HomeReads(PortaTestCase):
         # user.* values past 4 KiB: the cover sealed read-only once written
         # must keep what it holds (a remount with a smaller size failed, 125)
         h = self.planted()
-        big = "x" * 1500
+        big = "x" * 1000  # under POLICY_GITCFG_VALUE_MAX (1024)
         self.write(os.path.join(h, ".gitconfig"),
                    "[user]\n\tname = Home Person\n\temail = hp@example.test\n" +
-                   "".join("\tsigningkey%d = %s\n" % (i, big) for i in range(4)))
+                   "".join("\tsigningkey%d = %s\n" % (i, big) for i in range(6)))
         res = self.home_run(h, os.path.join(h, "code/proj"), "git config user.name; wc -c < ~/.gitconfig")
         self.assertOk(res)
         self.assertIn("Home Person", res.out)
