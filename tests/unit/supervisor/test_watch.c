@@ -1652,7 +1652,11 @@ Test(connect_watch, target_killed_while_being_handled_never_wedges)
 			cr_assert_eq(ev.pid, 0, "nothing read through a dead pid is kept");
 			cr_assert_str_eq(ev.comm, "");
 		} else {
-			cr_assert(rc == -ENOENT || rc == -EPIPE, "round %u: %s", round, strerror(-rc));
+			/* -EAGAIN: the kill withdrew the call before the poll,
+			 * and the killed task had not let go of the filter yet
+			 * (no POLLHUP): nothing pending, nothing wedged */
+			cr_assert(rc == -ENOENT || rc == -EPIPE || rc == -EAGAIN, "round %u: %s", round,
+				  strerror(-rc));
 			vanished++;
 		}
 		cr_assert_eq(supervisor_connect_watch_handle(t.listener, &allowed, NULL, &ev), -EPIPE);
