@@ -152,13 +152,13 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 	int r;
 
 	trace_mark("payload started");
-	/* The helper that hands the connect watch to porta, before anything
-	 * counts processes (the cgroup joined below, RLIMIT_NPROC); a pids
-	 * ceiling of 1 holds a slot for it, which porta takes back before
-	 * the command runs (netinit.h). */
-	struct sandbox_watch_helper helper;
-	if ((r = sandbox_watch_helper_start(c->ctl, SANDBOX_CTL_NET_WATCH, c->watch_ack, &helper))) {
-		porta_fail(&e, "start the connect watch's helper", NULL, -r, NULL);
+	/* The connect watch's handover starts before anything counts
+	 * processes (the cgroup joined below, RLIMIT_NPROC): where it needs a
+	 * helper, a pids ceiling of 1 holds a slot for it, which porta takes
+	 * back before the command runs (netinit.h). */
+	struct sandbox_watch_handover watch;
+	if ((r = sandbox_watch_handover_start(c->ctl, c->watch_by_copy, c->watch_ack, &watch))) {
+		porta_fail(&e, "start handing the connect watch to porta", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}
 	if (c->degraded) {
@@ -219,9 +219,9 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 		child_die(c->ctl, &e);
 	}
 	if (c->degraded) {
-		if (sandbox_degraded_payload_seccomp(c->plan, &helper, &e))
+		if (sandbox_degraded_payload_seccomp(c->plan, &watch, &e))
 			child_die(c->ctl, &e);
-	} else if (sandbox_net_payload_watch(&helper, &e)) {
+	} else if (sandbox_net_payload_watch(&watch, &e)) {
 		/* The seccomp program that notifies connect() and the sends
 		 * that name a destination, its listener sent to the
 		 * supervisor; the last step before execve.  Every mode: the

@@ -11,14 +11,14 @@
 #include "sandbox/seccomp.h"
 
 int sandbox_degraded_payload_seccomp(const struct policy_plan *plan,
-				     struct sandbox_watch_helper *helper, struct porta_error *e)
+				     struct sandbox_watch_handover *watch, struct porta_error *e)
 {
 	enum policy_net_mode mode = plan->opts->net_mode;
 	int r;
 
 	/* every mode: the Unix rule (supervisor/unixsock.h); in policy mode
 	 * also what keeps the command to porta's proxy */
-	if ((r = sandbox_watch_install(helper, POLICY_SECCOMP_NOTIFY_CONNECT)))
+	if ((r = sandbox_watch_install(watch, POLICY_SECCOMP_NOTIFY_CONNECT)))
 		return porta_fail(e, r == -EPIPE ? "pass the connect watch to porta" : "seccomp",
 				  NULL, -r,
 				  r == -EBUSY ? "another seccomp listener is in use, and without one "

@@ -15,8 +15,8 @@
  * that cannot be had (EBUSY: porta runs under another one) refuses the
  * run here, since nothing else would decide the command's Unix-socket
  * calls or keep it to the proxy.  0 or -errno (e filled). */
-struct sandbox_watch_helper;
+struct sandbox_watch_handover;
 int sandbox_degraded_payload_seccomp(const struct policy_plan *plan,
-				     struct sandbox_watch_helper *helper, struct porta_error *e);
+				     struct sandbox_watch_handover *watch, struct porta_error *e);
 
 #endif /* PORTA_SANDBOX_DEGRADED_H */

@@ -73,6 +73,25 @@ int sandbox_fdpass_send(int sock, uint32_t type, const void *data, size_t len, c
 	return 0;
 }
 
+int sandbox_fdpass_write(int sock, uint32_t type, const void *data, size_t len)
+{
+	struct sandbox_fdpass_hdr hdr = { .type = type, .len = (uint32_t)len };
+	struct iovec iov[2] = {
+		{ .iov_base = &hdr, .iov_len = sizeof(hdr) },
+		{ .iov_base = (void *)data, .iov_len = len },
+	};
+	ssize_t n;
+
+	if (len > SANDBOX_FDPASS_MAX_DATA || (len && !data))
+		return -EINVAL;
+	do
+		n = writev(sock, iov, len ? 2 : 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == sizeof(hdr) + len ? 0 : -EMSGSIZE;
+}
+
 static void close_all(struct sandbox_fdpass_msg *m)
 {
 	for (size_t i = 0; i < m->n_fds; i++) {

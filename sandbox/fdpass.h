@@ -53,6 +53,12 @@ struct sandbox_fdpass_msg {
 int sandbox_fdpass_send(int sock, uint32_t type, const void *data, size_t len, const int *fds,
 			size_t n_fds);
 
+/* The same message without fds, by writev(2): for the payload once the
+ * connect watch's filter stops its sendmsg(2) (sandbox/netinit.h).  A peer
+ * gone raises SIGPIPE, as any write(2) to it does.  0 or -errno, as
+ * sandbox_fdpass_send(). */
+int sandbox_fdpass_write(int sock, uint32_t type, const void *data, size_t len);
+
 /* Receives one message from sock into *m, its payload into data[0..cap).
  * flags: 0 or MSG_DONTWAIT.  The fds arrive O_CLOEXEC (MSG_CMSG_CLOEXEC)
  * and belong to the caller.  EINTR is retried.  Returns 0, or -errno with

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/cleanup.h"
+#include "common/kernel.h"
 #include "common/log.h"
 #include "sandbox/control.h"
 #include "sandbox/fdpass.h"
@@ -235,27 +236,46 @@ char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_port
 	return out;
 }
 
-/* The listener leaves through a helper the filter does not cover.  Every
- * sendmsg(2) of the filtered thread stops for the supervisor, which has no
- * listener yet: sent by the payload itself, the listener would wait on
- * its own notification.  So a helper sharing the payload's descriptors
- * (CLONE_FILES) is made before the filter exists (and before the process
- * ceiling is set: sandbox_watch_helper_start() runs first in the payload),
- * and sends it with a pidfd of its own.  Where a pids ceiling of 1 had to
- * hold a slot for it, the supervisor, once it holds the listener, lowers
- * the ceiling back to the command's and signals the helper (SIGUSR1)
- * through that pidfd, and only then does the helper end and the payload go
- * on: the helper never counts against the command's processes.  Nothing
- * unfiltered outlives the step. */
+/* Every sendmsg(2) of the filtered thread stops for the supervisor, which
+ * has no listener yet: sent by the payload itself, the listener would wait
+ * on its own notification.  So it leaves one of two ways.
+ *
+ * By copy: the payload's pidfd goes out before the filter exists, the
+ * listener's number after it, by write(2) (which the filter does not
+ * stop), and porta takes the listener with pidfd_getfd(2); the payload
+ * waits for porta's SIGUSR1 before it closes its own.  No other process.
+ *
+ * Through a helper, where porta may not copy (a seccomp profile around it,
+ * Yama): a helper sharing the payload's descriptors (CLONE_FILES), made
+ * before the filter exists (and before the process ceiling is set:
+ * sandbox_watch_handover_start() runs first in the payload), sends it with
+ * a pidfd of its own.  Where a pids ceiling of 1 had to hold a slot for it,
+ * the supervisor, once it holds the listener, lowers the ceiling back to
+ * the command's and signals the helper (SIGUSR1) through that pidfd, and
+ * only then does the helper end and the payload go on: the helper never
+ * counts against the command's processes.  Nothing unfiltered outlives the
+ * step. */
 #define HELPER_STACK (64 * 1024)
-#define HELPER_ACK_SECONDS 30
+#define ACK_SECONDS 30
 
 struct listener_helper {
 	int ctl;
-	uint32_t type;
 	bool ack; /* wait for porta's SIGUSR1 (a pids ceiling with a slot for it) */
 	int from; /* the pipe the listener's number arrives on */
 };
+
+static int wait_ack(void)
+{
+	sigset_t ack;
+	struct timespec t = { .tv_sec = ACK_SECONDS };
+
+	sigemptyset(&ack);
+	sigaddset(&ack, SIGUSR1);
+	int sig;
+	while ((sig = sigtimedwait(&ack, NULL, &t)) < 0 && errno == EINTR)
+		;
+	return sig == SIGUSR1 ? 0 : -EPIPE;
+}
 
 static int helper_main(void *arg)
 {
@@ -269,25 +289,51 @@ static int helper_main(void *arg)
 	if (read(h->from, &fd, sizeof(fd)) != (ssize_t)sizeof(fd))
 		_exit(2);
 	int fds[2] = { fd, (int)syscall(SYS_pidfd_open, getpid(), 0) };
-	if (fds[1] < 0 || sandbox_fdpass_send(h->ctl, h->type, NULL, 0, fds, 2))
+	if (fds[1] < 0 || sandbox_fdpass_send(h->ctl, SANDBOX_CTL_NET_WATCH, NULL, 0, fds, 2))
 		_exit(1);
 	close(fds[1]);
-	if (!h->ack)
-		_exit(0);
-	struct timespec t = { .tv_sec = HELPER_ACK_SECONDS };
-	_exit(sigtimedwait(&ack, NULL, &t) == SIGUSR1 ? 0 : 3);
+	_exit(!h->ack || wait_ack() == 0 ? 0 : 3);
 }
 
-int sandbox_watch_helper_start(int ctl, uint32_t type, bool ack, struct sandbox_watch_helper *out)
+bool sandbox_watch_can_copy(void)
+{
+	int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (self < 0)
+		return false;
+	int copy = (int)syscall(SYS_pidfd_getfd, self, self, 0);
+	close(self);
+	if (copy < 0)
+		return false;
+	close(copy);
+	/* Yama's scope 2 lets only CAP_SYS_PTRACE attach, 3 nobody: the probe
+	 * above, of porta's own process, does not meet it */
+	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true;
+	char c = '0';
+	ssize_t n = read(fd, &c, 1);
+	close(fd);
+	return n != 1 || c < '2' || geteuid() == 0;
+}
+
+int sandbox_watch_handover_start(int ctl, bool by_copy, bool ack, struct sandbox_watch_handover *out)
 {
 	static struct listener_helper h;
 	int p[2];
 
-	out->pid = -1;
-	out->from = out->to = -1;
+	*out = (struct sandbox_watch_handover){ .ctl = ctl, .by_copy = by_copy, .ack = ack,
+						 .pid = -1, .from = -1, .to = -1 };
+	if (by_copy) {
+		int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
+		if (self < 0)
+			return -errno;
+		int r = sandbox_fdpass_send(ctl, SANDBOX_CTL_NET_WATCH_FROM, NULL, 0, &self, 1);
+		close(self);
+		return r;
+	}
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	h = (struct listener_helper){ .ctl = ctl, .type = type, .ack = ack, .from = p[0] };
+	h = (struct listener_helper){ .ctl = ctl, .ack = ack, .from = p[0] };
 #if defined(__SANITIZE_ADDRESS__)
 	/* AddressSanitizer takes a stack it did not make for a broken one
 	 * and says so on the command's stderr: under it, the helper is a
@@ -313,11 +359,34 @@ int sandbox_watch_helper_start(int ctl, uint32_t type, bool ack, struct sandbox_
 	return 0;
 }
 
-int sandbox_watch_install(struct sandbox_watch_helper *h, enum policy_seccomp_variant set)
+/* By copy: the number written, porta's signal awaited with SIGUSR1 blocked
+ * (as the caller had it after). */
+static int hand_by_copy(struct sandbox_watch_handover *h, int lfd)
+{
+	sigset_t ack, old;
+
+	sigemptyset(&ack);
+	sigaddset(&ack, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &ack, &old);
+	int r = sandbox_fdpass_write(h->ctl, SANDBOX_CTL_NET_WATCH_AT, &lfd, sizeof(lfd));
+	if (r == 0)
+		r = wait_ack();
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return r ? -EPIPE : 0;
+}
+
+int sandbox_watch_install(struct sandbox_watch_handover *h, enum policy_seccomp_variant set)
 {
 	int lfd = -1, st = 0;
 	int r = sandbox_seccomp_install_listener(set, &lfd);
 
+	if (h->by_copy) {
+		if (r == 0)
+			r = hand_by_copy(h, lfd);
+		if (lfd >= 0)
+			close(lfd);
+		return r;
+	}
 	if (r == 0 && write(h->to, &lfd, sizeof(lfd)) != (ssize_t)sizeof(lfd))
 		r = -EPIPE;
 	close(h->to); /* without the number, the helper ends */
@@ -334,7 +403,18 @@ int sandbox_watch_install(struct sandbox_watch_helper *h, enum policy_seccomp_va
 	return r;
 }
 
-int sandbox_net_payload_watch(struct sandbox_watch_helper *h, struct porta_error *e)
+int sandbox_watch_copy(int from, const void *data, size_t len)
+{
+	int n;
+
+	if (from < 0 || len != sizeof(n))
+		return -EBADMSG;
+	memcpy(&n, data, sizeof(n));
+	int fd = (int)syscall(SYS_pidfd_getfd, from, n, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+int sandbox_net_payload_watch(struct sandbox_watch_handover *h, struct porta_error *e)
 {
 	int r = sandbox_watch_install(h, POLICY_SECCOMP_NOTIFY_CONNECT);
 

@@ -84,29 +84,46 @@ int sandbox_net_tcp_listener(uint16_t port, bool loopback_only, uint16_t *bound)
  * follows).  NULL on ENOMEM. */
 char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_ports *ports);
 
-/* In the payload, after no_new_privs and Landlock and instead of the base
- * seccomp program: installs POLICY_SECCOMP_NOTIFY_CONNECT and sends its
- * listener to the supervisor.  0 or -errno (e filled). */
-/* The helper that hands the connect watch's listener to the supervisor
- * (netinit.c): started first in the payload, before its ceilings. */
-struct sandbox_watch_helper {
-	pid_t pid; /* -1: none */
+/* How the connect watch's listener reaches the supervisor (netinit.c).
+ * By copy, where porta may copy descriptors (sandbox_watch_can_copy()):
+ * the payload sends its own pidfd before the filter exists, writes the
+ * listener's number once it does, and waits for porta's SIGUSR1, sent once
+ * porta holds a copy (sandbox_watch_copy()).  Elsewhere through a helper
+ * process made before the filter, which sends the listener with its own
+ * pidfd and, with ack, waits for that signal itself. */
+struct sandbox_watch_handover {
+	int ctl;
+	bool by_copy;
+	bool ack;  /* the helper waits for porta's SIGUSR1 */
+	pid_t pid; /* the helper's; -1: none */
 	int from;  /* the pipe's ends: the helper reads the listener's number */
 	int to;
 };
 
-/* Starts the helper, which sends a message of type (the payload's
- * SANDBOX_CTL_NET_WATCH) with the listener and the helper's own pidfd
- * over ctl, then, with ack, waits for the supervisor's SIGUSR1.  0 or
- * -errno. */
-int sandbox_watch_helper_start(int ctl, uint32_t type, bool ack, struct sandbox_watch_helper *h);
+/* Whether porta may copy a descriptor of the payload with pidfd_getfd(2):
+ * the call not refused by a seccomp profile around porta (Docker's and
+ * Podman's defaults refuse it) and Yama's ptrace_scope below 2 or porta
+ * root.  Supervisor side, before the clone. */
+bool sandbox_watch_can_copy(void);
+
+/* Starts the handover first in the payload, before its ceilings: by copy,
+ * sends SANDBOX_CTL_NET_WATCH_FROM with the payload's pidfd; else starts
+ * the helper, which sends SANDBOX_CTL_NET_WATCH (the listener and its own
+ * pidfd) once the listener exists.  0 or -errno. */
+int sandbox_watch_handover_start(int ctl, bool by_copy, bool ack, struct sandbox_watch_handover *h);
 
 /* Installs set (a filter with a listener) on the calling thread and hands
- * the listener to h; returns once the helper ended.  0 or -errno (-EBUSY:
- * another listener is in use; -EPIPE: the handing failed). */
-int sandbox_watch_install(struct sandbox_watch_helper *h, enum policy_seccomp_variant set);
+ * the listener over; returns once porta holds it (by copy) or the helper
+ * ended.  0 or -errno (-EBUSY: another listener is in use; -EPIPE: the
+ * handing failed). */
+int sandbox_watch_install(struct sandbox_watch_handover *h, enum policy_seccomp_variant set);
 
 /* sandbox_watch_install() of POLICY_SECCOMP_NOTIFY_CONNECT, with e filled. */
-int sandbox_net_payload_watch(struct sandbox_watch_helper *h, struct porta_error *e);
+int sandbox_net_payload_watch(struct sandbox_watch_handover *h, struct porta_error *e);
+
+/* Supervisor side: the listener a SANDBOX_CTL_NET_WATCH_AT message (data,
+ * len) names, copied from the process of from (the pidfd of
+ * SANDBOX_CTL_NET_WATCH_FROM).  The new fd (O_CLOEXEC) or -errno. */
+int sandbox_watch_copy(int from, const void *data, size_t len);
 
 #endif /* PORTA_SANDBOX_NETINIT_H */
