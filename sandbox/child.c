@@ -223,8 +223,8 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 			child_die(c->ctl, &e);
 	} else if (sandbox_net_payload_watch(&watch, &e)) {
 		/* The seccomp program that notifies connect() and the sends
-		 * that name a destination, its listener sent to the
-		 * supervisor; the last step before execve.  Every mode: the
+		 * that name a destination, its listener handed to the
+		 * supervisor; the last filter but one.  Every mode: the
 		 * supervisor makes the command's Unix-socket calls
 		 * (supervisor/unixsock.h); under --no-net it also names what
 		 * the command tried to reach. */
@@ -233,6 +233,12 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 	if (c->plan->core_target != POLICY_CORE_FILES &&
 	    (r = sandbox_seccomp_install(POLICY_SECCOMP_CORE_PINNED))) {
 		porta_fail(&e, "seccomp", NULL, -r, "RLIMIT_CORE pinned");
+		child_die(c->ctl, &e);
+	}
+	/* porta holds the connect watch: the payload's own copy of its
+	 * listener must not reach the command */
+	if (sandbox_watch_handed(&watch)) {
+		porta_fail(&e, "pass the connect watch to porta", NULL, EPIPE, NULL);
 		child_die(c->ctl, &e);
 	}
 	trace_mark("payload confined, exec");

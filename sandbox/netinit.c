@@ -322,7 +322,7 @@ int sandbox_watch_handover_start(int ctl, bool by_copy, bool ack, struct sandbox
 	int p[2];
 
 	*out = (struct sandbox_watch_handover){ .ctl = ctl, .by_copy = by_copy, .ack = ack,
-						 .pid = -1, .from = -1, .to = -1 };
+						 .pid = -1, .from = -1, .to = -1, .listener = -1 };
 	if (by_copy) {
 		int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
 		if (self < 0)
@@ -359,32 +359,21 @@ int sandbox_watch_handover_start(int ctl, bool by_copy, bool ack, struct sandbox
 	return 0;
 }
 
-/* By copy: the number written, porta's signal awaited with SIGUSR1 blocked
- * (as the caller had it after). */
-static int hand_by_copy(struct sandbox_watch_handover *h, int lfd)
-{
-	sigset_t ack, old;
-
-	sigemptyset(&ack);
-	sigaddset(&ack, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &ack, &old);
-	int r = sandbox_fdpass_write(h->ctl, SANDBOX_CTL_NET_WATCH_AT, &lfd, sizeof(lfd));
-	if (r == 0)
-		r = wait_ack();
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	return r ? -EPIPE : 0;
-}
-
 int sandbox_watch_install(struct sandbox_watch_handover *h, enum policy_seccomp_variant set)
 {
 	int lfd = -1, st = 0;
 	int r = sandbox_seccomp_install_listener(set, &lfd);
 
 	if (h->by_copy) {
-		if (r == 0)
-			r = hand_by_copy(h, lfd);
-		if (lfd >= 0)
-			close(lfd);
+		/* blocked before porta can send it; the caller's mask is back
+		 * once it came (sandbox_watch_handed()) */
+		sigset_t ack;
+		sigemptyset(&ack);
+		sigaddset(&ack, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &ack, &h->mask);
+		h->listener = lfd;
+		if (r == 0 && sandbox_fdpass_write(h->ctl, SANDBOX_CTL_NET_WATCH_AT, &lfd, sizeof(lfd)))
+			r = -EPIPE;
 		return r;
 	}
 	if (r == 0 && write(h->to, &lfd, sizeof(lfd)) != (ssize_t)sizeof(lfd))
@@ -400,6 +389,17 @@ int sandbox_watch_install(struct sandbox_watch_handover *h, enum policy_seccomp_
 		close(lfd);
 	if (r == 0 && !(WIFEXITED(st) && WEXITSTATUS(st) == 0))
 		r = -EPIPE;
+	return r;
+}
+
+int sandbox_watch_handed(struct sandbox_watch_handover *h)
+{
+	if (!h->by_copy || h->listener < 0)
+		return 0;
+	int r = wait_ack();
+	close(h->listener);
+	h->listener = -1;
+	sigprocmask(SIG_SETMASK, &h->mask, NULL);
 	return r;
 }
 

@@ -20,6 +20,7 @@
 #ifndef PORTA_SANDBOX_NETINIT_H
 #define PORTA_SANDBOX_NETINIT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -98,6 +99,8 @@ struct sandbox_watch_handover {
 	pid_t pid; /* the helper's; -1: none */
 	int from;  /* the pipe's ends: the helper reads the listener's number */
 	int to;
+	int listener;  /* by copy: the payload's own, until porta took it */
+	sigset_t mask; /* by copy: the caller's, SIGUSR1 blocked meanwhile */
 };
 
 /* Whether porta may copy a descriptor of the payload with pidfd_getfd(2):
@@ -113,10 +116,17 @@ bool sandbox_watch_can_copy(void);
 int sandbox_watch_handover_start(int ctl, bool by_copy, bool ack, struct sandbox_watch_handover *h);
 
 /* Installs set (a filter with a listener) on the calling thread and hands
- * the listener over; returns once porta holds it (by copy) or the helper
- * ended.  0 or -errno (-EBUSY: another listener is in use; -EPIPE: the
- * handing failed). */
+ * the listener over: through the helper, returning once it ended; by copy,
+ * returning once porta was told where the listener is, so that the
+ * payload's last steps run while porta copies it.  0 or -errno (-EBUSY:
+ * another listener is in use; -EPIPE: the handing failed). */
 int sandbox_watch_install(struct sandbox_watch_handover *h, enum policy_seccomp_variant set);
+
+/* By copy, the last step before execve: waits for porta's SIGUSR1 (it holds
+ * the listener), closes the payload's own and restores the signal mask.
+ * Through a helper, nothing is left to do.  0 or -EPIPE (no signal within
+ * 30 s). */
+int sandbox_watch_handed(struct sandbox_watch_handover *h);
 
 /* sandbox_watch_install() of POLICY_SECCOMP_NOTIFY_CONNECT, with e filled. */
 int sandbox_net_payload_watch(struct sandbox_watch_handover *h, struct porta_error *e);

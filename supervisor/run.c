@@ -132,20 +132,24 @@ static void take_net(struct supervisor *s, struct sandbox_fdpass_msg *fm, void *
 		fm->fds[1] = -1;
 		fm->n_fds = 1;
 	}
-	if (supervisor_net_take(s->net, fm, buf, &e) < 0)
-		goto failed; /* without its proxy the command cannot run as asked */
+	/* the payload waits for the signal to go on: given before the
+	 * listener is taken into the loop, which the command's first call
+	 * waits for in the kernel anyway */
 	if (go_on >= 0) {
-		if ((r = supervisor_cgroup_helper_done(s->cg))) {
+		if ((r = supervisor_cgroup_helper_done(s->cg)))
 			porta_fail(&e, "--max-procs: pids.max", NULL, -r, NULL);
-			goto failed;
-		}
-		if (syscall(SYS_pidfd_send_signal, go_on, SIGUSR1, NULL, 0) < 0 &&
-		    errno != ESRCH) { /* a helper that waits for no signal is gone */
-			porta_fail(&e, "hand the connect watch to porta", NULL, errno, NULL);
+		else if (syscall(SYS_pidfd_send_signal, go_on, SIGUSR1, NULL, 0) < 0 &&
+			 errno != ESRCH) /* a helper that waits for no signal is gone */
+			r = porta_fail(&e, "hand the connect watch to porta", NULL, errno, NULL);
+		if (r) {
+			close(fm->fds[0]);
 			goto failed;
 		}
 		close(go_on);
+		go_on = -1;
 	}
+	if (supervisor_net_take(s->net, fm, buf, &e) < 0)
+		goto failed; /* without its proxy the command cannot run as asked */
 	return;
 failed:
 	if (go_on >= 0)

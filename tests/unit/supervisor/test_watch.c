@@ -747,6 +747,8 @@ static struct target start_target_in(target_body body, void *arg, int ns_flags)
 			rc = sandbox_watch_handover_start(sv[1], handover_by_copy, true, &h);
 			if (rc == 0)
 				rc = sandbox_watch_install(&h, POLICY_SECCOMP_NOTIFY_CONNECT);
+			if (rc == 0)
+				rc = sandbox_watch_handed(&h);
 		}
 		if (rc != 0) {
 			sandbox_fdpass_send(sv[1], MSG_INSTALL_FAILED, &rc, sizeof(rc), NULL, 0);
