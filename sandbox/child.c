@@ -146,6 +146,28 @@ static __attribute__((noreturn)) void refuse_cwd(const struct sandbox_child *c, 
 	child_die(c->ctl, &e);
 }
 
+/* The payload's filters before porta's base program: --why's tracing one
+ * first, under porta's own, which then decides first (stacked filters: the
+ * most restrictive verdict wins); then the connect watch, which notifies
+ * connect() and the sends that name a destination, its listener handed
+ * to porta.  Every mode: porta makes the command's Unix-socket calls
+ * (supervisor/unixsock.h); under --no-net it also names what the command
+ * tried to reach.  Degraded, the filters that stand in for the missing
+ * namespaces follow. */
+static void install_filters(const struct sandbox_child *c, struct sandbox_watch_handover *watch)
+{
+	struct porta_error e;
+	int r;
+
+	if (c->plan->opts->why && (r = sandbox_why_payload_install())) {
+		porta_fail(&e, "seccomp (--why)", NULL, -r, NULL);
+		child_die(c->ctl, &e);
+	}
+	if (c->degraded ? sandbox_degraded_payload_seccomp(c->plan, watch, &e)
+			: sandbox_net_payload_watch(watch, &e))
+		child_die(c->ctl, &e);
+}
+
 static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c)
 {
 	struct porta_error e;
@@ -161,7 +183,13 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 		porta_fail(&e, "start handing the connect watch to porta", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}
-	if (c->degraded) {
+	/* In full, the filters go on first, with the capabilities init gave
+	 * the payload standing in for no_new_privs: porta copies the
+	 * watch's listener while the payload confines itself (degraded, the
+	 * filters need no_new_privs first). */
+	if (!c->degraded) {
+		install_filters(c, &watch);
+	} else {
 		/* No PID namespace to end it with porta: it dies with porta
 		 * (what it starts does not; a stated loss). */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != c->supervisor)
@@ -176,7 +204,6 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 			child_die(c->ctl, &e);
 		}
 	}
-	sigprocmask(SIG_SETMASK, &c->old_mask, NULL);
 	signal(SIGPIPE, SIG_DFL); /* as porta's caller had it, not as the proxy needs it */
 	if (chdir(c->plan->cwd) < 0)
 		refuse_cwd(c, errno);
@@ -199,12 +226,6 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 	}
 	char *const *envp = c->degraded ? c->degraded_envp :
 			    c->term_envp ? c->term_envp : c->plan->envp;
-	/* --why: the tracing filter goes under porta's own, which then decides
-	 * first (stacked filters: the most restrictive verdict wins). */
-	if (c->plan->opts->why && (r = sandbox_why_payload_install())) {
-		porta_fail(&e, "seccomp (--why)", NULL, -r, NULL);
-		child_die(c->ctl, &e);
-	}
 	if (c->plan->opts->net_mode == POLICY_NET_POLICY) {
 		envp = sandbox_net_payload_env(envp, &c->net_ports);
 		if (!envp) {
@@ -218,18 +239,8 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 		porta_fail(&e, "environment", NULL, ENOMEM, NULL);
 		child_die(c->ctl, &e);
 	}
-	if (c->degraded) {
-		if (sandbox_degraded_payload_seccomp(c->plan, &watch, &e))
-			child_die(c->ctl, &e);
-	} else if (sandbox_net_payload_watch(&watch, &e)) {
-		/* The seccomp program that notifies connect() and the sends
-		 * that name a destination, its listener handed to the
-		 * supervisor; the last filter but one.  Every mode: the
-		 * supervisor makes the command's Unix-socket calls
-		 * (supervisor/unixsock.h); under --no-net it also names what
-		 * the command tried to reach. */
-		child_die(c->ctl, &e);
-	}
+	if (c->degraded)
+		install_filters(c, &watch);
 	if (c->plan->core_target != POLICY_CORE_FILES &&
 	    (r = sandbox_seccomp_install(POLICY_SECCOMP_CORE_PINNED))) {
 		porta_fail(&e, "seccomp", NULL, -r, "RLIMIT_CORE pinned");
@@ -241,6 +252,7 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 		porta_fail(&e, "pass the connect watch to porta", NULL, EPIPE, NULL);
 		child_die(c->ctl, &e);
 	}
+	sigprocmask(SIG_SETMASK, &c->old_mask, NULL);
 	trace_mark("payload confined, exec");
 	int err = exec_command(c->argv, envp);
 	int code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
