@@ -45,8 +45,10 @@ void sandbox_ctl_send(int fd, enum sandbox_ctl type, int value, const struct por
 
 	if (e)
 		m.error = *e;
-	/* A peer that is gone has nothing left to learn (no SIGPIPE either). */
-	(void)sandbox_fdpass_send(fd, type, &m, sizeof(m), NULL, 0);
+	/* A peer that is gone has nothing left to learn (no SIGPIPE either).
+	 * Not sendmsg(2): the payload's, once its filter is on, would wait for
+	 * the watch porta may not hold yet (sandbox/netinit.h). */
+	(void)sandbox_fdpass_write(fd, type, &m, sizeof(m));
 }
 
 /* Reports a set-up failure from init or the payload and ends the process;
@@ -179,14 +181,14 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 	 * helper, a pids ceiling of 1 holds a slot for it, which porta takes
 	 * back before the command runs (netinit.h). */
 	struct sandbox_watch_handover watch;
-	if ((r = sandbox_watch_handover_start(c->ctl, c->watch_by_copy, c->watch_ack, &watch))) {
+	if ((r = sandbox_watch_handover_start(c->ctl, c->watch_to_init, c->watch_ack, &watch))) {
 		porta_fail(&e, "start handing the connect watch to porta", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}
 	/* In full, the filters go on first, with the capabilities init gave
-	 * the payload standing in for no_new_privs: porta copies the
-	 * watch's listener while the payload confines itself (degraded, the
-	 * filters need no_new_privs first). */
+	 * the payload standing in for no_new_privs (degraded, the filters
+	 * need no_new_privs first): nothing of the payload's own set-up is
+	 * stopped by them (its reports go by sendto(2), sandbox_ctl_send()). */
 	if (!c->degraded) {
 		install_filters(c, &watch);
 	} else {
@@ -204,6 +206,7 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 			child_die(c->ctl, &e);
 		}
 	}
+	sigprocmask(SIG_SETMASK, &c->old_mask, NULL);
 	signal(SIGPIPE, SIG_DFL); /* as porta's caller had it, not as the proxy needs it */
 	if (chdir(c->plan->cwd) < 0)
 		refuse_cwd(c, errno);
@@ -246,13 +249,6 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 		porta_fail(&e, "seccomp", NULL, -r, "RLIMIT_CORE pinned");
 		child_die(c->ctl, &e);
 	}
-	/* porta holds the connect watch: the payload's own copy of its
-	 * listener must not reach the command */
-	if (sandbox_watch_handed(&watch)) {
-		porta_fail(&e, "pass the connect watch to porta", NULL, EPIPE, NULL);
-		child_die(c->ctl, &e);
-	}
-	sigprocmask(SIG_SETMASK, &c->old_mask, NULL);
 	trace_mark("payload confined, exec");
 	int err = exec_command(c->argv, envp);
 	int code = (err == ENOENT || err == ENOTDIR) ? 127 : 126;
@@ -263,10 +259,12 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 
 #if defined(__SANITIZE_ADDRESS__)
 /* AddressSanitizer takes a stack it did not make for a broken one and says
- * so on the command's stderr: under it, the payload is forked. */
+ * so on the command's stderr: under it, the payload is forked, sharing
+ * init's descriptor table until its execve and init waiting for that, as
+ * below (the connect watch's listener stays in the table). */
 static pid_t spawn_payload(const struct sandbox_child *cc)
 {
-	pid_t p = fork();
+	pid_t p = (pid_t)syscall(SYS_clone, CLONE_VFORK | CLONE_FILES | SIGCHLD, 0, NULL, NULL, 0);
 	if (p == 0)
 		payload_main(cc);
 	return p;
@@ -277,11 +275,15 @@ static pid_t spawn_payload(const struct sandbox_child *cc)
  * page table is copied, no page faulted in copy-on-write, no copy torn down
  * by the exec.  On a virtual machine whose page faults are costly that is
  * most of a fork (docs/benchmarks/startup.md).  Nothing of init runs
- * meanwhile, and what the payload changes that is not memory (its mask,
- * dispositions, credentials, filters, directory, descriptors, limits) is
- * its own: CLONE_SIGHAND, CLONE_FS, CLONE_FILES and CLONE_THREAD are not
- * given.  What it allocates (the command's environment) stays in init's
- * heap, unused. */
+ * meanwhile, and what the payload changes that is neither memory nor a
+ * descriptor (its mask, dispositions, credentials, filters, directory,
+ * limits) is its own: CLONE_SIGHAND, CLONE_FS and CLONE_THREAD are not
+ * given.  The descriptor table is shared (CLONE_FILES) until the execve
+ * gives the command a copy of its own: what the payload leaves open there
+ * is init's, the connect watch's listener (sandbox/netinit.h); what it
+ * closes or marks close-on-exec is closed or marked for init too, which
+ * never executes anything.  What it allocates (the command's environment)
+ * stays in init's heap, unused. */
 #define PAYLOAD_STACK (512 * 1024)
 
 static int payload_entry(void *arg)
@@ -305,7 +307,8 @@ static pid_t spawn_payload(const struct sandbox_child *cc)
 		errno = err;
 		return -1;
 	}
-	pid_t p = clone(payload_entry, map + len, CLONE_VM | CLONE_VFORK | SIGCHLD, (void *)cc);
+	pid_t p = clone(payload_entry, map + len, CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD,
+			(void *)cc);
 	int err = errno;
 	/* CLONE_VFORK: the payload has executed its command or exited by now,
 	 * and runs on this stack no more. */
@@ -409,12 +412,30 @@ static __attribute__((noreturn)) void init_main(const struct sandbox_child *c)
 		child_die(c->ctl, &e);
 	}
 
+	/* the connect watch's listener comes back through this pipe and the
+	 * shared descriptor table (sandbox/netinit.h) */
+	int watch[2];
+	if (pipe2(watch, O_CLOEXEC) < 0) {
+		porta_fail(&e, "pipe", NULL, errno, NULL);
+		child_die(c->ctl, &e);
+	}
+	cc.watch_to_init = watch[1];
 	pid_t payload = spawn_payload(&cc);
 	if (payload < 0) {
 		porta_fail(&e, "fork the command", NULL, errno, NULL);
 		child_die(c->ctl, &e);
 	}
+	/* the payload executed its command or ended: the table is init's
+	 * alone again (the ruleset closed by the payload already, or left
+	 * by one that ended first) */
 	close(c->ruleset_fd);
+	close(watch[1]);
+	int wr = sandbox_watch_pass_on(c->ctl, watch[0]);
+	close(watch[0]);
+	if (wr < 0) {
+		porta_fail(&e, "pass the connect watch to porta", NULL, -wr, NULL);
+		child_die(c->ctl, &e);
+	}
 
 	/* SIGCHLD stays blocked (inherited) and is read through a signalfd. */
 	sigset_t chld;

@@ -40,8 +40,9 @@ struct sandbox_child {
 	gid_t gid;
 	sigset_t old_mask;
 	struct sandbox_net_ports net_ports; /* policy mode: set by init before the fork */
-	bool watch_by_copy;        /* porta copies the watch's listener
-				    * (sandbox_watch_can_copy()); else a helper sends it */
+	int watch_to_init;         /* set by init: the pipe the payload writes the
+				    * watch's listener's number to (sandbox/netinit.h);
+				    * degraded, -1 */
 	bool watch_ack;            /* the watch's helper waits for porta's signal
 				    * (supervisor_cgroup_helper_slot()) */
 	bool degraded;             /* a host without user namespaces: the payload is

@@ -31,11 +31,9 @@ enum sandbox_ctl {
 				      * which sandbox_ctl_ns_refused() holds */
 	SANDBOX_CTL_NET_LISTENERS,   /* init -> supervisor: fds + struct sandbox_net_listener[] */
 	SANDBOX_CTL_NET_DONE,        /* init -> supervisor: every listener was sent */
-	SANDBOX_CTL_NET_WATCH,       /* payload's helper -> supervisor: the seccomp listener fd
-				      * and the helper's pidfd (sandbox/netinit.h) */
-	SANDBOX_CTL_NET_WATCH_FROM,  /* payload -> supervisor: its own pidfd, before the filter */
-	SANDBOX_CTL_NET_WATCH_AT,    /* payload -> supervisor: int, the listener's fd number
-				      * there, for pidfd_getfd(2) */
+	SANDBOX_CTL_NET_WATCH,       /* init -> supervisor: the payload's seccomp listener fd;
+				      * degraded, the payload's helper: it and the helper's
+				      * pidfd (sandbox/netinit.h) */
 };
 
 /* The payload of the non-network messages. */

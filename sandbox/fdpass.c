@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "common/kernel.h"
@@ -75,21 +74,23 @@ int sandbox_fdpass_send(int sock, uint32_t type, const void *data, size_t len, c
 
 int sandbox_fdpass_write(int sock, uint32_t type, const void *data, size_t len)
 {
-	struct sandbox_fdpass_hdr hdr = { .type = type, .len = (uint32_t)len };
-	struct iovec iov[2] = {
-		{ .iov_base = &hdr, .iov_len = sizeof(hdr) },
-		{ .iov_base = (void *)data, .iov_len = len },
-	};
+	union {
+		struct sandbox_fdpass_hdr hdr;
+		unsigned char b[SANDBOX_FDPASS_WRITE_MAX];
+	} m;
 	ssize_t n;
 
-	if (len > SANDBOX_FDPASS_MAX_DATA || (len && !data))
+	if (len > sizeof(m) - sizeof(m.hdr) || (len && !data))
 		return -EINVAL;
+	m.hdr = (struct sandbox_fdpass_hdr){ .type = type, .len = (uint32_t)len };
+	if (len)
+		memcpy(m.b + sizeof(m.hdr), data, len);
 	do
-		n = writev(sock, iov, len ? 2 : 1);
+		n = sendto(sock, m.b, sizeof(m.hdr) + len, MSG_NOSIGNAL, NULL, 0);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	return (size_t)n == sizeof(hdr) + len ? 0 : -EMSGSIZE;
+	return (size_t)n == sizeof(m.hdr) + len ? 0 : -EMSGSIZE;
 }
 
 static void close_all(struct sandbox_fdpass_msg *m)

@@ -53,10 +53,12 @@ struct sandbox_fdpass_msg {
 int sandbox_fdpass_send(int sock, uint32_t type, const void *data, size_t len, const int *fds,
 			size_t n_fds);
 
-/* The same message without fds, by writev(2): for the payload once the
- * connect watch's filter stops its sendmsg(2) (sandbox/netinit.h).  A peer
- * gone raises SIGPIPE, as any write(2) to it does.  0 or -errno, as
- * sandbox_fdpass_send(). */
+/* The same message without fds, by sendto(2) without an address, which
+ * the connect watch's filter does not stop (its sendmsg(2) would wait for
+ * porta, which may not hold the watch yet: sandbox/netinit.h).  For init's
+ * and the payload's reports; len at most SANDBOX_FDPASS_WRITE_MAX less the
+ * header (-EINVAL above).  0 or -errno, as sandbox_fdpass_send(). */
+#define SANDBOX_FDPASS_WRITE_MAX 4096
 int sandbox_fdpass_write(int sock, uint32_t type, const void *data, size_t len);
 
 /* Receives one message from sock into *m, its payload into data[0..cap).

@@ -240,42 +240,30 @@ char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_port
  * has no listener yet: sent by the payload itself, the listener would wait
  * on its own notification.  So it leaves one of two ways.
  *
- * By copy: the payload's pidfd goes out before the filter exists, the
- * listener's number after it, by write(2) (which the filter does not
- * stop), and porta takes the listener with pidfd_getfd(2); the payload
- * waits for porta's SIGUSR1 before it closes its own.  No other process.
+ * Through init (full): the payload runs on init's memory and descriptor
+ * table until its execve (sandbox/child.c), so the listener it leaves open
+ * stays in init's table when the exec gives the command a copy of its own
+ * without it (close-on-exec); init, which the filter does not cover, sends
+ * it then.  The payload waits for nothing: a call of the command that the
+ * filter stops waits in the kernel until porta reads the listener.
  *
- * Through a helper, where porta may not copy (a seccomp profile around it,
- * Yama): a helper sharing the payload's descriptors (CLONE_FILES), made
- * before the filter exists (and before the process ceiling is set:
- * sandbox_watch_handover_start() runs first in the payload), sends it with
- * a pidfd of its own.  Where a pids ceiling of 1 had to hold a slot for it,
- * the supervisor, once it holds the listener, lowers the ceiling back to
- * the command's and signals the helper (SIGUSR1) through that pidfd, and
- * only then does the helper end and the payload go on: the helper never
- * counts against the command's processes.  Nothing unfiltered outlives the
- * step. */
+ * Through a helper (degraded: no init): a helper sharing the payload's
+ * descriptors (CLONE_FILES), made before the filter exists (and before
+ * the process ceiling is set: sandbox_watch_handover_start() runs first in
+ * the payload), sends it with a pidfd of its own.  Where a pids ceiling of
+ * 1 had to hold a slot for it, the supervisor, once it holds the listener,
+ * lowers the ceiling back to the command's and signals the helper
+ * (SIGUSR1) through that pidfd, and only then does the helper end and the
+ * payload go on: the helper never counts against the command's processes.
+ * Nothing unfiltered outlives the step. */
 #define HELPER_STACK (64 * 1024)
-#define ACK_SECONDS 30
+#define HELPER_ACK_SECONDS 30
 
 struct listener_helper {
 	int ctl;
 	bool ack; /* wait for porta's SIGUSR1 (a pids ceiling with a slot for it) */
 	int from; /* the pipe the listener's number arrives on */
 };
-
-static int wait_ack(void)
-{
-	sigset_t ack;
-	struct timespec t = { .tv_sec = ACK_SECONDS };
-
-	sigemptyset(&ack);
-	sigaddset(&ack, SIGUSR1);
-	int sig;
-	while ((sig = sigtimedwait(&ack, NULL, &t)) < 0 && errno == EINTR)
-		;
-	return sig == SIGUSR1 ? 0 : -EPIPE;
-}
 
 static int helper_main(void *arg)
 {
@@ -292,45 +280,21 @@ static int helper_main(void *arg)
 	if (fds[1] < 0 || sandbox_fdpass_send(h->ctl, SANDBOX_CTL_NET_WATCH, NULL, 0, fds, 2))
 		_exit(1);
 	close(fds[1]);
-	_exit(!h->ack || wait_ack() == 0 ? 0 : 3);
+	if (!h->ack)
+		_exit(0);
+	struct timespec t = { .tv_sec = HELPER_ACK_SECONDS };
+	_exit(sigtimedwait(&ack, NULL, &t) == SIGUSR1 ? 0 : 3);
 }
 
-bool sandbox_watch_can_copy(void)
-{
-	int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	if (self < 0)
-		return false;
-	int copy = (int)syscall(SYS_pidfd_getfd, self, self, 0);
-	close(self);
-	if (copy < 0)
-		return false;
-	close(copy);
-	/* Yama's scope 2 lets only CAP_SYS_PTRACE attach, 3 nobody: the probe
-	 * above, of porta's own process, does not meet it */
-	int fd = open("/proc/sys/kernel/yama/ptrace_scope", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return true;
-	char c = '0';
-	ssize_t n = read(fd, &c, 1);
-	close(fd);
-	return n != 1 || c < '2' || geteuid() == 0;
-}
-
-int sandbox_watch_handover_start(int ctl, bool by_copy, bool ack, struct sandbox_watch_handover *out)
+int sandbox_watch_handover_start(int ctl, int to_init, bool ack, struct sandbox_watch_handover *out)
 {
 	static struct listener_helper h;
 	int p[2];
 
-	*out = (struct sandbox_watch_handover){ .ctl = ctl, .by_copy = by_copy, .ack = ack,
-						 .pid = -1, .from = -1, .to = -1, .listener = -1 };
-	if (by_copy) {
-		int self = (int)syscall(SYS_pidfd_open, getpid(), 0);
-		if (self < 0)
-			return -errno;
-		int r = sandbox_fdpass_send(ctl, SANDBOX_CTL_NET_WATCH_FROM, NULL, 0, &self, 1);
-		close(self);
-		return r;
-	}
+	*out = (struct sandbox_watch_handover){ .ctl = ctl, .to_init = to_init, .ack = ack,
+						 .pid = -1, .from = -1, .to = -1 };
+	if (to_init >= 0)
+		return 0;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
 	h = (struct listener_helper){ .ctl = ctl, .ack = ack, .from = p[0] };
@@ -364,15 +328,9 @@ int sandbox_watch_install(struct sandbox_watch_handover *h, enum policy_seccomp_
 	int lfd = -1, st = 0;
 	int r = sandbox_seccomp_install_listener(set, &lfd);
 
-	if (h->by_copy) {
-		/* blocked before porta can send it; the caller's mask is back
-		 * once it came (sandbox_watch_handed()) */
-		sigset_t ack;
-		sigemptyset(&ack);
-		sigaddset(&ack, SIGUSR1);
-		sigprocmask(SIG_BLOCK, &ack, &h->mask);
-		h->listener = lfd;
-		if (r == 0 && sandbox_fdpass_write(h->ctl, SANDBOX_CTL_NET_WATCH_AT, &lfd, sizeof(lfd)))
+	if (h->to_init >= 0) {
+		/* the listener stays open in the table init shares */
+		if (r == 0 && write(h->to_init, &lfd, sizeof(lfd)) != (ssize_t)sizeof(lfd))
 			r = -EPIPE;
 		return r;
 	}
@@ -392,26 +350,21 @@ int sandbox_watch_install(struct sandbox_watch_handover *h, enum policy_seccomp_
 	return r;
 }
 
-int sandbox_watch_handed(struct sandbox_watch_handover *h)
+int sandbox_watch_pass_on(int ctl, int from)
 {
-	if (!h->by_copy || h->listener < 0)
+	int fd;
+	ssize_t n;
+
+	do
+		n = read(from, &fd, sizeof(fd));
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
 		return 0;
-	int r = wait_ack();
-	close(h->listener);
-	h->listener = -1;
-	sigprocmask(SIG_SETMASK, &h->mask, NULL);
+	if (n != (ssize_t)sizeof(fd))
+		return n < 0 ? -errno : -EPIPE;
+	int r = sandbox_fdpass_send(ctl, SANDBOX_CTL_NET_WATCH, NULL, 0, &fd, 1);
+	close(fd);
 	return r;
-}
-
-int sandbox_watch_copy(int from, const void *data, size_t len)
-{
-	int n;
-
-	if (from < 0 || len != sizeof(n))
-		return -EBADMSG;
-	memcpy(&n, data, sizeof(n));
-	int fd = (int)syscall(SYS_pidfd_getfd, from, n, 0);
-	return fd < 0 ? -errno : fd;
 }
 
 int sandbox_net_payload_watch(struct sandbox_watch_handover *h, struct porta_error *e)

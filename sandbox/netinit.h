@@ -20,7 +20,6 @@
 #ifndef PORTA_SANDBOX_NETINIT_H
 #define PORTA_SANDBOX_NETINIT_H
 
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,55 +84,42 @@ int sandbox_net_tcp_listener(uint16_t port, bool loopback_only, uint16_t *bound)
  * follows).  NULL on ENOMEM. */
 char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_ports *ports);
 
-/* How the connect watch's listener reaches the supervisor (netinit.c).
- * By copy, where porta may copy descriptors (sandbox_watch_can_copy()):
- * the payload sends its own pidfd before the filter exists, writes the
- * listener's number once it does, and waits for porta's SIGUSR1, sent once
- * porta holds a copy (sandbox_watch_copy()).  Elsewhere through a helper
- * process made before the filter, which sends the listener with its own
- * pidfd and, with ack, waits for that signal itself. */
+/* How the connect watch's listener reaches the supervisor (netinit.c).  In
+ * full, through init: the payload shares init's descriptor table until its
+ * execve, leaves the listener in it and its number in a pipe, and init
+ * sends it once the payload has executed (sandbox_watch_pass_on()).
+ * Degraded (no init), through a helper process made before the filter,
+ * which sends the listener with its own pidfd and, with ack, waits for
+ * porta's SIGUSR1. */
 struct sandbox_watch_handover {
 	int ctl;
-	bool by_copy;
-	bool ack;  /* the helper waits for porta's SIGUSR1 */
-	pid_t pid; /* the helper's; -1: none */
-	int from;  /* the pipe's ends: the helper reads the listener's number */
+	int to_init; /* through init: the pipe's end for the listener's number; else -1 */
+	bool ack;    /* the helper waits for porta's SIGUSR1 */
+	pid_t pid;   /* the helper's; -1: none */
+	int from;    /* the pipe's ends: the helper reads the listener's number */
 	int to;
-	int listener;  /* by copy: the payload's own, until porta took it */
-	sigset_t mask; /* by copy: the caller's, SIGUSR1 blocked meanwhile */
 };
 
-/* Whether porta may copy a descriptor of the payload with pidfd_getfd(2):
- * the call not refused by a seccomp profile around porta (Docker's and
- * Podman's defaults refuse it) and Yama's ptrace_scope below 2 or porta
- * root.  Supervisor side, before the clone. */
-bool sandbox_watch_can_copy(void);
-
-/* Starts the handover first in the payload, before its ceilings: by copy,
- * sends SANDBOX_CTL_NET_WATCH_FROM with the payload's pidfd; else starts
- * the helper, which sends SANDBOX_CTL_NET_WATCH (the listener and its own
- * pidfd) once the listener exists.  0 or -errno. */
-int sandbox_watch_handover_start(int ctl, bool by_copy, bool ack, struct sandbox_watch_handover *h);
+/* Starts the handover first in the payload, before its ceilings: through
+ * init when to_init is a pipe's end (nothing to start), else the helper,
+ * which sends SANDBOX_CTL_NET_WATCH (the listener and its own pidfd) once
+ * the listener exists.  0 or -errno. */
+int sandbox_watch_handover_start(int ctl, int to_init, bool ack, struct sandbox_watch_handover *h);
 
 /* Installs set (a filter with a listener) on the calling thread and hands
- * the listener over: through the helper, returning once it ended; by copy,
- * returning once porta was told where the listener is, so that the
- * payload's last steps run while porta copies it.  0 or -errno (-EBUSY:
- * another listener is in use; -EPIPE: the handing failed). */
+ * the listener over: through init, its number written to init and the
+ * listener left open (close-on-exec: the command never holds it); through
+ * the helper, returning once it ended.  0 or -errno (-EBUSY: another
+ * listener is in use; -EPIPE: the handing failed). */
 int sandbox_watch_install(struct sandbox_watch_handover *h, enum policy_seccomp_variant set);
 
-/* By copy, the last step before execve: waits for porta's SIGUSR1 (it holds
- * the listener), closes the payload's own and restores the signal mask.
- * Through a helper, nothing is left to do.  0 or -EPIPE (no signal within
- * 30 s). */
-int sandbox_watch_handed(struct sandbox_watch_handover *h);
+/* In init, once the payload executed or ended: the listener whose number
+ * arrives on from (the pipe's other end, whose write end init closed)
+ * goes to the supervisor as SANDBOX_CTL_NET_WATCH and is closed here.  0
+ * (nothing arrived: the payload ended before its filter) or -errno. */
+int sandbox_watch_pass_on(int ctl, int from);
 
 /* sandbox_watch_install() of POLICY_SECCOMP_NOTIFY_CONNECT, with e filled. */
 int sandbox_net_payload_watch(struct sandbox_watch_handover *h, struct porta_error *e);
-
-/* Supervisor side: the listener a SANDBOX_CTL_NET_WATCH_AT message (data,
- * len) names, copied from the process of from (the pidfd of
- * SANDBOX_CTL_NET_WATCH_FROM).  The new fd (O_CLOEXEC) or -errno. */
-int sandbox_watch_copy(int from, const void *data, size_t len);
 
 #endif /* PORTA_SANDBOX_NETINIT_H */

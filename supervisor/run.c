@@ -33,7 +33,6 @@
 #include "sandbox/control.h"
 #include "sandbox/fdpass.h"
 #include "sandbox/landlock.h"
-#include "sandbox/netinit.h"
 #include "supervisor/ceiling.h"
 #include "supervisor/cgroup.h"
 #include "supervisor/degraded.h"
@@ -59,7 +58,6 @@ struct supervisor {
 	struct porta_error error;
 	struct supervisor_net *net; /* every mode: at least the connect watch */
 	struct supervisor_cgroup *cg; /* the run's (struct run's), for the watch's helper */
-	int watch_from; /* SANDBOX_CTL_NET_WATCH_FROM: the payload's pidfd, or -1 */
 	bool degraded; /* init is the payload itself (sandbox/degraded.h) */
 	struct supervisor_why *why;    /* --why */
 	struct supervisor_guard *guard; /* absent protected names and links, or NULL */
@@ -92,70 +90,40 @@ static void net_failed(void *arg, const struct porta_error *e)
 }
 
 /* What init and the payload send for the network (supervisor/net.h).  The
- * connect watch comes over one of two ways (sandbox/netinit.h): with the
- * pidfd of its helper, or as a number in the payload, whose pidfd came
- * first, to copy.  Either pidfd is signalled once the listener is porta's
- * and the ceiling back: the helper ends, or the payload goes on. */
+ * connect watch comes from init, or (degraded) from the payload's helper
+ * with the helper's pidfd (sandbox/netinit.h): the helper is let go once
+ * the listener is porta's and the ceiling back. */
 static void take_net(struct supervisor *s, struct sandbox_fdpass_msg *fm, void *buf)
 {
 	struct porta_error e;
-	int go_on = -1, r;
+	int helper = -1, r = 0;
 
-	if (!s->net || (fm->type == SANDBOX_CTL_NET_WATCH_FROM && s->watch_from >= 0)) {
+	if (!s->net) {
 		for (size_t i = 0; i < fm->n_fds; i++)
 			close(fm->fds[i]);
 		return;
 	}
-	if (fm->type == SANDBOX_CTL_NET_WATCH_FROM) {
-		if (fm->n_fds == 1)
-			s->watch_from = fm->fds[0];
-		else
-			for (size_t i = 0; i < fm->n_fds; i++)
-				close(fm->fds[i]);
-		return;
-	}
-	if (fm->type == SANDBOX_CTL_NET_WATCH_AT) {
-		for (size_t i = 0; i < fm->n_fds; i++) /* none expected */
-			close(fm->fds[i]);
-		if ((r = sandbox_watch_copy(s->watch_from, buf, fm->len)) < 0) {
-			porta_fail(&e, "take the connect watch from the command (pidfd_getfd)", NULL,
-				   -r, NULL);
-			goto failed;
-		}
-		fm->type = SANDBOX_CTL_NET_WATCH;
-		fm->fds[0] = r;
-		fm->n_fds = 1;
-		go_on = s->watch_from;
-		s->watch_from = -1;
-	} else if (fm->type == SANDBOX_CTL_NET_WATCH && fm->n_fds == 2) {
-		go_on = fm->fds[1];
+	if (fm->type == SANDBOX_CTL_NET_WATCH && fm->n_fds == 2) {
+		helper = fm->fds[1];
 		fm->fds[1] = -1;
 		fm->n_fds = 1;
 	}
-	/* the payload waits for the signal to go on: given before the
-	 * listener is taken into the loop, which the command's first call
-	 * waits for in the kernel anyway */
-	if (go_on >= 0) {
+	if (supervisor_net_take(s->net, fm, buf, &e) < 0) {
+		/* Without its proxy the command cannot run as asked. */
+		r = -1;
+	} else if (helper >= 0) {
 		if ((r = supervisor_cgroup_helper_done(s->cg)))
 			porta_fail(&e, "--max-procs: pids.max", NULL, -r, NULL);
-		else if (syscall(SYS_pidfd_send_signal, go_on, SIGUSR1, NULL, 0) < 0 &&
-			 errno != ESRCH) /* a helper that waits for no signal is gone */
-			r = porta_fail(&e, "hand the connect watch to porta", NULL, errno, NULL);
-		if (r) {
-			close(fm->fds[0]);
-			goto failed;
-		}
-		close(go_on);
-		go_on = -1;
+		else if (syscall(SYS_pidfd_send_signal, helper, SIGUSR1, NULL, 0) < 0 &&
+			 errno != ESRCH) /* one that waits for no signal is gone */
+			r = porta_fail(&e, "the connect watch's helper", NULL, errno, NULL);
 	}
-	if (supervisor_net_take(s->net, fm, buf, &e) < 0)
-		goto failed; /* without its proxy the command cannot run as asked */
-	return;
-failed:
-	if (go_on >= 0)
-		close(go_on);
-	setup_failed(s, &e);
-	kill(s->init, SIGKILL);
+	if (helper >= 0)
+		close(helper);
+	if (r) {
+		setup_failed(s, &e);
+		kill(s->init, SIGKILL);
+	}
 }
 
 static void drain_ctl(struct supervisor *s)
@@ -411,8 +379,7 @@ static int prepare_landlock(struct run *u)
 	return rc;
 }
 
-/* The control channel: init's reports (sandbox/control.h) come back on it,
- * and the payload's connect watch. */
+/* The control channel: init's reports (sandbox/control.h) come back on it. */
 static int open_control_channel(struct run *u)
 {
 	int sv[2];
@@ -422,9 +389,6 @@ static int open_control_channel(struct run *u)
 	u->ctl = sv[0];
 	u->child_ctl = sv[1];
 	u->s.ctl = u->ctl;
-	/* the connect watch comes over it by copy where porta may copy
-	 * (sandbox/netinit.h) */
-	u->c.watch_by_copy = sandbox_watch_can_copy();
 	return 0;
 }
 
@@ -834,7 +798,6 @@ static void run_teardown(struct run *u, int rc)
 	if (u->s.base)
 		event_base_free(u->s.base);
 	close_fd(&u->ruleset);
-	close_fd(&u->s.watch_from);
 	close_fd(&u->sfd);
 	close_fd(&u->ctl);
 	close_fd(&u->child_ctl);
@@ -850,10 +813,10 @@ static int run_once(const struct policy_plan *plan, char *const argv[], struct s
 		    const struct porta_error *ns_refused)
 {
 	struct run u = {
-		.plan = plan, .o = plan->opts, .r = r, .s = { .ctl = -1, .payload_cpu_ms = -1, .watch_from = -1 },
+		.plan = plan, .o = plan->opts, .r = r, .s = { .ctl = -1, .payload_cpu_ms = -1 },
 		.ns_refused = ns_refused,
 		.c = { .plan = plan, .argv = argv, .uid = getuid(), .gid = getgid(),
-		       .supervisor = getpid(), .why_gate = -1 },
+		       .supervisor = getpid(), .why_gate = -1, .watch_to_init = -1 },
 		.ruleset = -1, .sfd = -1, .ctl = -1, .child_ctl = -1, .gate_r = -1, .gate_w = -1,
 	};
 	int rc;

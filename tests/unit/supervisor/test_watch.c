@@ -683,11 +683,7 @@ static int rc_err(long rc)
 	return rc < 0 ? errno : 0;
 }
 
-enum { MSG_INSTALL_FAILED = 100, MSG_NS_FAILED = 101 };
-
-/* How the target hands its listener over (sandbox/netinit.h): by copy, as
- * porta does where it may copy, unless a test asks for the helper. */
-static bool handover_by_copy = true;
+enum { MSG_LISTENER = SANDBOX_CTL_NET_WATCH, MSG_INSTALL_FAILED = 100, MSG_NS_FAILED = 101 };
 
 /* The target first joins the test's namespaces.  ns_flags: namespaces
  * (CLONE_NEWUSER|CLONE_NEWPID) the target runs in, created after the join
@@ -739,16 +735,14 @@ static struct target start_target_in(target_body body, void *arg, int ns_flags)
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 			rc = -errno;
 		else {
-			/* as the payload does: every sendmsg of the filtered
-			 * thread would wait for the very supervisor it is
-			 * reaching, so the listener is copied by the test or
-			 * sent by a helper the filter does not cover */
+			/* as the payload does: the listener leaves through a
+			 * helper the filter does not cover (every sendmsg of
+			 * the filtered thread would wait for the very
+			 * supervisor it is reaching) */
 			struct sandbox_watch_handover h;
-			rc = sandbox_watch_handover_start(sv[1], handover_by_copy, true, &h);
+			rc = sandbox_watch_handover_start(sv[1], -1, true, &h);
 			if (rc == 0)
 				rc = sandbox_watch_install(&h, POLICY_SECCOMP_NOTIFY_CONNECT);
-			if (rc == 0)
-				rc = sandbox_watch_handed(&h);
 		}
 		if (rc != 0) {
 			sandbox_fdpass_send(sv[1], MSG_INSTALL_FAILED, &rc, sizeof(rc), NULL, 0);
@@ -762,35 +756,16 @@ static struct target start_target_in(target_body body, void *arg, int ns_flags)
 	close(pipefd[1]);
 	struct pollfd p = { .fd = sv[0], .events = POLLIN };
 	cr_assert_eq(poll(&p, 1, 10000), 1, "the target never reported");
-	int err = 0, go_on = -1;
+	int err = 0;
 	cr_assert_eq(sandbox_fdpass_recv(sv[0], 0, &err, sizeof(err), 2, &m), 0);
 	cr_assert_neq(m.type, MSG_NS_FAILED, "the target's namespaces: %s", strerror(-err));
-	if (handover_by_copy) {
-		/* the supervisor's side (supervisor/run.c): the payload's
-		 * pidfd first, then the listener's number to copy */
-		cr_assert_eq(m.type, SANDBOX_CTL_NET_WATCH_FROM, "the target's pidfd first: %s",
-			     strerror(-err));
-		cr_assert_eq(m.n_fds, 1);
-		go_on = m.fds[0];
-		cr_assert_eq(poll(&p, 1, 10000), 1, "the target never reported again");
-		cr_assert_eq(sandbox_fdpass_recv(sv[0], 0, &err, sizeof(err), 2, &m), 0);
-		cr_assert_eq(m.type, SANDBOX_CTL_NET_WATCH_AT, "installing the filter failed: %s",
-			     strerror(-err));
-		cr_assert_eq(m.n_fds, 0);
-		t.listener = sandbox_watch_copy(go_on, &err, m.len);
-		cr_assert_geq(t.listener, 0, "pidfd_getfd: %s", strerror(-t.listener));
-	} else {
-		cr_assert_eq(m.type, SANDBOX_CTL_NET_WATCH, "installing the filter failed: %s",
-			     strerror(-err));
-		cr_assert_eq(m.n_fds, 2, "the listener and the helper's pidfd");
-		t.listener = m.fds[0];
-		go_on = m.fds[1];
-	}
-	/* the supervisor's acknowledgement: the helper ends, or the target
-	 * closes its own listener; the target goes on */
-	cr_assert_eq(syscall(SYS_pidfd_send_signal, go_on, SIGUSR1, NULL, 0), 0);
-	close(go_on);
+	cr_assert_eq(m.type, MSG_LISTENER, "installing the filter failed: %s", strerror(-err));
+	cr_assert_eq(m.n_fds, 2, "the listener and the helper's pidfd");
+	/* the supervisor's acknowledgement: the helper ends, the target goes on */
+	cr_assert_eq(syscall(SYS_pidfd_send_signal, m.fds[1], SIGUSR1, NULL, 0), 0);
+	close(m.fds[1]);
 	close(sv[0]);
+	t.listener = m.fds[0];
 	t.results = pipefd[0];
 	return t;
 }
@@ -1028,14 +1003,6 @@ static void allowed_and_denied(bool sync_wake)
 
 Test(connect_watch, allowed_port_connects_denied_port_refused_before_any_listener)
 {
-	allowed_and_denied(false);
-}
-
-/* Where porta may not copy (sandbox_watch_can_copy()), a helper sends the
- * listener: the same answers. */
-Test(connect_watch, a_listener_sent_by_the_helper_gets_the_same_answers)
-{
-	handover_by_copy = false;
 	allowed_and_denied(false);
 }
 
