@@ -177,11 +177,10 @@ static __attribute__((noreturn)) void payload_main(const struct sandbox_child *c
 
 	trace_mark("payload started");
 	/* The connect watch's handover starts before anything counts
-	 * processes (the cgroup joined below, RLIMIT_NPROC): where it needs a
-	 * helper, a pids ceiling of 1 holds a slot for it, which porta takes
-	 * back before the command runs (netinit.h). */
+	 * processes (degraded, the cgroup joined below; RLIMIT_NPROC): the
+	 * helper it may need never counts against the command's (netinit.h). */
 	struct sandbox_watch_handover watch;
-	if ((r = sandbox_watch_handover_start(c->ctl, c->watch_to_init, c->watch_ack, &watch))) {
+	if ((r = sandbox_watch_handover_start(c->ctl, c->watch_to_init, &watch))) {
 		porta_fail(&e, "start handing the connect watch to porta", NULL, -r, NULL);
 		child_die(c->ctl, &e);
 	}

@@ -43,8 +43,6 @@ struct sandbox_child {
 	int watch_to_init;         /* set by init: the pipe the payload writes the
 				    * watch's listener's number to (sandbox/netinit.h);
 				    * degraded, -1 */
-	bool watch_ack;            /* the watch's helper waits for porta's signal
-				    * (supervisor_cgroup_helper_slot()) */
 	bool degraded;             /* a host without user namespaces: the payload is
 				    * porta's own child, and there is no init */
 	char *const *degraded_envp; /* then: the environment with its private TMPDIR */

@@ -31,9 +31,8 @@ enum sandbox_ctl {
 				      * which sandbox_ctl_ns_refused() holds */
 	SANDBOX_CTL_NET_LISTENERS,   /* init -> supervisor: fds + struct sandbox_net_listener[] */
 	SANDBOX_CTL_NET_DONE,        /* init -> supervisor: every listener was sent */
-	SANDBOX_CTL_NET_WATCH,       /* init -> supervisor: the payload's seccomp listener fd;
-				      * degraded, the payload's helper: it and the helper's
-				      * pidfd (sandbox/netinit.h) */
+	SANDBOX_CTL_NET_WATCH,       /* init (degraded: the payload's helper) -> supervisor:
+				      * the payload's seccomp listener fd (sandbox/netinit.h) */
 };
 
 /* The payload of the non-network messages. */

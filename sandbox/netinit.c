@@ -248,56 +248,40 @@ char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_port
  * filter stops waits in the kernel until porta reads the listener.
  *
  * Through a helper (degraded: no init): a helper sharing the payload's
- * descriptors (CLONE_FILES), made before the filter exists (and before
- * the process ceiling is set: sandbox_watch_handover_start() runs first in
- * the payload), sends it with a pidfd of its own.  Where a pids ceiling of
- * 1 had to hold a slot for it, the supervisor, once it holds the listener,
- * lowers the ceiling back to the command's and signals the helper
- * (SIGUSR1) through that pidfd, and only then does the helper end and the
- * payload go on: the helper never counts against the command's processes.
- * Nothing unfiltered outlives the step. */
+ * descriptors (CLONE_FILES), made before the filter exists and before the
+ * payload joins the ceilings' cgroups (sandbox_watch_handover_start() runs
+ * first in the payload, so the helper never counts against the command's
+ * processes), sends it; the payload waits for the helper's end, so nothing
+ * unfiltered outlives the step. */
 #define HELPER_STACK (64 * 1024)
-#define HELPER_ACK_SECONDS 30
 
 struct listener_helper {
 	int ctl;
-	bool ack; /* wait for porta's SIGUSR1 (a pids ceiling with a slot for it) */
 	int from; /* the pipe the listener's number arrives on */
 };
 
 static int helper_main(void *arg)
 {
 	const struct listener_helper *h = arg;
-	sigset_t ack;
 	int fd;
 
-	sigemptyset(&ack);
-	sigaddset(&ack, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &ack, NULL);
 	if (read(h->from, &fd, sizeof(fd)) != (ssize_t)sizeof(fd))
 		_exit(2);
-	int fds[2] = { fd, (int)syscall(SYS_pidfd_open, getpid(), 0) };
-	if (fds[1] < 0 || sandbox_fdpass_send(h->ctl, SANDBOX_CTL_NET_WATCH, NULL, 0, fds, 2))
-		_exit(1);
-	close(fds[1]);
-	if (!h->ack)
-		_exit(0);
-	struct timespec t = { .tv_sec = HELPER_ACK_SECONDS };
-	_exit(sigtimedwait(&ack, NULL, &t) == SIGUSR1 ? 0 : 3);
+	_exit(sandbox_fdpass_send(h->ctl, SANDBOX_CTL_NET_WATCH, NULL, 0, &fd, 1) ? 1 : 0);
 }
 
-int sandbox_watch_handover_start(int ctl, int to_init, bool ack, struct sandbox_watch_handover *out)
+int sandbox_watch_handover_start(int ctl, int to_init, struct sandbox_watch_handover *out)
 {
 	static struct listener_helper h;
 	int p[2];
 
-	*out = (struct sandbox_watch_handover){ .ctl = ctl, .to_init = to_init, .ack = ack,
+	*out = (struct sandbox_watch_handover){ .ctl = ctl, .to_init = to_init,
 						 .pid = -1, .from = -1, .to = -1 };
 	if (to_init >= 0)
 		return 0;
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
-	h = (struct listener_helper){ .ctl = ctl, .ack = ack, .from = p[0] };
+	h = (struct listener_helper){ .ctl = ctl, .from = p[0] };
 #if defined(__SANITIZE_ADDRESS__)
 	/* AddressSanitizer takes a stack it did not make for a broken one
 	 * and says so on the command's stderr: under it, the helper is a

@@ -88,13 +88,11 @@ char **sandbox_net_payload_env(char *const envp[], const struct sandbox_net_port
  * full, through init: the payload shares init's descriptor table until its
  * execve, leaves the listener in it and its number in a pipe, and init
  * sends it once the payload has executed (sandbox_watch_pass_on()).
- * Degraded (no init), through a helper process made before the filter,
- * which sends the listener with its own pidfd and, with ack, waits for
- * porta's SIGUSR1. */
+ * Degraded (no init), through a helper process made before the filter and
+ * the ceilings, which sends the listener. */
 struct sandbox_watch_handover {
 	int ctl;
 	int to_init; /* through init: the pipe's end for the listener's number; else -1 */
-	bool ack;    /* the helper waits for porta's SIGUSR1 */
 	pid_t pid;   /* the helper's; -1: none */
 	int from;    /* the pipe's ends: the helper reads the listener's number */
 	int to;
@@ -102,9 +100,9 @@ struct sandbox_watch_handover {
 
 /* Starts the handover first in the payload, before its ceilings: through
  * init when to_init is a pipe's end (nothing to start), else the helper,
- * which sends SANDBOX_CTL_NET_WATCH (the listener and its own pidfd) once
- * the listener exists.  0 or -errno. */
-int sandbox_watch_handover_start(int ctl, int to_init, bool ack, struct sandbox_watch_handover *h);
+ * which sends SANDBOX_CTL_NET_WATCH with the listener once it exists.  0
+ * or -errno. */
+int sandbox_watch_handover_start(int ctl, int to_init, struct sandbox_watch_handover *h);
 
 /* Installs set (a filter with a listener) on the calling thread and hands
  * the listener over: through init, its number written to init and the

@@ -53,7 +53,6 @@ struct supervisor_cgroup {
 	uint64_t max_procs;  /* 0 when not limited here */
 	uint64_t pids_max;   /* pids.max: max_procs, + 1 for init when there is one */
 	bool procs_default;  /* max_procs is the default ceiling, not --max-procs */
-	bool helper_slot;    /* pids_max holds one more task for the watch's helper */
 	int cpu_fd;          /* cpu.stat (v2) or cpuacct.usage (v1), or -1 */
 	int cpu_version;
 };
@@ -323,13 +322,8 @@ int supervisor_cgroup_create(const struct policy_options *o, struct supervisor_c
 	}
 	cg->memory_mib = (got & (1u << HOST_CG_MEMORY)) ? o->max_memory_mib.value : 0;
 	cg->max_procs = (need & (1u << HOST_CG_PIDS)) ? o->max_procs.value : 0;
-	/* init (pid 1 of the sandbox) is in the cgroup too, hence + 1; the
-	 * payload's helper that hands porta the connect watch
-	 * (sandbox/netinit.h) is a third task while it lives, which a ceiling
-	 * of 1 has no room for: + 1 more then, taken back by
-	 * supervisor_cgroup_helper_done() before the command runs */
-	cg->helper_slot = cg->max_procs == 1; /* with 2 or more, the helper fits */
-	cg->pids_max = cg->max_procs + 1 + (cg->helper_slot ? 1 : 0);
+	/* init (pid 1 of the sandbox) is in the cgroup too, hence + 1 */
+	cg->pids_max = cg->max_procs + 1;
 	if ((r = make(cg, ch, need | got, got, e))) {
 		destroy(cg, true);
 		return r;
@@ -482,9 +476,9 @@ int supervisor_cgroup_without_init(struct supervisor_cgroup *cg, struct porta_er
 		struct cg_dir *d = &cg->dirs[i];
 		if (!d->ctrl[HOST_CG_PIDS] || !cg->max_procs)
 			continue;
-		/* degraded, the payload's helper is made before it joins */
+		/* degraded, no init; the payload's helper that hands porta the
+		 * connect watch (sandbox/netinit.h) is made before it joins */
 		cg->pids_max = cg->max_procs;
-		cg->helper_slot = false;
 		int r = write_u64(d->path, "pids.max", cg->pids_max);
 		if (r) {
 			snprintf(path, sizeof(path), "%s/pids.max", d->path);
@@ -492,26 +486,4 @@ int supervisor_cgroup_without_init(struct supervisor_cgroup *cg, struct porta_er
 		}
 	}
 	return 0;
-}
-
-int supervisor_cgroup_helper_done(struct supervisor_cgroup *cg)
-{
-	if (!cg || !cg->helper_slot)
-		return 0;
-	cg->helper_slot = false;
-	cg->pids_max--;
-	for (size_t i = 0; i < cg->n; i++) {
-		struct cg_dir *d = &cg->dirs[i];
-		if (!d->ctrl[HOST_CG_PIDS] || !cg->max_procs)
-			continue;
-		int r = write_u64(d->path, "pids.max", cg->pids_max);
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
-bool supervisor_cgroup_helper_slot(const struct supervisor_cgroup *cg)
-{
-	return cg && cg->helper_slot;
 }

@@ -65,14 +65,4 @@ int supervisor_cgroup_cpu_usec(struct supervisor_cgroup *cg, uint64_t *usec);
  * cg.  NULL is a no-op. */
 void supervisor_cgroup_finish(struct supervisor_cgroup *cg);
 
-/* The payload's helper that hands porta the connect watch is done (its
- * listener received): pids.max back to the command's ceiling (+ init),
- * before the helper is let go and the command runs.  0 or -errno; NULL or
- * nothing to take back: 0. */
-int supervisor_cgroup_helper_done(struct supervisor_cgroup *cg);
-
-/* True while pids.max holds a slot for that helper: the helper then waits
- * for porta's signal before the command runs. */
-bool supervisor_cgroup_helper_slot(const struct supervisor_cgroup *cg);
-
 #endif /* PORTA_SUPERVISOR_CGROUP_H */

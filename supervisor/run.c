@@ -57,7 +57,7 @@ struct supervisor {
 	int exec_code;
 	struct porta_error error;
 	struct supervisor_net *net; /* every mode: at least the connect watch */
-	struct supervisor_cgroup *cg; /* the run's (struct run's), for the watch's helper */
+	struct supervisor_cgroup *cg; /* the run's (struct run's) */
 	bool degraded; /* init is the payload itself (sandbox/degraded.h) */
 	struct supervisor_why *why;    /* --why */
 	struct supervisor_guard *guard; /* absent protected names and links, or NULL */
@@ -89,38 +89,20 @@ static void net_failed(void *arg, const struct porta_error *e)
 		kill(s->init, SIGKILL);
 }
 
-/* What init and the payload send for the network (supervisor/net.h).  The
- * connect watch comes from init, or (degraded) from the payload's helper
- * with the helper's pidfd (sandbox/netinit.h): the helper is let go once
- * the listener is porta's and the ceiling back. */
+/* What init sends for the network (supervisor/net.h), and the connect
+ * watch's listener, from init or (degraded) the payload's helper
+ * (sandbox/netinit.h). */
 static void take_net(struct supervisor *s, struct sandbox_fdpass_msg *fm, void *buf)
 {
 	struct porta_error e;
-	int helper = -1, r = 0;
 
 	if (!s->net) {
 		for (size_t i = 0; i < fm->n_fds; i++)
 			close(fm->fds[i]);
 		return;
 	}
-	if (fm->type == SANDBOX_CTL_NET_WATCH && fm->n_fds == 2) {
-		helper = fm->fds[1];
-		fm->fds[1] = -1;
-		fm->n_fds = 1;
-	}
 	if (supervisor_net_take(s->net, fm, buf, &e) < 0) {
 		/* Without its proxy the command cannot run as asked. */
-		r = -1;
-	} else if (helper >= 0) {
-		if ((r = supervisor_cgroup_helper_done(s->cg)))
-			porta_fail(&e, "--max-procs: pids.max", NULL, -r, NULL);
-		else if (syscall(SYS_pidfd_send_signal, helper, SIGUSR1, NULL, 0) < 0 &&
-			 errno != ESRCH) /* one that waits for no signal is gone */
-			r = porta_fail(&e, "the connect watch's helper", NULL, errno, NULL);
-	}
-	if (helper >= 0)
-		close(helper);
-	if (r) {
 		setup_failed(s, &e);
 		kill(s->init, SIGKILL);
 	}
@@ -540,7 +522,6 @@ static int create_cgroup(struct run *u)
 	int rc = supervisor_cgroup_create(u->o, &u->cg, &u->r->error);
 
 	if (rc == 0) {
-		u->c.watch_ack = supervisor_cgroup_helper_slot(u->cg);
 		u->c.n_cg_fds = supervisor_cgroup_procs_fds(u->cg, u->c.cg_fds,
 							    ARRAY_LEN(u->c.cg_fds));
 	}

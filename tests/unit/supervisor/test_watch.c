@@ -740,7 +740,7 @@ static struct target start_target_in(target_body body, void *arg, int ns_flags)
 			 * the filtered thread would wait for the very
 			 * supervisor it is reaching) */
 			struct sandbox_watch_handover h;
-			rc = sandbox_watch_handover_start(sv[1], -1, true, &h);
+			rc = sandbox_watch_handover_start(sv[1], -1, &h);
 			if (rc == 0)
 				rc = sandbox_watch_install(&h, POLICY_SECCOMP_NOTIFY_CONNECT);
 		}
@@ -760,10 +760,7 @@ static struct target start_target_in(target_body body, void *arg, int ns_flags)
 	cr_assert_eq(sandbox_fdpass_recv(sv[0], 0, &err, sizeof(err), 2, &m), 0);
 	cr_assert_neq(m.type, MSG_NS_FAILED, "the target's namespaces: %s", strerror(-err));
 	cr_assert_eq(m.type, MSG_LISTENER, "installing the filter failed: %s", strerror(-err));
-	cr_assert_eq(m.n_fds, 2, "the listener and the helper's pidfd");
-	/* the supervisor's acknowledgement: the helper ends, the target goes on */
-	cr_assert_eq(syscall(SYS_pidfd_send_signal, m.fds[1], SIGUSR1, NULL, 0), 0);
-	close(m.fds[1]);
+	cr_assert_eq(m.n_fds, 1, "the listener");
 	close(sv[0]);
 	t.listener = m.fds[0];
 	t.results = pipefd[0];
