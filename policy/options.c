@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum opt_id {
@@ -538,6 +539,52 @@ static const char *command_name(enum policy_command cmd)
 	}
 }
 
+/* What --secret and --allow-http ask of one run as a set, checked here so
+ * that run, explain, learn and a profile refuse it alike: a NAME in two
+ * --secret, and a HOST:PORT an --allow-http rule names as http and another
+ * as https (one port is read one way). */
+static enum policy_parse_status check_term_set(const struct policy_options *o,
+					       char err[POLICY_ERR_MAX])
+{
+	enum policy_parse_status rc = POLICY_PARSE_OK;
+	size_t n = o->secrets.n > o->allow_http.n ? o->secrets.n : o->allow_http.n;
+
+	if (n == 0)
+		return POLICY_PARSE_OK;
+	struct policy_secret *secrets = calloc(o->secrets.n + 1, sizeof(*secrets));
+	struct policy_http_rule *rules = calloc(o->allow_http.n + 1, sizeof(*rules));
+	struct policy_http_endpoint *hep = calloc(o->allow_http.n + 1, sizeof(*hep));
+	if (!secrets || !rules || !hep) {
+		rc = fail(err, "out of memory checking --secret and --allow-http");
+		goto out;
+	}
+	for (size_t i = 0; i < o->secrets.n; i++) /* each checked when parsed */
+		(void)policy_secret_parse(o->secrets.v[i], strlen(o->secrets.v[i]), &secrets[i],
+					  NULL, 0);
+	if (policy_secret_check_set(secrets, o->secrets.n, err, POLICY_ERR_MAX) != POLICY_SECRET_OK) {
+		rc = POLICY_PARSE_ERROR;
+		goto out;
+	}
+	for (size_t i = 0; i < o->allow_http.n; i++)
+		(void)policy_http_rule_parse(o->allow_http.v[i], strlen(o->allow_http.v[i]), &rules[i],
+					     NULL, 0);
+	size_t nh = policy_http_endpoints(rules, o->allow_http.n, hep, o->allow_http.n + 1);
+	for (size_t i = 0; i < nh; i++) {
+		char text[POLICY_ENDPOINT_STRLEN];
+		if (hep[i].http && hep[i].https) {
+			rc = fail(err, "--allow-http: %s is named both as http:// and as https://; "
+				       "one port is read one way",
+				  policy_endpoint_format(&hep[i].ep, 0, text));
+			goto out;
+		}
+	}
+out:
+	free(secrets);
+	free(rules);
+	free(hep);
+	return rc;
+}
+
 static enum policy_parse_status finish(struct policy_options *o, char err[POLICY_ERR_MAX])
 {
 	/* learn adds catch-all rules of its own (policy/learn.h) */
@@ -562,6 +609,8 @@ static enum policy_parse_status finish(struct policy_options *o, char err[POLICY
 				 "--proxy-allow, --proxy-deny, --secret or --allow-http; choose one");
 	if (o->no_net && o->dns_upstream)
 		return fail(err, "--dns-upstream has no effect with --no-net; drop one of them");
+	if (check_term_set(o, err) != POLICY_PARSE_OK)
+		return POLICY_PARSE_ERROR;
 	o->net_mode = o->no_net ? POLICY_NET_NONE
 		      : policy_rules ? POLICY_NET_POLICY
 				     : POLICY_NET_OPEN;
@@ -812,3 +861,20 @@ enum policy_net_compile_status policy_net_compile(const struct policy_options *o
 	return POLICY_NET_COMPILE_OK;
 }
 
+
+enum policy_parse_status policy_options_check_env(const struct policy_options *o,
+						  char *const envp[], char err[POLICY_ERR_MAX])
+{
+	struct policy_secret sec;
+	const char *value;
+
+	err[0] = '\0';
+	for (size_t i = 0; i < o->secrets.n; i++) {
+		const char *v = o->secrets.v[i];
+		if (policy_secret_parse(v, strlen(v), &sec, err, POLICY_ERR_MAX) != POLICY_SECRET_OK ||
+		    policy_secret_check_env(&sec, 1, envp, &value, err, POLICY_ERR_MAX) !=
+			    POLICY_SECRET_OK)
+			return POLICY_PARSE_ERROR;
+	}
+	return POLICY_PARSE_OK;
+}

@@ -131,6 +131,14 @@ enum policy_parse_status policy_parse_args(int argc, char *const argv[],
 					   struct policy_options *out,
 					   char err[POLICY_ERR_MAX]);
 
+/* Checks what --secret needs of envp (porta's own environment): each NAME
+ * set once, not empty, not too long, without a control byte
+ * (policy_secret_check_env()), so that run, explain and learn refuse a
+ * missing secret alike.  err as policy_parse_args(); never quotes a value.
+ * Pure. */
+enum policy_parse_status policy_options_check_env(const struct policy_options *o,
+						  char *const envp[], char err[POLICY_ERR_MAX]);
+
 /* What an option's value is: how the shell completions complete it. */
 enum policy_value_kind {
 	POLICY_VALUE_NONE,    /* a flag: no value */

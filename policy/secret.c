@@ -50,6 +50,12 @@ static enum policy_secret_status parse_hosts(const char *hosts, size_t len,
 			return POLICY_SAY(POLICY_SECRET_BAD_HOST, err, cap,
 				    "--secret '%s': host '%s': %s (a secret goes to named hosts only)",
 				    q, hq, policy_endpoint_reason(est));
+		/* the value goes in the clear on port 80: refused whatever
+		 * reads the option (run, explain, learn, a profile) */
+		if (ep->port == 80)
+			return POLICY_SAY(POLICY_SECRET_CLEAR_PORT, err, cap,
+				    "--secret '%s': host '%s' on port 80; a real value is sent over "
+				    "TLS only (name the host's https port)", q, hq);
 		/* compared canonically: "API.example." and "api.example:443" are one host */
 		for (size_t i = 0; i < out->n_hosts; i++)
 			if (policy_endpoint_equal(&out->hosts[i], ep))

@@ -20,7 +20,8 @@
  *         is given.  At most POLICY_SECRET_MAX_HOSTS, none twice.
  * Refused, each with a message naming the problem: no '@'; an empty, bad or
  * too long NAME; an empty host list or an empty item ("A@x,,y", "A@x,");
- * any host --allow-net refuses; a wildcard ("*.example", "*"), a CIDR or a
+ * any host --allow-net refuses; port 80 (the real value is sent over TLS
+ * only); a wildcard ("*.example", "*"), a CIDR or a
  * port range, because a secret goes to named hosts only: the proxy sends
  * the real value to exactly these hosts and the run's CA may sign for
  * exactly these names (policy/endpoint.h); a host given twice (as written
@@ -75,6 +76,7 @@ enum policy_secret_status {
 	POLICY_SECRET_BAD_HOST,       /* a host refused: the message says why */
 	POLICY_SECRET_TOO_MANY_HOSTS, /* more than POLICY_SECRET_MAX_HOSTS */
 	POLICY_SECRET_DUP_HOST,       /* the same host and port twice */
+	POLICY_SECRET_CLEAR_PORT,     /* port 80: the value would go in the clear */
 	POLICY_SECRET_DUP_NAME,       /* policy_secret_check_set(): NAME in two --secret */
 	POLICY_SECRET_UNSET,          /* policy_secret_check_env(): NAME not set */
 	POLICY_SECRET_EMPTY_VALUE,    /* NAME set to "" */

@@ -383,6 +383,10 @@ int main(int argc, char *argv[])
 			sourced = true;
 		}
 	}
+	if ((opts.command == POLICY_CMD_RUN || opts.command == POLICY_CMD_LEARN ||
+	     opts.command == POLICY_CMD_EXPLAIN) &&
+	    policy_options_check_env(&opts, environ, err) != POLICY_PARSE_OK)
+		return fail("%s", err);
 	if (opts.quiet)
 		log_set_level(LOG_LEVEL_ERROR);
 	else if (getenv("PORTA_DEBUG"))

@@ -80,20 +80,13 @@ static int parse_all(struct supervisor_term *t, const struct policy_options *o,
 		return porta_fail(e, "TLS termination", NULL, ENOMEM, NULL);
 	for (size_t i = 0; i < o->secrets.n; i++) {
 		const char *v = o->secrets.v[i];
+		/* checked when the options were parsed (policy/options.c),
+		 * the set (a NAME twice, port 80) included */
 		if (policy_secret_parse(v, strlen(v), &t->secrets[i], why, sizeof(why)) !=
 		    POLICY_SECRET_OK)
 			return porta_fail(e, "--secret", NULL, 0, "%s", why);
-		for (size_t h = 0; h < t->secrets[i].n_hosts; h++) {
-			const struct policy_endpoint *ep = &t->secrets[i].hosts[h];
-			if (ep->port == 80)
-				return porta_fail(e, "--secret", NULL, 0,
-						  "--secret '%s': port 80; a real value is sent over "
-						  "TLS only (name the host's https port)", v);
-		}
 		t->n_secrets++;
 	}
-	if (policy_secret_check_set(t->secrets, t->n_secrets, why, sizeof(why)) != POLICY_SECRET_OK)
-		return porta_fail(e, "--secret", NULL, 0, "%s", why);
 	for (size_t i = 0; i < o->allow_http.n; i++) {
 		const char *v = o->allow_http.v[i];
 		if (policy_http_rule_parse(v, strlen(v), &t->rules[i], why, sizeof(why)) !=
@@ -228,13 +221,9 @@ static int list_endpoints(struct supervisor_term *t, struct porta_error *e)
 	for (size_t i = 0; r == 0 && i < nh; i++) {
 		/* an http:// rule's endpoint is read in the clear, transparently
 		 * or through porta's HTTP proxy (netproxy/terminate.h, proxied);
-		 * one port is read one way */
-		char text[POLICY_ENDPOINT_STRLEN];
-		if (hep[i].http && hep[i].https)
-			r = porta_fail(e, "--allow-http", policy_endpoint_format(&hep[i].ep, 0, text),
-				       0, "named both as http and as https");
-		else
-			r = add_ep(t, &hep[i].ep, !hep[i].http, true, cap, e);
+		 * one port is read one way (a rule set naming both is refused
+		 * when the options are parsed, policy/options.c) */
+		r = add_ep(t, &hep[i].ep, !hep[i].http, true, cap, e);
 	}
 	free(hep);
 	for (size_t i = 0; r == 0 && i < t->n_secrets; i++)

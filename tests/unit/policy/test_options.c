@@ -981,6 +981,38 @@ Test(options, secret_and_allow_http)
 		       "--allow-http");
 	assert_refused(ARGS("run", "--no-net", "--secret", "GH@api.example", "--", "true"),
 		       "--secret");
+	/* the set as one run's, refused alike by run, explain and learn */
+#define SET_REFUSED(...)                                                                   \
+	do {                                                                               \
+		assert_refused(ARGS("run", __VA_ARGS__, "--", "true"), want);              \
+		assert_refused(ARGS("explain", __VA_ARGS__, "--", "true"), want);          \
+		assert_refused(ARGS("learn", "-o", "p", __VA_ARGS__, "--", "true"), want); \
+	} while (0)
+	const char *want = "TLS only";
+	SET_REFUSED("--secret", "GH@api.example:80");
+	want = "given twice";
+	SET_REFUSED("--secret", "GH@a.example", "--secret", "GH@b.example");
+	want = "both as http:// and as https://";
+	SET_REFUSED("--allow-http", "GET http://a.example:8080/*", "--allow-http",
+		    "GET https://a.example:8080/x");
+#undef SET_REFUSED
+}
+
+/* What --secret needs of the environment: checked apart from argv, by
+ * run, explain and learn alike (src/main.c), never quoting a value. */
+Test(options, secret_environment)
+{
+	struct policy_options o;
+	char err[POLICY_ERR_MAX];
+	assert_accepted(ARGS("explain", "--secret", "GH@api.example", "--", "true"), &o);
+	char *ok[] = { "PATH=/usr/bin", "GH=s3cret-value", NULL };
+	cr_assert_eq(policy_options_check_env(&o, ok, err), POLICY_PARSE_OK, "%s", err);
+	char *unset[] = { "PATH=/usr/bin", NULL };
+	cr_assert_eq(policy_options_check_env(&o, unset, err), POLICY_PARSE_ERROR);
+	cr_assert(strstr(err, "GH is not set"), "%s", err);
+	char *ctl[] = { "GH=a\nb", NULL };
+	cr_assert_eq(policy_options_check_env(&o, ctl, err), POLICY_PARSE_ERROR);
+	cr_assert_null(strstr(err, "a\nb"), "the value is never quoted: %s", err);
 }
 
 /* Their hosts are allowed, once each even when both options name one. */

@@ -139,7 +139,7 @@ Test(secret, accepted_forms)
 	cr_assert_str_eq(s.hosts[0].name, "api.example");
 	cr_assert_eq(s.hosts[0].port, 443);
 
-	cr_assert_eq(parse("_t0@api.example,https://registry.example:8443/,http://api.example,"
+	cr_assert_eq(parse("_t0@api.example,https://registry.example:8443/,http://api.example:8080,"
 			   "192.0.2.1:8080,[2001:db8::2]",
 			   &s),
 		     POLICY_SECRET_OK, "%s", err);
@@ -147,7 +147,7 @@ Test(secret, accepted_forms)
 	cr_assert_eq(s.n_hosts, 5);
 	cr_assert_str_eq(s.hosts[1].name, "registry.example");
 	cr_assert_eq(s.hosts[1].port, 8443);
-	cr_assert_eq(s.hosts[2].port, 80, "http:// means port 80");
+	cr_assert_eq(s.hosts[2].port, 8080, "the URL form's port");
 	cr_assert(s.hosts[3].is_addr);
 	cr_assert_eq(s.hosts[3].port, 8080);
 	cr_assert(s.hosts[4].is_addr);
@@ -196,6 +196,8 @@ Test(secret, refused_forms)
 		{ "T@api.example,API.Example.", POLICY_SECRET_DUP_HOST, "listed twice" },
 		{ "T@api.example,https://api.example:443/", POLICY_SECRET_DUP_HOST, "listed twice" },
 		{ "T@192.0.2.1,[::ffff:192.0.2.1]", POLICY_SECRET_DUP_HOST, "listed twice" },
+		{ "T@api.example:80", POLICY_SECRET_CLEAR_PORT, "TLS only" },
+		{ "T@api.example,http://api.example", POLICY_SECRET_CLEAR_PORT, "port 80" },
 	};
 	for (size_t i = 0; i < N_ELEMS(v); i++) {
 		struct policy_secret s;

@@ -110,13 +110,11 @@ Test(term, refusals)
 	char *empty_env[] = { "GH_TOKEN=", NULL };
 	char *empty[] = { "porta", "run", "--secret", "GH_TOKEN@api.example", "--", "true", NULL };
 	refused(6, empty, empty_env, "GH_TOKEN");
-	char *port80[] = { "porta", "run", "--secret", "GH_TOKEN@api.example:80", "--", "true", NULL };
-	refused(6, port80, env_base, "TLS only");
 	char *addr[] = { "porta", "run", "--secret", "GH_TOKEN@192.0.2.7", "--", "true", NULL };
 	refused(6, addr, env_base, "by address");
-	char *both[] = { "porta", "run", "--allow-http", "GET http://api.example:8080/*",
-			 "--allow-http", "GET https://api.example:8080/*", "--", "true", NULL };
-	refused(8, both, env_base, "both as http and as https");
+	/* port 80, a NAME twice and a port named as http and as https are the
+	 * options' own refusals (tests/unit/policy/test_options.c): explain
+	 * and learn refuse them as run does */
 }
 
 /* An http:// rule's endpoint is read in the clear: no CA is made for it,
