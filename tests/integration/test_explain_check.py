@@ -286,5 +286,51 @@ def without_landlock():
         raise OSError(ctypes.get_errno(), "installing the test's seccomp filter")
 
 
+class Agreement(PortaTestCase):
+    """`porta explain` and `porta run` accept and refuse the same option sets
+    (tests/integration/data/option-sets.txt), a refusal with the same
+    message and exit 125: explain says what run would do."""
+
+    CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                          "option-sets.txt")
+
+    @harness.needs_userns("run refuses TLS termination (--secret, --allow-http) without a "
+                          "mount namespace of its own, which explain does not probe for")
+    def test_explain_and_run_agree(self):
+        import shlex
+        ws, ro = self.mkdtemp(), self.mkdtemp()
+        home = self.mkdtemp(prefix="porta-it-home-")
+        os.makedirs(os.path.join(home, "notes"))
+        env = harness.clean_env({"HOME": home, "SECRET_TOKEN": "s3cret-T0ken-value",
+                                 "NOPE_TOKEN": None})
+        n_accepted = n_refused = 0
+        with open(self.CORPUS) as f:
+            lines = [ln.strip() for ln in f]
+        for line in lines:
+            if not line or line.startswith("#"):
+                continue
+            opts = shlex.split(line.replace("{WS}", ws).replace("{RO}", ro)
+                               .replace("{HOME}", home))
+            res = {}
+            for cmd in ("explain", "run"):
+                res[cmd] = run([cmd] + opts + ["--", "/bin/true"], env=env, cwd=ws)
+            ex, rn = res["explain"], res["run"]
+            with self.subTest(options=line):
+                self.assertIn(ex.rc, (0, 125), ex.describe())
+                self.assertEqual(ex.rc, rn.rc, "explain and run disagree:\n%s\n%s"
+                                 % (ex.describe(), rn.describe()))
+                if ex.rc == 125:
+                    self.assertEqual(ex.err.strip(), rn.err.strip(),
+                                     "not the same refusal:\n%s\n%s"
+                                     % (ex.describe(), rn.describe()))
+                    self.assertEqual(len(ex.err.strip().splitlines()), 1, ex.describe())
+                    n_refused += 1
+                else:
+                    n_accepted += 1
+        # the corpus holds both kinds, so the test cannot pass on one alone
+        self.assertGreater(n_accepted, 10)
+        self.assertGreater(n_refused, 20)
+
+
 if __name__ == "__main__":
     unittest.main()
