@@ -26,6 +26,10 @@ What counts as a citation (a document, not a path the program uses):
     files), a source path whose first directory is a top-level directory of
     the repository (sandbox/guard.h, tests/unit/x/test_y.c): it must exist,
     so comments follow files that move.
+  - a heading cited after an .md of the repository, in quotes
+    ('docs/design.md, "Unix sockets"', 'docs/design.md ("Unix sockets")'):
+    the file must have a heading that starts with it (case aside), so a
+    section renamed or never written is found.
 Not citations: URLs, #include lines, absolute paths outside /work (/proc,
 /sys, /dev, /tmp, /etc, /usr, /run are paths the code uses), build output.
 In .c and .h files only comments are read (string literals are data: a test
@@ -127,6 +131,38 @@ def looks_cited(root, path):
     return path.endswith(".md") and (path[0].isupper() or path in KNOWN_DOCS)
 
 
+def repo_path(root, path, citing):
+    """The cited document's real path inside the repository, or None."""
+    if path.startswith("~"):
+        return None
+    if os.path.isabs(path):
+        real = os.path.normpath(path)
+        inside = real == root or real.startswith(root + os.sep)
+        return real if inside and os.path.exists(real) else None
+    for base in (root, os.path.join(root, os.path.dirname(citing))):
+        cand = os.path.normpath(os.path.join(base, path))
+        if (cand == root or cand.startswith(root + os.sep)) and os.path.exists(cand):
+            return cand
+    return None
+
+
+# A quoted heading right after a cited document: ', "Name"', ' "Name"',
+# ' ("Name"' (a comment's line break and its leading '*' or '#' between).
+HEADING_CITE = re.compile(r'(?:\s|[*#]|//)*(?:,|\()?(?:\s|[*#]|//)*"([^"\n]{2,100})"')
+_headings = {}
+
+
+def headings(path):
+    if path not in _headings:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                _headings[path] = [re.sub(r"^#+\s*", "", ln).strip().lower()
+                                   for ln in f if re.match(r"#{1,6}\s", ln)]
+        except OSError:
+            _headings[path] = []
+    return _headings[path]
+
+
 def in_repo(root, path, citing):
     """Does the cited document exist in the repository?"""
     if path.startswith("~"):
@@ -197,6 +233,14 @@ def scan_text(root, path, text, source=None):
         if os.path.isabs(cited) or looks_cited(root, cited):
             if not in_repo(root, cited, path):
                     found.append((line_of(m.start(1)), cited))
+                    continue
+        real = repo_path(root, cited, path) if cited.endswith(".md") else None
+        h = HEADING_CITE.match(text, m.end(1)) if real else None
+        if h:
+            want = re.sub(r"\s+", " ", h.group(1)).strip().lower()
+            if not any(x == want or x.startswith(want + " ") or x.startswith(want + ":")
+                       or x.startswith(want + ",") for x in headings(real)):
+                found.append((line_of(m.start(1)), '%s "%s"' % (cited, h.group(1))))
     for m in STYLE.finditer(text):
         tail = re.match(r"STYLE(?:[\s*#]|//)*(\d+|:)", text[m.start():])
         found.append((line_of(m.start()), "STYLE " + tail.group(1) if tail.group(1) != ":"
@@ -234,12 +278,16 @@ def scan(root):
         except (OSError, IsADirectoryError):
             continue
         for line, cited in scan_text(root, path, text, source):
-            findings.append(f"{path}:{line}: cites {cited}, which is not in the repository")
+            what = "a heading it does not have" if cited.endswith('"') else "not in the repository"
+            findings.append(f"{path}:{line}: cites {cited}, which is {what}")
     return findings
 
 
 SELF_TEST_FILES = {
-    "docs/present.md": "# present\nSee docs/present.md and ../docs/present.md? no: present.md\n",
+    "docs/present.md": ("# present\nSee docs/present.md and ../docs/present.md? no: present.md\n"
+                        "## A section (with more)\n"),
+    "src/b.h": ('/* docs/present.md, "A section" holds; docs/present.md ("Gone section")\n'
+                ' * does not; docs/present.md,\n * "present" spans lines */\n'),
     "docs/tool.1": ".\\\" fine\n",
     "src/a.c": (
         '/* src/a.c: see DESIGN.md, Network (STYLE 9) and docs/present.md. */\n'
@@ -271,6 +319,7 @@ SELF_TEST_EXPECTED = [
     "src/a.c:9: cites reference/cli.md, which is not in the repository",
     "src/a.c:10: cites src/gone.c, which is not in the repository",
     "tests/t.py:1: cites cli.md, which is not in the repository",
+    'src/b.h:1: cites docs/present.md "Gone section", which is a heading it does not have',
 ]
 
 
