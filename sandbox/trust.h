@@ -1,5 +1,5 @@
 /* sandbox/trust.h: the system trust store inside the sandbox, with porta's
- * run CA added, for TLS termination (docs/design.md, TLS termination).
+ * run CA added, for TLS termination (docs/design.md, "TLS termination and secrets").
  *
  * ARCHITECTURE: a program inside reaches a terminated host through porta,
  * which presents a certificate its run CA signed; the program must trust

@@ -1,5 +1,5 @@
 /* supervisor/term.h: the run's TLS termination, as the supervisor owns it
- * (docs/design.md, TLS termination).
+ * (docs/design.md, "TLS termination and secrets").
  *
  * ARCHITECTURE: from the options (--secret, --allow-http) and porta's own
  * environment, before anything is cloned: each secret's real value is
