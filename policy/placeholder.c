@@ -70,6 +70,16 @@ size_t policy_placeholder_len(const char *real, size_t real_len)
 	return is_short(real, real_len) ? POLICY_PLACEHOLDER_SHORT_LEN : real_len;
 }
 
+bool policy_placeholder_fits(const char *real, size_t real_len)
+{
+	size_t n = policy_placeholder_len(real, real_len);
+
+	if (n == 0 || n > POLICY_PLACEHOLDER_MAX)
+		return false;
+	/* a short value's placeholder has no shape; else a '.' stays */
+	return is_short(real, real_len) || memchr(real, '.', real_len) == NULL;
+}
+
 static const char digits[] = "0123456789";
 static const char lower_hex[] = "0123456789abcdef";
 static const char upper_hex[] = "0123456789ABCDEF";

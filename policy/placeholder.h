@@ -59,12 +59,16 @@
 #ifndef PORTA_POLICY_PLACEHOLDER_H
 #define PORTA_POLICY_PLACEHOLDER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #define POLICY_PLACEHOLDER_PREFIX_MAX 16 /* bytes of a kept type tag */
 #define POLICY_PLACEHOLDER_MIN_RANDOM 20 /* filled bytes at the least */
 #define POLICY_PLACEHOLDER_SHORT_LEN 24  /* length of a short value's placeholder */
+/* The longest placeholder the proxy holds (wire/http_secret.h's
+ * PROXY_SECRET_PLACEHOLDER_MAX, asserted equal where both are seen) */
+#define POLICY_PLACEHOLDER_MAX 128
 
 enum policy_placeholder_status {
 	POLICY_PLACEHOLDER_OK,
@@ -78,6 +82,11 @@ enum policy_placeholder_status {
  * is also the number of random bytes policy_placeholder_make() needs.  0 for
  * an empty value.  Pure. */
 size_t policy_placeholder_len(const char *real, size_t real_len);
+
+/* True when the placeholder of real[0..real_len) is one the proxy holds: at
+ * most POLICY_PLACEHOLDER_MAX bytes of letters, digits, '-' and '_' (a
+ * longer value, or a '.' its shape keeps, as a JWT's, does not fit).  Pure. */
+bool policy_placeholder_fits(const char *real, size_t real_len);
 
 /* The type tag policy_placeholder_make() keeps of real[0..real_len): its
  * length in bytes (0: none).  Pure. */

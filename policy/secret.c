@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "policy/placeholder.h"
 #include "policy/textparse.h"
 
 #define QUOTE_IN 64 /* bytes of the user's value quoted in a message */
@@ -176,6 +177,23 @@ enum policy_secret_status policy_secret_check_env(const struct policy_secret *se
 					    "--secret %s: the value of %s holds a control character (byte %zu), which an HTTP header cannot carry",
 					    name, name, k + 1);
 		}
+		/* a header's value loses the blanks at its edges (RFC 9110 §5.5) */
+		if (v[0] == ' ' || v[0] == '\t' || v[vl - 1] == ' ' || v[vl - 1] == '\t')
+			return POLICY_SAY(POLICY_SECRET_VALUE_BLANK_EDGE, err, err_cap,
+				    "--secret %s: the value of %s begins or ends with a blank, which "
+				    "an HTTP header drops", name, name);
+		/* what porta would stand in for it must be a placeholder the
+		 * proxy can hold and the tripwire can find anywhere */
+		if (!policy_placeholder_fits(v, vl))
+			return POLICY_SAY(POLICY_SECRET_VALUE_SHAPE, err, err_cap,
+				    "--secret %s: the value of %s %s, and so would its placeholder; "
+				    "porta's are at most %d bytes of letters, digits, '-' and '_' (for "
+				    "the proxy to find them anywhere): such a value cannot be kept "
+				    "outside yet",
+				    name, name,
+				    memchr(v, '.', vl) ? "holds a '.' (as a JWT does)"
+						       : "is longer than 128 bytes",
+				    POLICY_PLACEHOLDER_MAX);
 		values[i] = v;
 	}
 	return POLICY_SECRET_OK;

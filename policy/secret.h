@@ -31,8 +31,11 @@
  *
  * The real value: policy_secret_check_env() refuses a NAME that is unset,
  * set to "", set twice in the environment, longer than
- * POLICY_SECRET_VALUE_MAX bytes, or holding a control byte (CR or LF would
- * split the header porta writes it into).  Its messages name NAME and never
+ * POLICY_SECRET_VALUE_MAX bytes, holding a control byte but HTAB (CR or LF
+ * would split the header porta writes it into), beginning or ending with a
+ * blank (a header drops those), or one whose placeholder
+ * would not fit what the proxy holds (policy_placeholder_fits(): longer than
+ * POLICY_PLACEHOLDER_MAX bytes, or a '.' kept, as a JWT's).  Its messages name NAME and never
  * quote the value, not even in part: they go to stderr, which the caller
  * may share with the sandboxed program.
  *
@@ -82,7 +85,9 @@ enum policy_secret_status {
 	POLICY_SECRET_EMPTY_VALUE,    /* NAME set to "" */
 	POLICY_SECRET_ENV_TWICE,      /* NAME set twice in the environment */
 	POLICY_SECRET_VALUE_TOO_LONG, /* more than POLICY_SECRET_VALUE_MAX bytes */
-	POLICY_SECRET_VALUE_CONTROL,  /* a byte below 0x20, or 0x7f */
+	POLICY_SECRET_VALUE_CONTROL,  /* a byte below 0x20 but HTAB, or 0x7f */
+	POLICY_SECRET_VALUE_BLANK_EDGE, /* a blank (SP, HTAB) first or last */
+	POLICY_SECRET_VALUE_SHAPE,    /* its placeholder would not fit (policy_placeholder_fits()) */
 };
 
 /* Parses one --secret value text[0..len) into *out.  On failure *out is

@@ -15,6 +15,12 @@
 #include "tls/endpoint.h"
 #include "wire/http_secret.h"
 
+/* the options' check (policy_secret_check_env()) refuses what the proxy's
+ * table (proxy_secret_table_check()) would */
+_Static_assert(POLICY_PLACEHOLDER_MAX == PROXY_SECRET_PLACEHOLDER_MAX,
+	       "one longest placeholder");
+_Static_assert(POLICY_SECRET_VALUE_MAX <= PROXY_SECRET_VALUE_MAX, "a value the proxy holds");
+
 /* Draws before a placeholder that overlaps nothing is given up on: with 20
  * or more random characters a collision is all but impossible, so running
  * out means a real value that contains every draw (a value of one
@@ -163,9 +169,10 @@ static int make_placeholders(struct supervisor_term *t, char *const envp[], stru
 	enum proxy_secret_table_status ts = proxy_secret_table_check(t->table, n, &bad);
 	if (ts != PROXY_SECRET_TABLE_OK)
 		return porta_fail(e, "--secret", NULL, 0,
-				  "--secret %s: its value cannot be swapped safely in an HTTP head "
-				  "(a control byte, a blank at either end, or longer than 8 KiB)",
-				  t->secrets[bad < n ? bad : 0].name);
+				  "--secret %s: the proxy cannot hold its value and placeholder "
+				  "(proxy_secret_table_check() status %d; the options' check should "
+				  "have refused it: a defect of porta's)",
+				  t->secrets[bad < n ? bad : 0].name, (int)ts);
 	return 0;
 }
 

@@ -302,7 +302,11 @@ class Agreement(PortaTestCase):
         home = self.mkdtemp(prefix="porta-it-home-")
         os.makedirs(os.path.join(home, "notes"))
         env = harness.clean_env({"HOME": home, "SECRET_TOKEN": "s3cret-T0ken-value",
-                                 "NOPE_TOKEN": None})
+                                 "NOPE_TOKEN": None,
+                                 "JWT_TOKEN": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0."
+                                              "c2lnbmF0dXJlLW9mLXRoZS10b2tlbg",
+                                 "LONG_TOKEN": "tok_" + "a1b2c3d4" * 25,
+                                 "BLANK_TOKEN": " tok_0123456789abcdefghij"})
         n_accepted = n_refused = 0
         with open(self.CORPUS) as f:
             lines = [ln.strip() for ln in f]

@@ -313,6 +313,12 @@ Test(secret_env, refusals_name_the_variable_only)
 		  "control character" },
 		{ { "GH_TOKEN=" VALUE "\x7f", NULL, NULL }, POLICY_SECRET_VALUE_CONTROL, "control character" },
 		{ { "gh_token=" VALUE, NULL, NULL }, POLICY_SECRET_UNSET, "GH_TOKEN is not set" },
+		{ { "GH_TOKEN= " VALUE, NULL, NULL }, POLICY_SECRET_VALUE_BLANK_EDGE, "blank" },
+		{ { "GH_TOKEN=" VALUE "\t", NULL, NULL }, POLICY_SECRET_VALUE_BLANK_EDGE, "blank" },
+		/* a JWT's dots would stay in its placeholder, which the proxy
+		 * could not find in a DNS name or a Basic user-id */
+		{ { "GH_TOKEN=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl", NULL, NULL },
+		  POLICY_SECRET_VALUE_SHAPE, "holds a '.'" },
 	};
 	struct policy_secret s;
 	cr_assert_eq(parse("GH_TOKEN@api.example", &s), POLICY_SECRET_OK);
@@ -345,7 +351,14 @@ Test(secret_env, too_long)
 	cr_assert_eq(policy_secret_check_env(&s, 1, envp, values, err, sizeof(err)),
 		     POLICY_SECRET_VALUE_TOO_LONG);
 	assert_no_value(err, e + 9);
-	e[n - 1] = '\0'; /* exactly POLICY_SECRET_VALUE_MAX */
+	/* the placeholder is as long as the value: past POLICY_PLACEHOLDER_MAX
+	 * bytes the proxy could not hold it (run refused it only there) */
+	e[9 + POLICY_PLACEHOLDER_MAX + 1] = '\0';
+	cr_assert_eq(policy_secret_check_env(&s, 1, envp, values, err, sizeof(err)),
+		     POLICY_SECRET_VALUE_SHAPE);
+	cr_assert(strstr(err, "longer than 128 bytes"), "%s", err);
+	assert_no_value(err, e + 9);
+	e[9 + POLICY_PLACEHOLDER_MAX] = '\0';
 	cr_assert_eq(policy_secret_check_env(&s, 1, envp, values, err, sizeof(err)), POLICY_SECRET_OK);
 	free(e);
 }

@@ -3,6 +3,7 @@
  * environment and never the value, the endpoints and what each is held
  * to, the CA only when an endpoint is HTTPS, and the refusals (125). */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "supervisor/term.h"
@@ -142,4 +143,41 @@ Test(term, plain_http_rules)
 	cr_assert(supervisor_term_params(t, &addr, 8080, &p), "an address is read in the clear too");
 	cr_assert_not(supervisor_term_params(t, &api, 443, &p), "https is not named: spliced");
 	supervisor_term_destroy(t);
+}
+
+/* What the options' check (policy_options_check_env(), which explain and
+ * learn run too) accepts, the supervisor terminates, and what it refuses,
+ * the supervisor would have refused: over values of every shape a token
+ * takes, at the bounds of each rule. */
+Test(term, the_options_check_and_the_supervisor_agree_on_values)
+{
+	static char long128[160], long129[160], longdot[160];
+	memset(long128, 'k', 128);
+	memset(long129, 'k', 129);
+	memcpy(longdot, "tok_", 4);
+	memset(longdot + 4, 'x', 60);
+	longdot[30] = '.';
+	const char *values[] = {
+		GH, NPMV, "short", "a.b", "x", "tok with spaces inside 0123456789",
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl", long128, long129, longdot,
+		"deadbeef-0000-4000-8000-0123456789ab", "AKIA0123456789ABCDEF", "sk-proj-" GH,
+		" leading-blank-0123456789abcdef", "trailing-blank-0123456789abcdef\t",
+		"base64+/=ABCDEFGHIJKLMNOPQRSTUVWXYZ0123", "ends.with.dot.", ".",
+	};
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		char entry[256];
+		snprintf(entry, sizeof(entry), "T=%s", values[i]);
+		char *envp[] = { entry, NULL };
+		char *argv[] = { "porta", "run", "--secret", "T@api.example", "--", "true", NULL };
+		struct policy_options o = opts(6, argv);
+		char err[POLICY_ERR_MAX];
+		bool checked = policy_options_check_env(&o, envp, err) == POLICY_PARSE_OK;
+		struct supervisor_term *t = NULL;
+		struct porta_error e;
+		bool made = supervisor_term_create(&o, envp, &t, &e) == 0;
+		cr_assert_eq(checked, made, "value %zu: the options' check %s (%s), the supervisor %s (%s)",
+			     i, checked ? "accepts" : "refuses", err, made ? "terminates" : "refuses",
+			     made ? "" : e.msg);
+		supervisor_term_destroy(t);
+	}
 }
