@@ -56,6 +56,7 @@ struct opt_spec {
 	const char *value_hint; /* what would be accepted, for messages */
 	enum policy_value_kind kind; /* what the value is, for completion */
 	const char *const *words;   /* POLICY_VALUE_WORD: the only values accepted */
+	bool single; /* one value: given twice on a line, refused; merged, the later one wins */
 };
 
 /* The values of the options that take one of a few words, in the order of
@@ -75,48 +76,48 @@ const char *policy_read_mode_word(enum policy_read_mode m)
 }
 
 static const struct opt_spec opt_table[] = {
-	{ "mount", 'v', true, OPT_MOUNT, "PATH or PATH:ro", POLICY_VALUE_PATH, NULL },
+	{ "mount", 'v', true, OPT_MOUNT, "PATH or PATH:ro", POLICY_VALUE_PATH, NULL, false },
 	{ "read-policy", 0, true, OPT_READ_POLICY, "home, open or strict", POLICY_VALUE_WORD,
-	  read_policy_words },
-	{ "deny-read", 0, true, OPT_DENY_READ, "a PATH", POLICY_VALUE_PATH, NULL },
+	  read_policy_words, true },
+	{ "deny-read", 0, true, OPT_DENY_READ, "a PATH", POLICY_VALUE_PATH, NULL, false },
 	{ "protect", 0, true, OPT_PROTECT, "a NAME relative to each mount, or an absolute path",
-	  POLICY_VALUE_PATH, NULL },
+	  POLICY_VALUE_PATH, NULL, false },
 	{ "allow-unix", 0, true, OPT_ALLOW_UNIX, "the PATH of a Unix socket", POLICY_VALUE_PATH,
-	  NULL },
+	  NULL, false },
 	{ "deny-unix", 0, true, OPT_DENY_UNIX, "a regular expression over socket paths",
-	  POLICY_VALUE_TEXT, NULL },
-	{ "preset", 0, true, OPT_PRESET, "default or none", POLICY_VALUE_WORD, preset_words },
-	{ "share-tmp", 0, false, OPT_SHARE_TMP, NULL, POLICY_VALUE_NONE, NULL },
-	{ "caches", 0, false, OPT_CACHES, NULL, POLICY_VALUE_NONE, NULL },
-	{ "no-net", 0, false, OPT_NO_NET, NULL, POLICY_VALUE_NONE, NULL },
-	{ "allow-net", 0, true, OPT_ALLOW_NET, "HOST[:PORT]", POLICY_VALUE_TEXT, NULL },
-	{ "deny-net", 0, true, OPT_DENY_NET, "HOST[:PORT]", POLICY_VALUE_TEXT, NULL },
-	{ "proxy-allow", 0, true, OPT_PROXY_ALLOW, "HOST[:PORT]", POLICY_VALUE_TEXT, NULL },
-	{ "proxy-deny", 0, true, OPT_PROXY_DENY, "HOST[:PORT]", POLICY_VALUE_TEXT, NULL },
-	{ "secret", 0, true, OPT_SECRET, "NAME@HOST[,HOST...]", POLICY_VALUE_TEXT, NULL },
+	  POLICY_VALUE_TEXT, NULL, false },
+	{ "preset", 0, true, OPT_PRESET, "default or none", POLICY_VALUE_WORD, preset_words, true },
+	{ "share-tmp", 0, false, OPT_SHARE_TMP, NULL, POLICY_VALUE_NONE, NULL, false },
+	{ "caches", 0, false, OPT_CACHES, NULL, POLICY_VALUE_NONE, NULL, false },
+	{ "no-net", 0, false, OPT_NO_NET, NULL, POLICY_VALUE_NONE, NULL, false },
+	{ "allow-net", 0, true, OPT_ALLOW_NET, "HOST[:PORT]", POLICY_VALUE_TEXT, NULL, false },
+	{ "deny-net", 0, true, OPT_DENY_NET, "HOST[:PORT]", POLICY_VALUE_TEXT, NULL, false },
+	{ "proxy-allow", 0, true, OPT_PROXY_ALLOW, "HOST[:PORT]", POLICY_VALUE_TEXT, NULL, false },
+	{ "proxy-deny", 0, true, OPT_PROXY_DENY, "HOST[:PORT]", POLICY_VALUE_TEXT, NULL, false },
+	{ "secret", 0, true, OPT_SECRET, "NAME@HOST[,HOST...]", POLICY_VALUE_TEXT, NULL, false },
 	{ "allow-http", 0, true, OPT_ALLOW_HTTP, "'METHODS URL', e.g. 'GET,HEAD https://HOST/PATH*'",
-	  POLICY_VALUE_TEXT, NULL },
-	{ "audit", 0, true, OPT_AUDIT, "a FILE", POLICY_VALUE_PATH, NULL },
-	{ "proxy-audit", 0, true, OPT_AUDIT, "a FILE", POLICY_VALUE_PATH, NULL },
-	{ "audit-max", 0, true, OPT_AUDIT_MAX, "MiB > 0", POLICY_VALUE_TEXT, NULL },
-	{ "dns-upstream", 0, true, OPT_DNS_UPSTREAM, "ADDR[:PORT]", POLICY_VALUE_TEXT, NULL },
-	{ "env", 'e', true, OPT_ENV, "KEY=VALUE", POLICY_VALUE_TEXT, NULL },
-	{ "env-pass", 0, true, OPT_ENV_PASS, "NAME[,NAME...]", POLICY_VALUE_TEXT, NULL },
-	{ "env-file", 0, true, OPT_ENV_FILE, "a FILE of KEY=VALUE lines", POLICY_VALUE_PATH, NULL },
-	{ "timeout", 0, true, OPT_TIMEOUT, "seconds > 0, e.g. 30 or 2.5", POLICY_VALUE_TEXT, NULL },
-	{ "max-cpu", 0, true, OPT_MAX_CPU, "whole seconds > 0", POLICY_VALUE_TEXT, NULL },
-	{ "max-procs", 0, true, OPT_MAX_PROCS, "a count > 0", POLICY_VALUE_TEXT, NULL },
-	{ "max-file-size", 0, true, OPT_MAX_FILE_SIZE, "MiB > 0", POLICY_VALUE_TEXT, NULL },
-	{ "max-memory-mb", 0, true, OPT_MAX_MEMORY, "MiB > 0", POLICY_VALUE_TEXT, NULL },
-	{ "allow-root", 0, false, OPT_ALLOW_ROOT, NULL, POLICY_VALUE_NONE, NULL },
-	{ "no-project", 0, false, OPT_NO_PROJECT, NULL, POLICY_VALUE_NONE, NULL },
-	{ "why", 0, false, OPT_WHY, NULL, POLICY_VALUE_NONE, NULL },
-	{ "quiet", 'q', false, OPT_QUIET, NULL, POLICY_VALUE_NONE, NULL },
-	{ "json", 0, false, OPT_JSON, NULL, POLICY_VALUE_NONE, NULL },
+	  POLICY_VALUE_TEXT, NULL, false },
+	{ "audit", 0, true, OPT_AUDIT, "a FILE", POLICY_VALUE_PATH, NULL, true },
+	{ "proxy-audit", 0, true, OPT_AUDIT, "a FILE", POLICY_VALUE_PATH, NULL, true },
+	{ "audit-max", 0, true, OPT_AUDIT_MAX, "MiB > 0", POLICY_VALUE_TEXT, NULL, true },
+	{ "dns-upstream", 0, true, OPT_DNS_UPSTREAM, "ADDR[:PORT]", POLICY_VALUE_TEXT, NULL, true },
+	{ "env", 'e', true, OPT_ENV, "KEY=VALUE", POLICY_VALUE_TEXT, NULL, false },
+	{ "env-pass", 0, true, OPT_ENV_PASS, "NAME[,NAME...]", POLICY_VALUE_TEXT, NULL, false },
+	{ "env-file", 0, true, OPT_ENV_FILE, "a FILE of KEY=VALUE lines", POLICY_VALUE_PATH, NULL, false },
+	{ "timeout", 0, true, OPT_TIMEOUT, "seconds > 0, e.g. 30 or 2.5", POLICY_VALUE_TEXT, NULL, true },
+	{ "max-cpu", 0, true, OPT_MAX_CPU, "whole seconds > 0", POLICY_VALUE_TEXT, NULL, true },
+	{ "max-procs", 0, true, OPT_MAX_PROCS, "a count > 0", POLICY_VALUE_TEXT, NULL, true },
+	{ "max-file-size", 0, true, OPT_MAX_FILE_SIZE, "MiB > 0", POLICY_VALUE_TEXT, NULL, true },
+	{ "max-memory-mb", 0, true, OPT_MAX_MEMORY, "MiB > 0", POLICY_VALUE_TEXT, NULL, true },
+	{ "allow-root", 0, false, OPT_ALLOW_ROOT, NULL, POLICY_VALUE_NONE, NULL, false },
+	{ "no-project", 0, false, OPT_NO_PROJECT, NULL, POLICY_VALUE_NONE, NULL, false },
+	{ "why", 0, false, OPT_WHY, NULL, POLICY_VALUE_NONE, NULL, false },
+	{ "quiet", 'q', false, OPT_QUIET, NULL, POLICY_VALUE_NONE, NULL, false },
+	{ "json", 0, false, OPT_JSON, NULL, POLICY_VALUE_NONE, NULL, false },
 	{ "profile", 0, true, OPT_PROFILE, "a profile's NAME or PATH (porta profiles lists them)",
-	  POLICY_VALUE_PROFILE, NULL },
+	  POLICY_VALUE_PROFILE, NULL, false },
 	{ "output", 'o', true, OPT_OUTPUT,
-	  "the FILE to write the learned profile to (it must not exist)", POLICY_VALUE_PATH, NULL },
+	  "the FILE to write the learned profile to (it must not exist)", POLICY_VALUE_PATH, NULL, true },
 };
 
 /* Every first word porta takes, in the order `porta help` shows them.  The
@@ -624,8 +625,8 @@ static enum policy_parse_status finish(struct policy_options *o, char err[POLICY
 	return POLICY_PARSE_OK;
 }
 
-enum policy_parse_status policy_parse_args(int argc, char *const argv[],
-					   struct policy_options *out,
+static enum policy_parse_status parse_words(int argc, char *const argv[],
+					   struct policy_options *out, bool whole,
 					   char err[POLICY_ERR_MAX])
 {
 	memset(out, 0, sizeof(*out));
@@ -719,7 +720,27 @@ enum policy_parse_status policy_parse_args(int argc, char *const argv[],
 	}
 	out->cmd_index = i;
 	out->cmd_argc = argc - i;
-	return finish(out, err);
+	return whole ? finish(out, err) : POLICY_PARSE_OK;
+}
+
+enum policy_parse_status policy_parse_args(int argc, char *const argv[],
+					   struct policy_options *out,
+					   char err[POLICY_ERR_MAX])
+{
+	return parse_words(argc, argv, out, true, err);
+}
+
+enum policy_parse_status policy_parse_option(int n, char *const words[], char err[POLICY_ERR_MAX])
+{
+	struct policy_options o;
+	char *argv[6] = { "porta", "run", NULL, NULL, NULL, NULL };
+
+	if (n < 1 || n > 2)
+		return fail(err, "one option and at most one value");
+	for (int i = 0; i < n; i++)
+		argv[2 + i] = words[i];
+	argv[2 + n] = "true";
+	return parse_words(3 + n, argv, &o, false, err);
 }
 
 bool policy_option_next(size_t *cursor, struct policy_option_info *out)
@@ -877,4 +898,19 @@ enum policy_parse_status policy_options_check_env(const struct policy_options *o
 			return POLICY_PARSE_ERROR;
 	}
 	return POLICY_PARSE_OK;
+}
+
+bool policy_option_single(const char *name, size_t len, const char **key)
+{
+	const struct opt_spec *spec = find_long(name, len);
+
+	if (!spec || !spec->single)
+		return false;
+	/* an alias (--proxy-audit) merges as the first name of its option */
+	for (size_t i = 0; i < sizeof(opt_table) / sizeof(opt_table[0]); i++)
+		if (opt_table[i].id == spec->id) {
+			*key = opt_table[i].long_name;
+			break;
+		}
+	return true;
 }

@@ -131,6 +131,19 @@ enum policy_parse_status policy_parse_args(int argc, char *const argv[],
 					   struct policy_options *out,
 					   char err[POLICY_ERR_MAX]);
 
+/* Checks one option alone, words[0..n) (the option, and its value when it
+ * takes one as a separate word), as policy_parse_args() checks it within a
+ * command line, without what only the whole set decides (--no-net with a
+ * rule, --audit-max without --audit, a --secret set): for a profile's line
+ * (policy/profile.c), whose set is checked once merged.  Pure. */
+enum policy_parse_status policy_parse_option(int n, char *const words[], char err[POLICY_ERR_MAX]);
+
+/* True when the long option name[0..len) (without "--") takes one value
+ * only: given twice on one command line it is refused, and when profiles
+ * merge (policy/profile.c) the later one replaces the earlier.  *key is
+ * then the option's name as merged (an alias's canonical name).  Pure. */
+bool policy_option_single(const char *name, size_t len, const char **key);
+
 /* Checks what --secret needs of envp (porta's own environment): each NAME
  * set once, not empty, not too long, without a control byte
  * (policy_secret_check_env()), so that run, explain and learn refuse a

@@ -201,14 +201,11 @@ static enum policy_profile_status check_option(struct policy_profile *p, size_t 
 	if (strcmp(w0, "--no-project") == 0)
 		return fail(err, line, "--no-project inside a profile: whether the project file is "
 				       "read is asked for on the command line only");
-	char *argv[6] = { "porta", "run", (char *)w0, NULL, NULL, NULL };
-	int argc = 3;
-	if (n == 2)
-		argv[argc++] = p->text + p->word[first + 1];
-	argv[argc++] = "true";
-	struct policy_options o;
+	/* the option alone: what only the whole set decides is checked once
+	 * the profiles and the command line are merged (src/main.c) */
+	char *words[2] = { (char *)w0, n == 2 ? p->text + p->word[first + 1] : NULL };
 	char why[POLICY_ERR_MAX];
-	if (policy_parse_args(argc, argv, &o, why) != POLICY_PARSE_OK)
+	if (policy_parse_option((int)n, words, why) != POLICY_PARSE_OK)
 		return fail(err, line, "%s", why);
 	return POLICY_PROFILE_OK;
 }
@@ -320,22 +317,15 @@ bool policy_profile_anchor(struct policy_profile *p, const char *dir)
  * (given again, the later one replaces it). */
 static const char *option_key(const char *w, bool *single)
 {
-	static const char *const singles[] = { "read-policy", "preset",    "audit",
-					       "proxy-audit", "dns-upstream", "timeout",
-					       "max-cpu",     "max-procs", "max-file-size",
-					       "max-memory-mb" };
+	const char *key = NULL;
+
 	*single = false;
 	if (w[0] != '-' || w[1] != '-')
 		return NULL; /* short options (-v, -e, -q) are all repeatable */
 	const char *name = w + 2;
-	size_t n = strcspn(name, "=");
-	for (size_t i = 0; i < sizeof(singles) / sizeof(singles[0]); i++)
-		if (strlen(singles[i]) == n && memcmp(singles[i], name, n) == 0) {
-			*single = true;
-			/* --proxy-audit is --audit by another name */
-			return strcmp(singles[i], "proxy-audit") == 0 ? "audit" : singles[i];
-		}
-	return NULL;
+	/* the options' own table says which take one value (policy/options.c) */
+	*single = policy_option_single(name, strcspn(name, "="), &key);
+	return *single ? key : NULL;
 }
 
 static bool same_key(const char *a, const char *b)

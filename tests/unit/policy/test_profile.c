@@ -257,3 +257,53 @@ Test(profile, anchor_refuses_when_full)
 	dir[0] = '/';
 	cr_assert_not(policy_profile_anchor(&prof, dir));
 }
+
+/* Every option that takes one value (the options' table says which,
+ * policy_option_single()) is replaced, not repeated, when a profile's
+ * meets the command line's: the merged words parse.  --audit-max once
+ * stopped the run with "given twice", as the merge kept its own list. */
+Test(profile, every_single_valued_option_is_replaced)
+{
+	static const struct {
+		const char *opt, *first, *then, *needs, *needs_value;
+	} v[] = {
+		{ "--read-policy", "strict", "open", NULL, NULL },
+		{ "--preset", "none", "default", NULL, NULL },
+		{ "--audit", "/a1", "/a2", NULL, NULL },
+		{ "--proxy-audit", "/a1", "/a2", NULL, NULL },
+		{ "--audit-max", "5", "7", "--audit", "/a" },
+		{ "--dns-upstream", "192.0.2.1", "192.0.2.2", "--allow-net", "a.example" },
+		{ "--timeout", "30", "5", NULL, NULL },
+		{ "--max-cpu", "10", "20", NULL, NULL },
+		{ "--max-procs", "10", "20", NULL, NULL },
+		{ "--max-file-size", "10", "20", NULL, NULL },
+		{ "--max-memory-mb", "100", "200", NULL, NULL },
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		const char *key;
+		cr_assert(policy_option_single(v[i].opt + 2, strlen(v[i].opt + 2), &key), "%s",
+			  v[i].opt);
+		char text[128];
+		/* a line is the option alone: what it needs of the set may
+		 * come on another line, or from the command line */
+		snprintf(text, sizeof(text), "%s %s\n", v[i].opt, v[i].first);
+		cr_assert_eq(parse(&prof, text), POLICY_PROFILE_OK, "%s: %s", v[i].opt, err);
+		char *argv[] = { "porta", "run", "--profile", "x", (char *)v[i].opt,
+				 (char *)v[i].then, (char *)(v[i].needs ? v[i].needs : "--why"),
+				 (char *)(v[i].needs ? v[i].needs_value : "--why"), "true", NULL };
+		const struct policy_profile *const p[] = { &prof };
+		merge(9, argv, 8, p, 1);
+		struct policy_options o;
+		cr_assert_eq(policy_parse_args(merged_argc, merged, &o, err), POLICY_PARSE_OK,
+			     "%s: %s", v[i].opt, err);
+		size_t seen = 0;
+		for (int k = 0; k < merged_argc; k++)
+			seen += strcmp(merged[k], v[i].first) == 0;
+		cr_assert_eq(seen, 0, "%s: the profile's value stayed", v[i].opt);
+	}
+	const char *key;
+	cr_assert(policy_option_single("proxy-audit", 11, &key));
+	cr_assert_str_eq(key, "audit", "an alias merges as its option");
+	cr_assert_not(policy_option_single("allow-net", 9, &key), "a list adds up");
+	cr_assert_not(policy_option_single("why", 3, &key));
+}
