@@ -5,8 +5,9 @@
  * a profile (policy/profile.h) and is merged as one.  `porta run` and
  * `porta explain` use the `.porta` of the working directory, or of the
  * nearest parent that has one, only when its SHA-256 is the one `porta
- * trust` recorded for that path; an untrusted or changed file is ignored
- * with one line saying so and how to review and trust it.  The record
+ * trust` recorded for that path; an untrusted or changed file stops the
+ * run (exit 125) with the line that says how to review and trust it, and
+ * `--no-project` runs without it (src/main.c, apply_profiles()).  The record
  * lives in porta's configuration directory (host_config_dir()/trusted:
  * one "SHA256HEX PATH" line per file), which every sandbox finds closed,
  * and `.porta` is a protected name inside every writable mount

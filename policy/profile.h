@@ -25,10 +25,12 @@
  *     names);
  *   - a line ending inside quotes, or in a backslash, a NUL byte, or a
  *     control byte other than tab is refused; "\r\n" line ends are taken.
- * Each line is then checked as the options of `porta run` alone
- * (policy_parse_args()), so that a mistake is named with its file and
- * line.  --profile (profiles do not nest) and --allow-root (running as root
- * stays the caller's own choice) are refused in a profile.
+ * Each line is then checked as that option alone (policy_parse_option()),
+ * so that a mistake is named with its file and line; what only the whole
+ * set decides is checked once merged.  --profile (profiles do not nest),
+ * --allow-root (running as root stays the caller's own choice) and
+ * --no-project (asked for on the command line only) are refused in a
+ * profile.
  */
 #ifndef PORTA_POLICY_PROFILE_H
 #define PORTA_POLICY_PROFILE_H

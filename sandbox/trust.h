@@ -50,8 +50,8 @@ int sandbox_trust_install(const char *pem, size_t pem_len, char *const envp[],
 extern const char *const sandbox_trust_env_names[];
 
 /* A new environment: envp with each of sandbox_trust_env_names set to
- * bundle, except those envp already sets (a user's own bundle is kept; the
- * caller warns about them, see sandbox_trust_env_kept()).  The array is
+ * bundle, except those envp already sets (a user's own bundle is kept,
+ * and covered: init binds porta's copy over it, sandbox/trust.c).  The array is
  * from calloc(3), its new strings from strdup(3); the old strings are
  * shared.  NULL on ENOMEM. */
 char **sandbox_trust_env(char *const envp[], const char *bundle);

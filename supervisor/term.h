@@ -58,8 +58,8 @@ void supervisor_term_env_free(const struct supervisor_term *t, char **env);
 
 /* Fills *out for a connection to host:port when that endpoint is
  * terminated (true), else false: the connection is spliced as before.
- * tls: the client's first bytes are a TLS hello (an HTTPS endpoint needs
- * one; a plain endpoint needs none).  scratch is set to t's own buffer. */
+ * out->server and out->client are NULL for a plain http:// endpoint, whose
+ * requests are read in the clear.  scratch is set to t's own buffer. */
 bool supervisor_term_params(struct supervisor_term *t, const struct policy_net_target *host,
 			    uint16_t port, struct proxy_term_params *out);
 

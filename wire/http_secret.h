@@ -43,8 +43,9 @@
  * A placeholder that differs in case or is percent-encoded is not replaced:
  * the server then receives a stand-in that is useless to it.
  *
- * Responses: every exact occurrence of a real value in the reason phrase
- * and in field values becomes its placeholder (longest value first), so a
+ * Responses: every occurrence of a real value in the reason phrase and in
+ * field values, raw, percent-encoded or inside a base64 run (as Basic
+ * credentials carry it), becomes its placeholder (longest value first), so a
  * server that echoes a credential does not hand it to the sandbox.  A real
  * value in one of the routing and framing fields above is IN_ROUTING; a
  * result with a real value still in it (RESIDUE) is refused.  Response heads
