@@ -100,6 +100,48 @@ class UnixSockets(PortaTestCase):
         out, err = proc.communicate(timeout=60)
         return proc.returncode, out, err, lst
 
+    def test_the_watch_listener_never_reaches_the_command(self):
+        # The listener that decides the command's calls passes through the
+        # payload's (and, in full, init's) descriptor table on its way to
+        # porta (sandbox/netinit.h): none of the command's descriptors may
+        # be it, and init's (where it may stay) are not the command's to
+        # open.  Holding it, the command could answer its own calls.
+        probe = r"""
+import os
+found, init_open = [], []
+for n in os.listdir("/proc/self/fd"):
+    try:
+        if "seccomp" in os.readlink("/proc/self/fd/" + n):
+            found.append(n)
+    except OSError:
+        pass
+try:
+    init_fds = os.listdir("/proc/1/fd")
+except OSError:
+    init_fds = []
+for n in init_fds:
+    for how in ("readlink", "open"):
+        try:
+            if how == "readlink":
+                os.readlink("/proc/1/fd/" + n)
+            else:
+                os.close(os.open("/proc/1/fd/" + n, os.O_RDONLY))
+            init_open.append(how + " " + n)
+        except OSError:
+            pass
+print("listeners:", found)
+print("init's descriptors followed:", init_open, "of", len(init_fds))
+"""
+        for label, net in NETS:
+            with self.subTest(label):
+                res = run(["run"] + list(net) + ["--", PY, "-c", probe])
+                self.assertEqual(res.rc, 0, res.describe())
+                self.assertIn("listeners: []", res.out, res.describe())
+                # init is pid 1 of the sandbox, with capabilities the
+                # command lacks: its descriptors are not the command's to
+                # follow (degraded, pid 1 is the host's)
+                self.assertIn("init's descriptors followed: [] of", res.out, res.describe())
+
     def test_bound_later_in_a_writable_mount_is_reachable(self):
         for label, net in NETS:
             with self.subTest(label):
