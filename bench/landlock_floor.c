@@ -1,5 +1,5 @@
 /* bench/landlock_floor.c: the price of Landlock itself on file-heavy work,
- * with no namespace, mount or seccomp filter (issue 16).
+ * with no namespace, mount or seccomp filter.
  *
  *   landlock_floor [--porta-masks] [--no-log] [--optional-granted] [--layers N]
  *                  [--extra-rules N] [--seccomp] [--watch DIR]...

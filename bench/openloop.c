@@ -1,4 +1,4 @@
-/* bench/openloop.c: the cost of one open, timed inside the sandbox (issue 16).
+/* bench/openloop.c: the cost of one open, timed inside the sandbox.
  *
  *   openloop [--passes N] [--stat] DIR
  *

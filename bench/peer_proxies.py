@@ -1,5 +1,5 @@
 """bench/peer_proxies.py: the proxies users would otherwise use, set up in
-tests/netlab's lab for bench/relay and bench/relay-idle (issue 16).
+tests/netlab's lab for bench/relay and bench/relay-idle.
 
 tinyproxy (Debian's) runs in the lab's client namespace on 127.0.0.1 and
 allows CONNECT to the one upstream port; srt (npm

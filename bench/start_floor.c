@@ -1,6 +1,6 @@
 /* bench/start_floor.c: what porta's start-up asks of the kernel, with none of
  * porta's own work: the floor a faster porta could not go below without
- * dropping a layer (issue 16, docs/benchmarks/startup.md).
+ * dropping a layer (docs/benchmarks/startup.md).
  *
  *   start_floor [--net] WRITE COMMAND [ARGS...]
  *
@@ -20,8 +20,8 @@
  *    /tmp) and loads
  *    porta's own seccomp program (sandbox_seccomp_prog(), the base variant);
  *  - an inotify watch on WRITE with the mask of porta's guard.
- * As porta does since issue 16, the parent exits on init's word that the
- * command ended (a byte on a pipe), not at init's exit.
+ * As porta now does, the parent exits on init's word that the command
+ * ended (a byte on a pipe), not at init's exit.
  *
  * Left out as porta's own work, not the kernel's: resolving the plan (which
  * paths exist, what to cover), the event loop, the control channel, the

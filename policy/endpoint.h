@@ -1,5 +1,5 @@
 /* policy/endpoint.h: one named host and one port, the destination of a
- * --secret or of an --allow-http rule (issue 14).
+ * --secret or of an --allow-http rule (TLS termination).
  *
  * ARCHITECTURE: pure (docs/design.md, Modules): no syscalls, no globals, no
  * allocation, no logging.  The host grammar is --allow-net's

@@ -1,6 +1,5 @@
 /* policy/httprule.h: --allow-http 'METHODS URL' parsed, and requests on a
- * terminated (or plain HTTP) connection matched against the rules (issue
- * 14).
+ * terminated (or plain HTTP) connection matched against the rules.
  *
  * ARCHITECTURE: pure (docs/design.md, Modules): no syscalls, no globals, no
  * allocation, no logging.  A rule is parsed once at start into a

@@ -42,7 +42,7 @@
 #include "policy/names.h"
 
 #define POLICY_NET_DEFAULT_PORT 443
-#define POLICY_NET_MAX_RANGE 1024 /* ports in one range: one listener each (issue 3) */
+#define POLICY_NET_MAX_RANGE 1024 /* ports in one range: one listener each */
 /* Longest rule text a valid rule can have: "*." + 253 + ":65535-65535", or
  * "[" + 45 + "/128]:65535-65535"; longer input is refused as too long. */
 #define POLICY_NET_RULE_TEXT_MAX 272

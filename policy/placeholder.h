@@ -1,5 +1,5 @@
 /* policy/placeholder.h: the stand-in a sandboxed program sees for a
- * --secret's real value (issue 14).
+ * --secret's real value.
  *
  * ARCHITECTURE: pure (docs/design.md, Modules): no syscalls, no globals, no
  * allocation, no logging; the randomness is the caller's (the supervisor

@@ -1,5 +1,5 @@
 /* policy/secret.h: --secret NAME@HOST[,HOST...] parsed and checked against
- * porta's own environment (issue 14).
+ * porta's own environment.
  *
  * ARCHITECTURE: pure (docs/design.md, Modules): no syscalls, no globals, no
  * allocation, no logging.  The command line's glue parses each --secret

@@ -29,7 +29,7 @@
 #include "policy/seccomp_table.h"
 #include "common/error.h"
 
-/* Transparent listeners at most, one per port the rules name (issue 3). */
+/* Transparent listeners at most, one per port the rules name. */
 #define SANDBOX_MAX_LISTENERS 1024
 
 

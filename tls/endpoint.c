@@ -305,7 +305,7 @@ int tls_client_conf_create(const char *ssl_cert_file, struct tls_client_conf **o
 		tls_client_conf_destroy(c);
 		return ret;
 	}
-	/* Verification is required, always (issue 14): no option relaxes it. */
+	/* Verification is required, always: no option relaxes it. */
 	mbedtls_ssl_conf_authmode(&c->ssl, MBEDTLS_SSL_VERIFY_REQUIRED);
 	mbedtls_ssl_conf_ca_chain(&c->ssl, &c->trust, NULL);
 	mbedtls_ssl_conf_cert_profile(&c->ssl, &UPSTREAM_PROFILE);

@@ -1,5 +1,5 @@
 /* tls/endpoint.h: TLS sessions over porta's non-blocking sockets, with
- * mbedtls, for the hosts porta terminates (issue 14).
+ * mbedtls, for the hosts porta terminates.
  *
  * ARCHITECTURE: for a terminated connection the proxy holds two sessions:
  * a server session facing the sandboxed client, presenting a leaf minted

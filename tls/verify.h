@@ -3,9 +3,10 @@
  * ARCHITECTURE: when porta's session to an upstream server refuses the
  * server (unknown authority, expired, a certificate for other names) or a
  * handshake with either side fails, the relay answers the sandboxed client
- * 502 with a short reason and prints it on stderr (issue 14, How trust
- * works).  mbedtls reports an error code, a bitmask of verification flags
- * and, at best, the alert the peer sent; this unit turns them into one line:
+ * 502 with a short reason and prints it on stderr
+ * (docs/design.md, "TLS termination and secrets").  mbedtls reports an
+ * error code, a bitmask of verification flags and, at best, the alert the
+ * peer sent; this unit turns them into one line:
  * "unknown certificate authority", "certificate expired", "certificate is
  * for a.example, b.example, not api.example", "the client refused porta's
  * certificate (unknown_ca)", ...  tls/endpoint.c fills the inputs; this file

@@ -1,6 +1,6 @@
 /* wire/http_secret.h: placeholder secrets in HTTP/1.x heads: the real value
  * swapped in on the way out, swapped back out of responses, and the
- * placeholder found wherever it must not go (issue 14, `--secret`).
+ * placeholder found wherever it must not go (`--secret`).
  *
  * ARCHITECTURE: inside the sandbox an environment variable holds a
  * placeholder, a token-shaped string fresh each run; porta holds the real

@@ -222,7 +222,7 @@ class PortaAdapter:
 
 
 class PortaDegradedAdapter(PortaAdapter):
-    """porta on a simulated host without user namespaces (issue 5): each run
+    """porta on a simulated host without user namespaces: each run
     inside a throwaway `unshare -r` whose limit of user namespaces is 0, so
     porta confines with Landlock and seccomp only.  Not a peer: this shows
     which rows the degraded mode holds and which it gives up (and says so)."""

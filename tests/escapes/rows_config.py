@@ -1,5 +1,5 @@
 """Row 90 of the escape corpus: porta's own configuration written by the
-command for its next run (issue 15).
+command for its next run.
 
 porta reads its user profiles and the record of trusted project files from
 its configuration directory ($XDG_CONFIG_HOME/porta, else

@@ -1,5 +1,5 @@
 """Rows 83-84 of the escape corpus: credential stores beyond the reference
-list, and a -v that names one credential path (issue 11).
+list, and a -v that names one credential path.
 
 Rows 48-50 read what porta's own list (policy/preset.c) names; row 83 keeps
 its list HERE, written out, so that a store dropped from porta's list makes
@@ -118,7 +118,7 @@ def row84(ctx):
                 runs[mode] = ctx.sandboxed(pol, argv, env=env)
         ctl, sbx = runs["control"], runs["sandbox"]
         # What the -v names is the user's choice: readable is expected, and
-        # only said (porta before issue 11 ignored such a -v silently).
+        # only said (porta once ignored such a -v silently).
         opened = "" if not named else (
             f"; the named ~/{named} was " + ("readable, as asked" if secret(named).strip() in sbx.stdout
                                              else "NOT readable (the -v was not honoured)"))

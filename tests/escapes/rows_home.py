@@ -22,7 +22,7 @@ from corpus import *  # noqa: F401,F403  (the runner's vocabulary)
 from corpus import BROKEN, MARKER, Check, Policy, judge, row, sh
 from rows_files import plant
 
-# Stores found in minutes that no closed list named (issue 32, item 1).
+# Stores found in minutes that no closed list named.
 UNLISTED = [
     ".databrickscfg",
     ".kaggle/kaggle.json",

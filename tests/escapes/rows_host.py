@@ -767,7 +767,7 @@ def row22(ctx):
                          lambda s: [ctx.probe("limits"), "fsize", os.path.join(s["ws"], "big")],
                          fsize_ev))
 
-    # The contract (issue 5, docs/porta.1): SIGXCPU at the limit, SIGKILL one
+    # The contract (docs/porta.1): SIGXCPU at the limit, SIGKILL one
     # second later for a program that ignores it.  So the ceiling is 1 s of
     # CPU, or 2 s with SIGXCPU ignored; the probe asks for 3.5 s so that the
     # control escapes either bound.

@@ -1,5 +1,5 @@
 """Rows 81, 82 and 85 of the escape corpus: protected names that a mount
-over the name itself does not keep (issue 11).
+over the name itself does not keep.
 
 Row 51 writes, renames, deletes and exchanges the protected names
 themselves; these rows go around them: rename a directory ABOVE a protected
@@ -95,7 +95,7 @@ PARENTS_81 = [
 ]
 
 # $1 the mount, $2 the directory to swap, $3 the file to write, $4 fs_ops,
-# $5 the content.  rename: the issue's reproduction (move the directory
+# $5 the content.  rename: the reported reproduction (move the directory
 # aside, make it again, write); the copy keeps the rest of a git directory
 # working.  exchange: the fresh directory is made beside it first, then
 # renameat2(RENAME_EXCHANGE).

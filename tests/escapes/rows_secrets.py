@@ -1,4 +1,4 @@
-"""Rows 87-89 of the escape corpus: the credential tripwire of issue 14.
+"""Rows 87-89 of the escape corpus: the credential tripwire.
 
 The program holds an API token meant for one host, api.example (with porta:
 `--secret TOKEN@api.example`), and tries to get it somewhere else: another
@@ -33,7 +33,7 @@ at all is broken (nothing was tried).
 
 The environment of both runs (control and sandbox) carries TOKEN and
 OTHER_TOKEN with their real values, and the lab's CA as SSL_CERT_FILE (which
-porta reads to verify the upstream, issue 14) and NODE_EXTRA_CA_CERTS (which
+porta reads to verify the upstream) and NODE_EXTRA_CA_CERTS (which
 srt's Node proxy reads): a proxy that terminates TLS must trust the lab's
 servers, or every terminated request would fail for a reason that is not
 the token.  The probe itself never verifies a certificate (a hostile program
@@ -41,9 +41,9 @@ need not).
 
 Not covered, by design: the token sent over HTTPS to an allowed host that
 is NOT terminated (allowed by --allow-net only): porta splices those
-connections untouched and cannot read inside them (issue 14: "every other
-allowed connection is spliced untouched"), and the stand-in is useless
-there.  Bodies are not searched by porta (issue 14) and are not sent here.
+connections untouched and cannot read inside them (it reads only the ones
+it terminates), and the stand-in is useless there.  Bodies are not searched
+by porta (by design) and are not sent here.
 
 The lab, its helpers and the runner's vocabulary are rows_net's (one lab
 per run); the servers and names below are added to it on first use.

@@ -1,5 +1,5 @@
 """Rows 78-80 and 86 of the escape corpus: the host's Unix sockets beyond
-the credential agents of row 11 (issue 11).
+the credential agents of row 11.
 
 A pathname Unix socket is reached through the file system, so neither
 --no-net (a network namespace holds only abstract sockets) nor Landlock

@@ -41,7 +41,7 @@ PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else shutil.which(
 DEFAULT_TIMEOUT = 60
 
 # PORTA_TEST_DEGRADED=1: every porta runs on a simulated host without user
-# namespaces (issue 5, docs/design.md "Degraded hosts"): inside a throwaway
+# namespaces (docs/design.md "Degraded hosts"): inside a throwaway
 # `unshare -r` whose own limit of user namespaces is set to 0, so porta's
 # clone(CLONE_NEWUSER) fails with ENOSPC and porta confines with Landlock and
 # seccomp only.  Nothing outside that throwaway namespace is touched.

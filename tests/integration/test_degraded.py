@@ -1,4 +1,4 @@
-"""integration/degraded: porta on a host that refuses user namespaces (issue 5).
+"""integration/degraded: porta on a host that refuses user namespaces.
 
 Every run here is made inside a throwaway `unshare -r` whose own limit of user
 namespaces is 0 (harness.DEGRADED_WRAP), so porta's clone(CLONE_NEWUSER)

@@ -642,7 +642,7 @@ class PolicyMode(NetPolicyCase):
             self.assertEqual(r["verdict"], "allow", r)
 
     def test_every_record_names_the_process(self):
-        # issue 13: the proxy, DNS and transparent paths name the process
+        # The proxy, DNS and transparent paths name the process
         # that holds the program's socket, as the connect watch does: its
         # pid as the program sees it and its comm (the probe renames itself)
         ca = self.lab.ca_file

@@ -1,4 +1,4 @@
-"""Everyday tools still work under the default policy (issue 11).
+"""Everyday tools still work under the default policy.
 
 Closing host sockets, pinning the directories above protected names and
 guarding the absent ones must not get in the way of ordinary work inside a

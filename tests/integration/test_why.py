@@ -1,4 +1,4 @@
-"""integration/why: `porta run --why` (issue 5).
+"""integration/why: `porta run --why`.
 
 One run is refused a write outside the mounts, a read of a credential, a
 connection and a DNS name (network policy mode, inside tests/netlab's small
@@ -240,7 +240,7 @@ class WhyLocal(harness.PortaTestCase):
                           "the open instead, which --why already lists")
     def test_strict_reads_list_a_config_looked_up_in_the_hidden_home(self):
         # git asks access(~/.gitconfig) and, answered ENOENT, opens nothing:
-        # "Author identity unknown" (issue 13) must lead to the file
+        # "Author identity unknown" must lead to the file
         home = self.mkdtemp(prefix="porta-it-home-")
         ws = self.mkdtemp()
         cfg = self.write(os.path.join(home, ".gitconfig"),

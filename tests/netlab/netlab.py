@@ -1621,7 +1621,7 @@ class Lab:
         "X-Echo: VALUE" and as a body line "Authorization: VALUE" after the
         label line.  Both carry the value exactly as the server received
         it: through a proxy that swaps a placeholder for a real secret on
-        the way out and back in response headers only (issue 14), X-Echo
+        the way out and back in response headers only (as porta does), X-Echo
         shows the placeholder again while the body shows the real value.
 
         flaw: a certificate a verifying client must refuse, each for one

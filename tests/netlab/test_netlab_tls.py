@@ -1,7 +1,7 @@
-"""netlab/selftest-tls: the lab servers issue 14's acceptance tests need,
+"""netlab/selftest-tls: the lab servers TLS termination's tests need,
 proved without porta.
 
-Issue 14 (TLS termination, placeholder secrets, per-request rules) is
+TLS termination (placeholder secrets, per-request rules) is
 tested end to end by running clients under porta against these servers; this
 suite proves first that each server does what those tests will count on,
 with bare clients:

@@ -1,5 +1,5 @@
 """tests/netlab/test_secrets.py: --secret and --allow-http through porta, in
-the lab (issue 14).  Each client runs inside porta with a secret's
+the lab.  Each client runs inside porta with a secret's
 placeholder in its environment; the lab's HTTPS servers (netlab.py) record
 what they received.  Checked: the server sees the real value, the command
 sees only the placeholder (its environment and /proc/self/environ), a

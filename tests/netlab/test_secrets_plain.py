@@ -1,5 +1,5 @@
 """tests/netlab/test_secrets_plain.py: the --secret tripwire on connections
-porta sniffs but does not terminate (issue 14): plain HTTP to another
+porta sniffs but does not terminate: plain HTTP to another
 allowed host (transparent, through porta's HTTP proxy, allowed by name or
 by address, the first request or a later one on a kept-alive connection)
 and the first bytes of a connection that is not HTTP.  A secret's

@@ -363,7 +363,7 @@ Test(explain, text_escapes_control_bytes)
 	policy_plan_destroy(f.plan);
 }
 
-/* Issue 11's steps: the socket rule (host and credential sockets, socket
+/* The socket rule's steps (host and credential sockets, socket
  * directories, --allow-unix), the parents of protected names, a protected
  * name that is a link, reopened paths and absent names under writable
  * mounts (the deepest holds them). */

@@ -938,7 +938,7 @@ Test(options, env_name_vectors)
 
 /* Network rules are checked against the rule grammar when porta starts:
  * malformed ones and ones that can never take effect are refused, naming
- * the option and the rule (issue 3). */
+ * the option and the rule. */
 Test(options, net_rules_checked_at_parse_time)
 {
 	static const struct {

@@ -277,7 +277,7 @@ Test(preset, env_passes_by_default)
 	cr_assert(!policy_env_passes_by_default("LC_ALL", 3));
 }
 
-/* Issue 11: unlisted credential stores, each named in the issue. */
+/* Credential stores the first list did not name (agents', tools'). */
 static const char *const issue11_credentials[] = {
 	".claude/.credentials.json", ".codex/auth.json", ".gemini/oauth_creds.json",
 	".config/github-copilot", ".config/git/credentials", ".config/containers/auth.json",
@@ -305,7 +305,7 @@ Test(preset, credentials_name_the_stores_of_issue_11)
 	}
 }
 
-/* Agents' project settings that start commands (issue 11). */
+/* Agents' project settings that start commands. */
 Test(preset, protected_names_hold_agents_project_settings)
 {
 	static const char *const names[] = { ".claude/settings.local.json", ".cursor/mcp.json",

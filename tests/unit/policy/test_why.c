@@ -240,7 +240,7 @@ Test(why, network_only_under_no_net)
 		  "--allow-net [2001:db8::1]:443" },
 		{ POLICY_WHY_NET, "192.0.2.1:80", ETIMEDOUT, false, true, POLICY_WHY_NOT_SANDBOX, NULL },
 		/* the resolver: the lookup failed, and TCP to the resolver would
-		 * not allow it; the hosts looked up are the option (issue 13) */
+		 * not allow it; the hosts looked up are the option */
 		{ POLICY_WHY_NET, "10.255.255.53:53", ENETUNREACH, false, true, POLICY_WHY_USER, "--no-net" },
 		{ POLICY_WHY_NET, "[2001:db8::53]:53", ECONNREFUSED, false, true, POLICY_WHY_USER, "--no-net" },
 		{ POLICY_WHY_NET, "192.0.2.1:5353", ENETUNREACH, false, true, POLICY_WHY_OPTION,
