@@ -7,7 +7,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
 #include <stdlib.h>

@@ -165,17 +165,7 @@ def headings(path):
 
 def in_repo(root, path, citing):
     """Does the cited document exist in the repository?"""
-    if path.startswith("~"):
-        return False
-    if os.path.isabs(path):
-        real = os.path.normpath(path)
-        inside = real == root or real.startswith(root + os.sep)
-        return inside and os.path.exists(real)
-    for base in (root, os.path.join(root, os.path.dirname(citing))):
-        cand = os.path.normpath(os.path.join(base, path))
-        if (cand == root or cand.startswith(root + os.sep)) and os.path.exists(cand):
-            return True
-    return False
+    return repo_path(root, path, citing) is not None
 
 
 SOURCE_EXT = r"(?:c|h|py|sh|cmake|txt)"
